@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the envtest binaries (kube-apiserver, etcd) from source through the Go
+# module proxy, caches them, and prints the directory to use as
+# KUBEBUILDER_ASSETS. No prebuilt binary is downloaded: this machine cannot
+# reach anything but the module proxy and Debian.
+#
+# Idempotent (a cached build returns at once), safe when two runs race (flock),
+# and chatty on stderr because the first build takes several minutes.
+set -euo pipefail
+
+K8S_VERSION="${HCPLINK_K8S_VERSION:-v1.37.2}"
+ETCD_VERSION="${HCPLINK_ETCD_VERSION:-v3.6.16}"
+# The staging modules (k8s.io/api, k8s.io/apiserver, ...) are published as v0.<minor>.<patch>.
+STAGING_VERSION="v0.${K8S_VERSION#v1.}"
+
+cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/hcplink/envtest"
+assets_dir="$cache_root/kube-apiserver-${K8S_VERSION}_etcd-${ETCD_VERSION}"
+
+log() { printf 'envtest-assets: %s\n' "$*" >&2; }
+
+have_assets() { [[ -x "$assets_dir/kube-apiserver" && -x "$assets_dir/etcd" ]]; }
+
+if have_assets; then
+	echo "$assets_dir"
+	exit 0
+fi
+
+mkdir -p "$cache_root"
+exec 9>"$cache_root/.lock"
+if ! flock -n 9; then
+	log "another build is running; waiting for it to finish"
+	flock 9
+fi
+# The run that held the lock may have finished the job.
+if have_assets; then
+	echo "$assets_dir"
+	exit 0
+fi
+
+work="$(mktemp -d "$cache_root/.build.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+export CGO_ENABLED=0 GOFLAGS="-mod=mod -trimpath -buildvcs=false" GOWORK=off
+
+build_etcd() {
+	log "building etcd $ETCD_VERSION (about a minute)"
+	mkdir -p "$work/etcd"
+	(
+		cd "$work/etcd"
+		go mod init hcplink.local/envtest-etcd >/dev/null 2>&1
+		go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null 2>&1
+		go build -o "$work/out/etcd" go.etcd.io/etcd/server/v3
+	)
+}
+
+build_kube_apiserver() {
+	log "building kube-apiserver $K8S_VERSION from source (takes about 8 minutes on 2 cores, once)"
+	mkdir -p "$work/k8s"
+	(
+		cd "$work/k8s"
+		go mod init hcplink.local/envtest-kube-apiserver >/dev/null 2>&1
+		# k8s.io/kubernetes points its staging modules at ./staging; a wrapper
+		# module must replace each with its published release instead.
+		gomod="$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
+		[[ -f "$gomod" ]] || { log "could not fetch the go.mod of k8s.io/kubernetes@$K8S_VERSION"; exit 1; }
+		grep -oE '^[[:space:]]*k8s\.io/[a-z0-9-]+ => \./staging/' "$gomod" | awk '{print $1}' | sort -u >staging.txt
+		[[ -s staging.txt ]] || { log "found no staging modules in $gomod"; exit 1; }
+		while read -r mod; do
+			go mod edit -replace "$mod=$mod@$STAGING_VERSION"
+		done <staging.txt
+		go mod edit -require "k8s.io/kubernetes@$K8S_VERSION"
+		go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" >/dev/null 2>&1
+		version_pkg=k8s.io/component-base/version
+		minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
+		go build -o "$work/out/kube-apiserver" \
+			-ldflags "-X $version_pkg.gitVersion=$K8S_VERSION -X $version_pkg.gitMajor=1 -X $version_pkg.gitMinor=$minor" \
+			k8s.io/kubernetes/cmd/kube-apiserver
+	)
+}
+
+mkdir -p "$work/out"
+start=$SECONDS
+build_etcd
+build_kube_apiserver
+mkdir -p "$assets_dir"
+mv "$work/out/etcd" "$work/out/kube-apiserver" "$assets_dir/"
+log "done in $((SECONDS - start))s: $assets_dir"
+echo "$assets_dir"
