@@ -1,0 +1,91 @@
+package cloudsim
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+)
+
+// The control API, all JSON under /_cloudsim/:
+//
+//	GET    /_cloudsim/state    every account's resources
+//	POST   /_cloudsim/reset    forget all resources and call counts
+//	GET    /_cloudsim/faults   the fault configuration in force
+//	PUT    /_cloudsim/faults   replace it (sim.FaultConfig)
+//	GET    /_cloudsim/delays   how long asynchronous states last
+//	PUT    /_cloudsim/delays   replace them (sim.Delays; "fast"/"realistic" presets via ?preset=)
+//	GET    /_cloudsim/calls    per-account, per-operation call counts
+//	DELETE /_cloudsim/calls    reset the counts
+func (s *Server) registerControl(mux *http.ServeMux) {
+	mux.HandleFunc("GET /_cloudsim/state", func(w http.ResponseWriter, _ *http.Request) {
+		state, err := s.AWS.Snapshot()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		writeJSON(w, map[string]json.RawMessage{"aws": state})
+	})
+	mux.HandleFunc("POST /_cloudsim/reset", func(w http.ResponseWriter, _ *http.Request) {
+		s.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET /_cloudsim/faults", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, s.Faults.Get())
+	})
+	mux.HandleFunc("PUT /_cloudsim/faults", func(w http.ResponseWriter, r *http.Request) {
+		var cfg sim.FaultConfig
+		if err := decodeStrict(r, &cfg); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.Faults.Set(cfg)
+		writeJSON(w, cfg)
+	})
+	mux.HandleFunc("GET /_cloudsim/delays", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, s.AWS.Delays())
+	})
+	mux.HandleFunc("PUT /_cloudsim/delays", func(w http.ResponseWriter, r *http.Request) {
+		var d sim.Delays
+		switch preset := r.URL.Query().Get("preset"); preset {
+		case "fast":
+			d = sim.FastDelays()
+		case "realistic":
+			d = sim.RealisticDelays()
+		case "":
+			if err := decodeStrict(r, &d); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+		default:
+			http.Error(w, fmt.Sprintf("unknown preset %q: use fast or realistic", preset), http.StatusBadRequest)
+			return
+		}
+		s.AWS.SetDelays(d)
+		writeJSON(w, d)
+	})
+	mux.HandleFunc("GET /_cloudsim/calls", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, s.Counters.Snapshot())
+	})
+	mux.HandleFunc("DELETE /_cloudsim/calls", func(w http.ResponseWriter, _ *http.Request) {
+		s.Counters.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+func decodeStrict(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("decoding request body: %w", err)
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,105 @@
+// Package cloudsim is hcplink's local cloud: an HTTP server on 127.0.0.1 that
+// speaks the real AWS wire protocols for the operations hcplink uses, with
+// per-account state, asynchronous resource states, fault injection and a
+// JSON control API (/_cloudsim/...) for tests, benchmarks and the demo.
+package cloudsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/aws"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+)
+
+// Options configure a Server. The zero value is a quiet, fast cloud on the
+// wall clock: no throttling, no injected errors, sim.FastDelays.
+type Options struct {
+	Clock  sim.Clock
+	Delays *sim.Delays
+	Faults *sim.FaultConfig
+}
+
+// Server is the local cloud.
+type Server struct {
+	Clock    sim.Clock
+	Faults   *sim.Faults
+	Counters *sim.Counters
+	AWS      *aws.Cloud
+
+	mux      *http.ServeMux
+	listener net.Listener
+	http     *http.Server
+}
+
+// New builds a server; Start or Handler puts it to work.
+func New(opts Options) *Server {
+	clock := opts.Clock
+	if clock == nil {
+		clock = sim.RealClock{}
+	}
+	delays := sim.FastDelays()
+	if opts.Delays != nil {
+		delays = *opts.Delays
+	}
+	s := &Server{Clock: clock, Faults: sim.NewFaults(clock), Counters: sim.NewCounters()}
+	if opts.Faults != nil {
+		s.Faults.Set(*opts.Faults)
+	}
+	s.AWS = aws.New(aws.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: delays})
+	s.mux = http.NewServeMux()
+	s.registerControl(s.mux)
+	s.mux.Handle("/", s.AWS)
+	return s
+}
+
+// Handler returns the server's HTTP handler (cloud APIs and control API).
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Start listens on addr (e.g. "127.0.0.1:0") and serves in the background
+// until ctx ends or Close is called. It returns once the port is open.
+func (s *Server) Start(ctx context.Context, addr string) error {
+	if !strings.HasPrefix(addr, "127.") && !strings.HasPrefix(addr, "localhost:") && !strings.HasPrefix(addr, "[::1]:") {
+		return fmt.Errorf("cloudsim listens on loopback only, not %q", addr)
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	s.listener = l
+	s.http = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			panic(fmt.Sprintf("cloudsim: serving: %v", err))
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		_ = s.Close()
+	}()
+	return nil
+}
+
+// URL is the endpoint to give the SDKs (AWS_ENDPOINT_URL) once started.
+func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+
+// Close stops serving.
+func (s *Server) Close() error {
+	if s.http == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.http.Shutdown(ctx)
+}
+
+// Reset forgets all cloud state and call counts; faults stay as they are.
+func (s *Server) Reset() {
+	s.AWS.Reset()
+	s.Counters.Reset()
+}
