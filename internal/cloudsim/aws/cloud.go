@@ -239,7 +239,9 @@ type Call struct {
 	Region  *Region // nil for global services
 }
 
-func (call *Call) key() sim.CallKey { return sim.CallKey{Service: call.Service, Operation: call.Action} }
+func (call *Call) key() sim.CallKey {
+	return sim.CallKey{Service: call.Service, Operation: call.Action}
+}
 
 // Handler performs one operation under the cloud's lock and returns the
 // value to encode as the result, or an AWS error.

@@ -36,11 +36,11 @@ func AWSDefaultThrottling() Throttling {
 	return Throttling{
 		Enabled: true,
 		Services: map[string]ServiceLimits{
-			"ec2": {PerOperation: true, NonMutating: Limit{Burst: 100, PerSecond: 20}, Mutating: Limit{Burst: 50, PerSecond: 5}},
+			"ec2":                  {PerOperation: true, NonMutating: Limit{Burst: 100, PerSecond: 20}, Mutating: Limit{Burst: 50, PerSecond: 5}},
 			"elasticloadbalancing": {PerOperation: true, NonMutating: Limit{Burst: 40, PerSecond: 10}, Mutating: Limit{Burst: 20, PerSecond: 5}},
-			"route53": {NonMutating: Limit{Burst: 5, PerSecond: 5}, Mutating: Limit{Burst: 5, PerSecond: 5}},
-			"iam":     {NonMutating: Limit{Burst: 20, PerSecond: 10}, Mutating: Limit{Burst: 10, PerSecond: 5}},
-			"sts":     {NonMutating: Limit{Burst: 100, PerSecond: 50}, Mutating: Limit{Burst: 100, PerSecond: 50}},
+			"route53":              {NonMutating: Limit{Burst: 5, PerSecond: 5}, Mutating: Limit{Burst: 5, PerSecond: 5}},
+			"iam":                  {NonMutating: Limit{Burst: 20, PerSecond: 10}, Mutating: Limit{Burst: 10, PerSecond: 5}},
+			"sts":                  {NonMutating: Limit{Burst: 100, PerSecond: 50}, Mutating: Limit{Burst: 100, PerSecond: 50}},
 		},
 	}
 }
