@@ -8,7 +8,8 @@
 # and chatty on stderr because the first build takes several minutes.
 set -euo pipefail
 
-K8S_VERSION="${HCPLINK_K8S_VERSION:-v1.37.2}"
+# v1.37.1: the module proxy withholds the v1.37.2 source zip of k8s.io/kubernetes.
+K8S_VERSION="${HCPLINK_K8S_VERSION:-v1.37.1}"
 ETCD_VERSION="${HCPLINK_ETCD_VERSION:-v3.6.16}"
 # The staging modules (k8s.io/api, k8s.io/apiserver, ...) are published as v0.<minor>.<patch>.
 STAGING_VERSION="v0.${K8S_VERSION#v1.}"
@@ -17,6 +18,16 @@ cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/hcplink/envtest"
 assets_dir="$cache_root/kube-apiserver-${K8S_VERSION}_etcd-${ETCD_VERSION}"
 
 log() { printf 'envtest-assets: %s\n' "$*" >&2; }
+
+# quiet runs a step with its output kept in a log, shown only if it fails.
+quiet() {
+	local step_log="$work/step.log"
+	if ! "$@" >"$step_log" 2>&1; then
+		log "failed: $*"
+		tail -n 30 "$step_log" >&2
+		return 1
+	fi
+}
 
 have_assets() { [[ -x "$assets_dir/kube-apiserver" && -x "$assets_dir/etcd" ]]; }
 
@@ -46,9 +57,9 @@ build_etcd() {
 	mkdir -p "$work/etcd"
 	(
 		cd "$work/etcd"
-		go mod init hcplink.local/envtest-etcd >/dev/null 2>&1
-		go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null 2>&1
-		go build -o "$work/out/etcd" go.etcd.io/etcd/server/v3
+		quiet go mod init hcplink.local/envtest-etcd
+		quiet go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION"
+		quiet go build -o "$work/out/etcd" go.etcd.io/etcd/server/v3
 	)
 }
 
@@ -57,7 +68,7 @@ build_kube_apiserver() {
 	mkdir -p "$work/k8s"
 	(
 		cd "$work/k8s"
-		go mod init hcplink.local/envtest-kube-apiserver >/dev/null 2>&1
+		quiet go mod init hcplink.local/envtest-kube-apiserver
 		# k8s.io/kubernetes points its staging modules at ./staging; a wrapper
 		# module must replace each with its published release instead.
 		gomod="$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
@@ -68,10 +79,11 @@ build_kube_apiserver() {
 			go mod edit -replace "$mod=$mod@$STAGING_VERSION"
 		done <staging.txt
 		go mod edit -require "k8s.io/kubernetes@$K8S_VERSION"
-		go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" >/dev/null 2>&1
+		# No `go get <package>@<version>`: it probes k8s.io/kubernetes/cmd/... as
+		# module paths, which the proxy refuses. -mod=mod resolves the rest.
 		version_pkg=k8s.io/component-base/version
 		minor="${K8S_VERSION#v1.}"; minor="${minor%%.*}"
-		go build -o "$work/out/kube-apiserver" \
+		quiet go build -o "$work/out/kube-apiserver" \
 			-ldflags "-X $version_pkg.gitVersion=$K8S_VERSION -X $version_pkg.gitMajor=1 -X $version_pkg.gitMinor=$minor" \
 			k8s.io/kubernetes/cmd/kube-apiserver
 	)
