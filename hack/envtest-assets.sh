@@ -89,11 +89,17 @@ build_kube_apiserver() {
 	)
 }
 
-mkdir -p "$work/out"
+mkdir -p "$work/out" "$assets_dir"
 start=$SECONDS
-build_etcd
-build_kube_apiserver
-mkdir -p "$assets_dir"
-mv "$work/out/etcd" "$work/out/kube-apiserver" "$assets_dir/"
+# Each binary is kept as soon as it is built, so a failed or interrupted
+# kube-apiserver build does not cost the etcd build again.
+if [[ ! -x "$assets_dir/etcd" ]]; then
+	build_etcd
+	mv "$work/out/etcd" "$assets_dir/etcd"
+fi
+if [[ ! -x "$assets_dir/kube-apiserver" ]]; then
+	build_kube_apiserver
+	mv "$work/out/kube-apiserver" "$assets_dir/kube-apiserver"
+fi
 log "done in $((SECONDS - start))s: $assets_dir"
 echo "$assets_dir"
