@@ -1,0 +1,35 @@
+package v1beta1
+
+// Reasons and messages every hcplink condition may carry. The reasons
+// specific to one kind live next to that kind's condition types.
+const (
+	// AsExpectedReason: the condition holds and nothing needs attention.
+	AsExpectedReason = "AsExpected"
+
+	// AllIsWellMessage is the message of a condition that holds.
+	AllIsWellMessage = "All is well"
+
+	// ReconciliationPausedReason: spec.pausedUntil pauses the cluster, so the
+	// controller left the object alone.
+	ReconciliationPausedReason = "ReconciliationPaused"
+
+	// ThrottledReason: the cloud throttled the controller; it backs off with
+	// jitter and retries.
+	ThrottledReason = "Throttled"
+
+	// AccessDeniedReason: the cloud refused the controller's credentials or
+	// permissions. The message names the missing permission; the controller
+	// retries rarely until the permission is granted.
+	AccessDeniedReason = "AccessDenied"
+
+	// InvalidParameterReason: the cloud refused a value that came from user
+	// input. The message names the field; the controller retries rarely.
+	InvalidParameterReason = "InvalidParameter"
+
+	// DeletingReason: the object is being deleted and its cloud resources
+	// are being cleaned up.
+	DeletingReason = "Deleting"
+
+	// InternalErrorReason: an unexpected error; the condition is Unknown.
+	InternalErrorReason = "InternalError"
+)

@@ -1,0 +1,66 @@
+package v1beta1
+
+// IsPublic reports whether the control plane is reachable from the
+// internet: Public or PublicAndPrivate. The empty value is the default,
+// Public.
+func (a AWSEndpointAccessType) IsPublic() bool {
+	return a != AWSEndpointAccessPrivate
+}
+
+// IsPrivate reports whether workers reach the control plane over AWS
+// PrivateLink: PublicAndPrivate or Private.
+func (a AWSEndpointAccessType) IsPrivate() bool {
+	return a == AWSEndpointAccessPublicAndPrivate || a == AWSEndpointAccessPrivate
+}
+
+// IsPublic reports whether the control plane is reachable from the
+// internet: Public or PublicAndPrivate. The empty value is the default,
+// Public.
+func (t AzureTopology) IsPublic() bool {
+	return t != AzureTopologyPrivate
+}
+
+// IsPrivate reports whether the topology asks for Azure Private Link:
+// PublicAndPrivate or Private.
+func (t AzureTopology) IsPrivate() bool {
+	return t == AzureTopologyPublicAndPrivate || t == AzureTopologyPrivate
+}
+
+// IsPrivate reports whether hcplink builds a private path for the platform:
+// on AWS when endpointAccess is PublicAndPrivate or Private; on Azure when
+// the topology is PublicAndPrivate or Private and private.type is
+// PrivateLink (the private-link controllers are gated on the private
+// configuration, not on the topology alone).
+func (p *PlatformSpec) IsPrivate() bool {
+	switch p.Type {
+	case AWSPlatform:
+		return p.AWS != nil && p.AWS.EndpointAccess.IsPrivate()
+	case AzurePlatform:
+		return p.Azure != nil && p.Azure.Topology.IsPrivate() &&
+			p.Azure.Private != nil && p.Azure.Private.Type == AzurePrivateTypePrivateLink
+	}
+	return false
+}
+
+// IsPublic reports whether the control plane is reachable from the
+// internet. A platform without its member is treated as public.
+func (p *PlatformSpec) IsPublic() bool {
+	switch p.Type {
+	case AWSPlatform:
+		return p.AWS == nil || p.AWS.EndpointAccess.IsPublic()
+	case AzurePlatform:
+		return p.Azure == nil || p.Azure.Topology.IsPublic()
+	}
+	return true
+}
+
+// PublishingStrategyFor returns how service is published. A service that is
+// not listed is published by Route; listed is false then.
+func PublishingStrategyFor(services []ServicePublishingStrategyMapping, service ServiceType) (strategy ServicePublishingStrategy, listed bool) {
+	for _, s := range services {
+		if s.Service == service {
+			return s.ServicePublishingStrategy, true
+		}
+	}
+	return ServicePublishingStrategy{Type: RoutePublishing}, false
+}

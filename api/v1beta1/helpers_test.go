@@ -1,0 +1,112 @@
+package v1beta1
+
+import "testing"
+
+func TestEndpointAccess(t *testing.T) {
+	tests := []struct {
+		access               AWSEndpointAccessType
+		wantPublic, wantPriv bool
+	}{
+		{"", true, false},
+		{AWSEndpointAccessPublic, true, false},
+		{AWSEndpointAccessPublicAndPrivate, true, true},
+		{AWSEndpointAccessPrivate, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.access), func(t *testing.T) {
+			if got := tt.access.IsPublic(); got != tt.wantPublic {
+				t.Errorf("IsPublic() = %v, want %v", got, tt.wantPublic)
+			}
+			if got := tt.access.IsPrivate(); got != tt.wantPriv {
+				t.Errorf("IsPrivate() = %v, want %v", got, tt.wantPriv)
+			}
+		})
+	}
+}
+
+func TestAzureTopology(t *testing.T) {
+	tests := []struct {
+		topology             AzureTopology
+		wantPublic, wantPriv bool
+	}{
+		{"", true, false},
+		{AzureTopologyPublic, true, false},
+		{AzureTopologyPublicAndPrivate, true, true},
+		{AzureTopologyPrivate, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.topology), func(t *testing.T) {
+			if got := tt.topology.IsPublic(); got != tt.wantPublic {
+				t.Errorf("IsPublic() = %v, want %v", got, tt.wantPublic)
+			}
+			if got := tt.topology.IsPrivate(); got != tt.wantPriv {
+				t.Errorf("IsPrivate() = %v, want %v", got, tt.wantPriv)
+			}
+		})
+	}
+}
+
+func TestPlatformSpecPrivacy(t *testing.T) {
+	privateLink := &AzurePrivateSpec{Type: AzurePrivateTypePrivateLink}
+	tests := []struct {
+		name                 string
+		platform             PlatformSpec
+		wantPublic, wantPriv bool
+	}{
+		{"aws default", PlatformSpec{Type: AWSPlatform, AWS: &AWSPlatformSpec{}}, true, false},
+		{"aws public", PlatformSpec{Type: AWSPlatform, AWS: &AWSPlatformSpec{EndpointAccess: AWSEndpointAccessPublic}}, true, false},
+		{"aws public and private", PlatformSpec{Type: AWSPlatform, AWS: &AWSPlatformSpec{EndpointAccess: AWSEndpointAccessPublicAndPrivate}}, true, true},
+		{"aws private", PlatformSpec{Type: AWSPlatform, AWS: &AWSPlatformSpec{EndpointAccess: AWSEndpointAccessPrivate}}, false, true},
+		{"aws without member", PlatformSpec{Type: AWSPlatform}, true, false},
+		{"azure public", PlatformSpec{Type: AzurePlatform, Azure: &AzurePlatformSpec{Topology: AzureTopologyPublic}}, true, false},
+		{"azure private with private link", PlatformSpec{Type: AzurePlatform, Azure: &AzurePlatformSpec{Topology: AzureTopologyPrivate, Private: privateLink}}, false, true},
+		{"azure public and private with private link", PlatformSpec{Type: AzurePlatform, Azure: &AzurePlatformSpec{Topology: AzureTopologyPublicAndPrivate, Private: privateLink}}, true, true},
+		// The private-link controllers are gated on the private configuration.
+		{"azure private without private config", PlatformSpec{Type: AzurePlatform, Azure: &AzurePlatformSpec{Topology: AzureTopologyPrivate}}, false, false},
+		{"azure without member", PlatformSpec{Type: AzurePlatform}, true, false},
+		{"aws member on azure platform", PlatformSpec{Type: AzurePlatform, AWS: &AWSPlatformSpec{EndpointAccess: AWSEndpointAccessPrivate}}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.platform.IsPublic(); got != tt.wantPublic {
+				t.Errorf("IsPublic() = %v, want %v", got, tt.wantPublic)
+			}
+			if got := tt.platform.IsPrivate(); got != tt.wantPriv {
+				t.Errorf("IsPrivate() = %v, want %v", got, tt.wantPriv)
+			}
+		})
+	}
+}
+
+func TestPublishingStrategyFor(t *testing.T) {
+	services := []ServicePublishingStrategyMapping{
+		{Service: APIServer, ServicePublishingStrategy: ServicePublishingStrategy{Type: LoadBalancerPublishing}},
+		{Service: OAuthServer, ServicePublishingStrategy: ServicePublishingStrategy{Type: RoutePublishing, Route: &RoutePublishingStrategy{Hostname: "oauth.example.com"}}},
+	}
+	tests := []struct {
+		service      ServiceType
+		wantType     PublishingStrategyType
+		wantHostname string
+		wantListed   bool
+	}{
+		{APIServer, LoadBalancerPublishing, "", true},
+		{OAuthServer, RoutePublishing, "oauth.example.com", true},
+		{Konnectivity, RoutePublishing, "", false},
+		{Ignition, RoutePublishing, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.service), func(t *testing.T) {
+			got, listed := PublishingStrategyFor(services, tt.service)
+			if got.Type != tt.wantType || listed != tt.wantListed {
+				t.Errorf("PublishingStrategyFor(%s) = (%s, %v), want (%s, %v)", tt.service, got.Type, listed, tt.wantType, tt.wantListed)
+			}
+			var hostname string
+			if got.Route != nil {
+				hostname = got.Route.Hostname
+			}
+			if hostname != tt.wantHostname {
+				t.Errorf("route hostname = %q, want %q", hostname, tt.wantHostname)
+			}
+		})
+	}
+}

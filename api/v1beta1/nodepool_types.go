@@ -1,0 +1,124 @@
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition types of a NodePool.
+const (
+	// NodePoolValidConfigurationCondition is True when the operator accepts
+	// the NodePool's configuration (for example its cluster exists and runs
+	// on the same platform).
+	NodePoolValidConfigurationCondition = "ValidConfiguration"
+)
+
+// NodePoolSpec is the part of a NodePool that private connectivity needs:
+// which cluster it belongs to and which subnet its machines live in.
+type NodePoolSpec struct {
+	// clusterName is the name of the HostedCluster, in the same namespace,
+	// that the NodePool belongs to. It cannot change after creation.
+	//
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="clusterName must be the name of a HostedCluster: lowercase letters, digits, '-' and '.'"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clusterName is immutable"
+	ClusterName string `json:"clusterName"`
+
+	// platform says where the NodePool's machines live.
+	//
+	// +required
+	Platform NodePoolPlatform `json:"platform"`
+}
+
+// NodePoolPlatform is the cloud-specific configuration of a NodePool. Only
+// the member matching type may be set.
+//
+// +kubebuilder:validation:XValidation:rule="self.type == 'AWS' || !has(self.aws)",message="platform.aws must not be set when platform.type is Azure",fieldPath=".aws"
+// +kubebuilder:validation:XValidation:rule="self.type == 'Azure' || !has(self.azure)",message="platform.azure must not be set when platform.type is AWS",fieldPath=".azure"
+type NodePoolPlatform struct {
+	// type is the cloud: AWS or Azure, the same as the cluster's. It cannot
+	// change after creation.
+	//
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="platform.type is immutable"
+	Type PlatformType `json:"type"`
+
+	// aws is the AWS configuration of the NodePool.
+	//
+	// +optional
+	AWS *AWSNodePoolPlatform `json:"aws,omitempty"`
+
+	// azure is the Azure configuration of the NodePool.
+	//
+	// +optional
+	Azure *AzureNodePoolPlatform `json:"azure,omitempty"`
+}
+
+// AWSNodePoolPlatform is the AWS configuration of a NodePool.
+type AWSNodePoolPlatform struct {
+	// subnet is the subnet the machines live in. The cluster's VPC endpoint
+	// gets a network interface in one subnet per availability zone among its
+	// NodePools' subnets. It may change.
+	//
+	// +optional
+	Subnet *AWSSubnetReference `json:"subnet,omitempty"`
+}
+
+// AzureNodePoolPlatform is the Azure configuration of a NodePool.
+type AzureNodePoolPlatform struct {
+	// subnetID is the resource ID of the subnet the machines live in:
+	// /subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/virtualNetworks/<name>/subnets/<subnet>.
+	//
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=355
+	// +kubebuilder:validation:XValidation:rule="self.matches('^/(?i:subscriptions)/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/(?i:resourceGroups)/[-A-Za-z0-9_.()]+/(?i:providers/Microsoft[.]Network/virtualNetworks)/[^/]+/(?i:subnets)/[^/]+$')",message="subnetID must be a subnet resource ID: /subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/virtualNetworks/<name>/subnets/<subnet>"
+	SubnetID string `json:"subnetID"`
+}
+
+// NodePoolStatus is the observed state of a NodePool.
+type NodePoolStatus struct {
+	// conditions describe the NodePool's state.
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// NodePool is a group of worker machines of a HostedCluster. hcplink reads
+// only the subnet its machines live in, to place the cluster's private
+// endpoint where the workers are.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:path=nodepools,scope=Namespaced,shortName=np
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=".spec.clusterName",description="HostedCluster the NodePool belongs to"
+// +kubebuilder:printcolumn:name="Platform",type=string,JSONPath=".spec.platform.type",description="Cloud platform"
+// +kubebuilder:printcolumn:name="Subnet",type=string,JSONPath=".spec.platform['aws','azure']['subnet','subnetID']",description="Subnet of the machines (AWS subnet or Azure subnet resource ID)",priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
+type NodePool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the desired state.
+	//
+	// +required
+	Spec NodePoolSpec `json:"spec"`
+
+	// status is the observed state.
+	//
+	// +optional
+	Status NodePoolStatus `json:"status,omitzero"`
+}
+
+// NodePoolList is a list of NodePools.
+//
+// +kubebuilder:object:root=true
+type NodePoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []NodePool `json:"items"`
+}
