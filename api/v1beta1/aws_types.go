@@ -21,7 +21,7 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.endpointAccess) || self.endpointAccess == 'Public' || has(self.rolesRef)",message="rolesRef.controlPlaneOperatorARN is required when endpointAccess is PublicAndPrivate or Private: the endpoint service allows that role to connect",fieldPath=".rolesRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.endpointAccess) || self.endpointAccess == 'Public' || has(self.cloudProviderConfig)",message="cloudProviderConfig.vpc is required when endpointAccess is PublicAndPrivate or Private: the VPC endpoint is created in that VPC",fieldPath=".cloudProviderConfig"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.cloudProviderConfig) || (has(self.cloudProviderConfig) && self.cloudProviderConfig.vpc == oldSelf.cloudProviderConfig.vpc)",message="cloudProviderConfig.vpc is immutable once set",fieldPath=".cloudProviderConfig"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.cloudProviderConfig) || (has(self.cloudProviderConfig) && self.cloudProviderConfig.vpc == oldSelf.cloudProviderConfig.vpc)",message="cloudProviderConfig.vpc is immutable once set",fieldPath=".cloudProviderConfig.vpc"
 type AWSPlatformSpec struct {
 	// region is the AWS region of the cluster's VPC, for example us-east-1.
 	// It cannot change after creation.

@@ -97,7 +97,7 @@ type NodePoolStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=".spec.clusterName",description="HostedCluster the NodePool belongs to"
 // +kubebuilder:printcolumn:name="Platform",type=string,JSONPath=".spec.platform.type",description="Cloud platform"
-// +kubebuilder:printcolumn:name="Subnet",type=string,JSONPath=".spec.platform['aws','azure']['subnet','subnetID']",description="Subnet of the machines (AWS subnet or Azure subnet resource ID)",priority=1
+// +kubebuilder:printcolumn:name="Subnet",type=string,JSONPath=".spec.platform..['id','subnetID']",description="Subnet of the machines (AWS subnet or Azure subnet resource ID)",priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 type NodePool struct {
 	metav1.TypeMeta   `json:",inline"`
