@@ -32,4 +32,7 @@ const (
 
 	// InternalErrorReason: an unexpected error; the condition is Unknown.
 	InternalErrorReason = "InternalError"
+
+	// ValidCloudCredentialsCondition (on a HostedControlPlane, by the control-plane operator): True when its cloud credentials authenticate; False (InvalidCredentials) when the cloud refuses them.
+	ValidCloudCredentialsCondition = "ValidCloudCredentials"
 )
