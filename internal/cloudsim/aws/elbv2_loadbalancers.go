@@ -191,6 +191,9 @@ func createLoadBalancer(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
+	if scheme == "internet-facing" && !hasInternetGateway(r, vpcID) {
+		return nil, errBadRequest("InvalidSubnet", "VPC %s has no internet gateway", vpcID)
+	}
 	sgs := call.Members("SecurityGroups")
 	for _, id := range sgs {
 		sg := r.EC2.SecurityGroups[id]
@@ -272,6 +275,15 @@ func loadBalancerZones(r *Region, subnetIDs []string) ([]LoadBalancerAZ, string,
 	}
 	sort.Slice(zones, func(i, j int) bool { return zones[i].ZoneName < zones[j].ZoneName })
 	return zones, vpcID, nil
+}
+
+func hasInternetGateway(r *Region, vpcID string) bool {
+	for _, igw := range r.EC2.InternetGateways {
+		if igw.VpcID == vpcID {
+			return true
+		}
+	}
+	return false
 }
 
 func sameSubnets(a, b []LoadBalancerAZ) bool {

@@ -117,10 +117,6 @@ func endpointXML(r *Region, ep *VPCEndpoint) plEndpointXML {
 	return out
 }
 
-func errEndpointIDNotFound(id string) *APIError {
-	return errNotFound("InvalidVpcEndpointId.NotFound", "The VpcEndpoint Id '%s' does not exist", id)
-}
-
 // plTarget is what an endpoint connects to: an AWS service or an endpoint
 // service in its owner's region.
 type plTarget struct {
@@ -186,9 +182,9 @@ func checkEndpointSubnets(r *Region, vpcID string, subnetIDs []string, t plTarge
 	allowed := t.zoneIDs()
 	firstInZone := map[string]string{}
 	for _, id := range subnetIDs {
-		s := r.EC2.Subnets[id]
-		if s == nil {
-			return errNotFound("InvalidSubnetID.NotFound", "The subnet ID '%s' does not exist", id)
+		s, err := lookup(r.EC2.Subnets, kindSubnet, id)
+		if err != nil {
+			return err
 		}
 		if s.VpcID != vpcID {
 			return errBadRequest("InvalidParameter", "The subnet %s does not belong to VPC %s", id, vpcID)
@@ -206,9 +202,9 @@ func checkEndpointSubnets(r *Region, vpcID string, subnetIDs []string, t plTarge
 
 func checkEndpointSecurityGroups(r *Region, vpcID string, groupIDs []string) *APIError {
 	for _, id := range groupIDs {
-		sg := r.EC2.SecurityGroups[id]
-		if sg == nil {
-			return errNotFound("InvalidGroup.NotFound", "The security group '%s' does not exist", id)
+		sg, err := lookup(r.EC2.SecurityGroups, kindSecurityGroup, id)
+		if err != nil {
+			return err
 		}
 		if sg.VpcID != vpcID {
 			return errBadRequest("InvalidParameter", "The security group %s does not belong to VPC %s", id, vpcID)
@@ -219,23 +215,38 @@ func checkEndpointSecurityGroups(r *Region, vpcID string, groupIDs []string) *AP
 
 func checkEndpointRouteTables(r *Region, vpcID string, ids []string) *APIError {
 	for _, id := range ids {
-		if !routeTableInVPC(r, id, vpcID) {
-			return errNotFound("InvalidRouteTableId.NotFound", "The routeTable ID '%s' does not exist", id)
+		rt, err := lookup(r.EC2.RouteTables, kindRouteTable, id)
+		if err != nil {
+			return err
+		}
+		if rt.VpcID != vpcID {
+			return errBadRequest("InvalidParameter", "The route table %s does not belong to VPC %s", id, vpcID)
 		}
 	}
 	return nil
 }
 
-// checkPrivateDNS: private DNS needs a name to take over.
-func checkPrivateDNS(enabled bool, t plTarget) *APIError {
-	if enabled && t.privateDNSName == "" {
+// checkPrivateDNS: private DNS needs a name to take over, and a VPC that
+// resolves and hands out DNS names.
+func checkPrivateDNS(enabled bool, t plTarget, vpc *VPC) *APIError {
+	if !enabled {
+		return nil
+	}
+	if t.privateDNSName == "" {
 		return errBadRequest("InvalidParameter",
 			"Private DNS can't be enabled because the service %s does not provide a private DNS name.", t.name)
+	}
+	if !vpc.EnableDNSSupport || !vpc.EnableDNSHostnames {
+		return errBadRequest("InvalidParameter",
+			"Enabling private DNS requires both enableDnsSupport and enableDnsHostnames VPC attributes set to true for %s", vpc.ID)
 	}
 	return nil
 }
 
 func defaultSecurityGroup(r *Region, vpcID string) string {
+	if v := r.EC2.VPCs[vpcID]; v != nil && r.EC2.SecurityGroups[v.DefaultSecurityGroupID] != nil {
+		return v.DefaultSecurityGroupID
+	}
 	for _, sg := range r.EC2.SecurityGroups {
 		if sg.VpcID == vpcID && sg.Name == "default" {
 			return sg.ID
@@ -301,8 +312,9 @@ func createVpcEndpoint(call *Call) (any, *APIError) {
 	default:
 		return nil, errBadRequest("InvalidParameterValue", "Value (%s) for parameter VpcEndpointType is invalid.", typ)
 	}
-	if r.EC2.VPCs[vpcID] == nil {
-		return nil, errNotFound("InvalidVpcID.NotFound", "The vpc ID '%s' does not exist", vpcID)
+	vpc, err := lookup(r.EC2.VPCs, kindVPC, vpcID)
+	if err != nil {
+		return nil, err
 	}
 	target, err := resolveTarget(call, name, typ)
 	if err != nil {
@@ -329,7 +341,7 @@ func createVpcEndpoint(call *Call) (any, *APIError) {
 		if privateDNS, err = call.Bool("PrivateDnsEnabled", target.privateDNSName != ""); err != nil {
 			return nil, err
 		}
-		if err := checkPrivateDNS(privateDNS, target); err != nil {
+		if err := checkPrivateDNS(privateDNS, target, vpc); err != nil {
 			return nil, err
 		}
 	} else {
@@ -350,6 +362,10 @@ func createVpcEndpoint(call *Call) (any, *APIError) {
 		return nil, errBadRequest("InvalidParameter", "The service %s does not support VPC endpoint policies.", name)
 	}
 	if err := checkEndpointQuota(r, vpcID, typ); err != nil {
+		return nil, err
+	}
+	tags, err := createTags(call, "vpc-endpoint")
+	if err != nil {
 		return nil, err
 	}
 	if err := plDryRun(call); err != nil {
@@ -395,7 +411,7 @@ func createVpcEndpoint(call *Call) (any, *APIError) {
 		ep.StateUntil = call.Now.Add(call.Cloud.Delays().EndpointPending.D())
 	}
 	r.PrivateLink.Endpoints[ep.ID] = ep
-	r.SetTags(ep.ID, call.TagSpecifications("vpc-endpoint"))
+	r.SetTags(ep.ID, tags)
 	r.RememberToken("CreateVpcEndpoint", token, fingerprint, ep.ID)
 	advancePrivateLink(r, call.Now)
 	return createVpcEndpointResult{VpcEndpoint: endpointXML(r, ep), ClientToken: token}, nil
@@ -453,10 +469,8 @@ func describeVpcEndpoints(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		if r.PrivateLink.Endpoints[id] == nil {
-			return nil, errEndpointIDNotFound(id)
-		}
+	if _, err := lookupAll(r.PrivateLink.Endpoints, kindEndpoint, ids); err != nil {
+		return nil, err
 	}
 	var matched []*VPCEndpoint
 	for _, ep := range r.PrivateLink.Endpoints {
@@ -510,9 +524,9 @@ func modifyVpcEndpoint(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	ep := r.PrivateLink.Endpoints[id]
-	if ep == nil {
-		return nil, errEndpointIDNotFound(id)
+	ep, err := lookup(r.PrivateLink.Endpoints, kindEndpoint, id)
+	if err != nil {
+		return nil, err
 	}
 	if ep.State == EndpointDeleting {
 		return nil, errBadRequest("IncorrectState", "The VpcEndpoint '%s' is being deleted and cannot be modified", id)
@@ -539,8 +553,10 @@ func modifyVpcEndpoint(call *Call) (any, *APIError) {
 		if privateDNS, err = call.Bool("PrivateDnsEnabled", ep.PrivateDNSEnabled); err != nil {
 			return nil, err
 		}
-		if err := checkPrivateDNS(privateDNS, target); err != nil {
-			return nil, err
+		if vpc := r.EC2.VPCs[ep.VpcID]; vpc != nil && privateDNS != ep.PrivateDNSEnabled {
+			if err := checkPrivateDNS(privateDNS, target, vpc); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		if len(addSubnets)+len(removeSubnets) > 0 {
@@ -618,9 +634,4 @@ func deleteVpcEndpoints(call *Call) (any, *APIError) {
 	}
 	advancePrivateLink(r, call.Now)
 	return out, nil
-}
-
-// routeTableInVPC reports whether a route table exists in the VPC.
-func routeTableInVPC(r *Region, id, vpcID string) bool {
-	return strings.HasPrefix(id, "rtb-")
 }

@@ -54,10 +54,6 @@ func serviceConfigurationXML(r *Region, svc *EndpointService) plServiceConfigura
 	}
 }
 
-func errServiceIDNotFound(id string) *APIError {
-	return errNotFound("InvalidVpcEndpointServiceId.NotFound", "The VpcEndpointService Id '%s' does not exist", id)
-}
-
 // --- CreateVpcEndpointServiceConfiguration ---
 
 type createServiceConfigurationResult struct {
@@ -105,6 +101,10 @@ func createVpcEndpointServiceConfiguration(call *Call) (any, *APIError) {
 			return nil, errBadRequest("InvalidParameter", "Supported IP address type %s is not modelled by cloudsim (ipv4 only)", t)
 		}
 	}
+	tags, err := createTags(call, "vpc-endpoint-service")
+	if err != nil {
+		return nil, err
+	}
 	if err := plDryRun(call); err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func createVpcEndpointServiceConfiguration(call *Call) (any, *APIError) {
 		AvailableAt:        call.Now.Add(call.Cloud.Delays().EndpointServicePending.D()),
 	}
 	r.PrivateLink.Services[id] = svc
-	r.SetTags(id, call.TagSpecifications("vpc-endpoint-service"))
+	r.SetTags(id, tags)
 	r.RememberToken("CreateVpcEndpointServiceConfiguration", token, fingerprint, id)
 	advancePrivateLink(r, call.Now)
 	return createServiceConfigurationResult{ServiceConfiguration: serviceConfigurationXML(r, svc), ClientToken: token}, nil
@@ -143,10 +143,8 @@ func describeVpcEndpointServiceConfigurations(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		if r.PrivateLink.Services[id] == nil {
-			return nil, errServiceIDNotFound(id)
-		}
+	if _, err := lookupAll(r.PrivateLink.Services, kindEndpointService, ids); err != nil {
+		return nil, err
 	}
 	var matched []*EndpointService
 	for _, svc := range r.PrivateLink.Services {
@@ -275,9 +273,9 @@ func describeVpcEndpointServicePermissions(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	svc := call.Region.PrivateLink.Services[id]
-	if svc == nil {
-		return nil, errServiceIDNotFound(id)
+	svc, err := lookup(call.Region.PrivateLink.Services, kindEndpointService, id)
+	if err != nil {
+		return nil, err
 	}
 	maxResults, err := plMaxResults(call)
 	if err != nil {
@@ -323,9 +321,9 @@ func modifyVpcEndpointServicePermissions(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	svc := call.Region.PrivateLink.Services[id]
-	if svc == nil {
-		return nil, errServiceIDNotFound(id)
+	svc, err := lookup(call.Region.PrivateLink.Services, kindEndpointService, id)
+	if err != nil {
+		return nil, err
 	}
 	add, remove := call.List("AddAllowedPrincipals"), call.List("RemoveAllowedPrincipals")
 	if len(add) == 0 && len(remove) == 0 {
@@ -452,9 +450,9 @@ func decideConnections(call *Call, accept bool) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	svc := call.Region.PrivateLink.Services[id]
-	if svc == nil {
-		return nil, errServiceIDNotFound(id)
+	svc, err := lookup(call.Region.PrivateLink.Services, kindEndpointService, id)
+	if err != nil {
+		return nil, err
 	}
 	endpointIDs := call.List("VpcEndpointId")
 	if len(endpointIDs) == 0 {
