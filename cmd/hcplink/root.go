@@ -15,7 +15,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newCloudsimCommand())
+	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand())
 	return root
 }
 
