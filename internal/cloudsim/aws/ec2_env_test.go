@@ -43,6 +43,10 @@ func (e *ec2Env) clientFor(account string) *ec2.Client {
 // region gives a test direct read/write access to the management account's
 // model (for quota overrides, as a Service Quotas increase would).
 func (e *ec2Env) region(f func(r *cloudaws.Region)) {
+	e.t.Helper()
+	// Accounts and regions come into being on their first request.
+	_, err := e.ec2.DescribeAvailabilityZones(e.ctx, &ec2.DescribeAvailabilityZonesInput{})
+	e.ok("DescribeAvailabilityZones", err)
 	e.f.Server.AWS.Inspect(func(accounts map[string]*cloudaws.Account) {
 		f(accounts[cloudsimtest.ManagementAccount].Regions[cloudsimtest.Region])
 	})
