@@ -219,8 +219,12 @@ func createLoadBalancer(call *Call) (any, *APIError) {
 			live++
 		}
 	}
-	if live >= elbLoadBalancersPerRegion {
-		return nil, errBadRequest("TooManyLoadBalancers", "The quota of %d load balancers per region has been reached", elbLoadBalancersPerRegion)
+	limit := elbLoadBalancersPerRegion
+	if r.ELB.Quotas.NetworkLoadBalancers > 0 {
+		limit = r.ELB.Quotas.NetworkLoadBalancers
+	}
+	if live >= limit {
+		return nil, errBadRequest("TooManyLoadBalancers", "The quota of %d network load balancers per region has been reached", limit)
 	}
 	tags := call.MemberTags("Tags")
 	if len(tags) > elbMaxTags {

@@ -5,6 +5,15 @@ import "time"
 // ELBState is the ELBv2 model of one account and region. Owner: elbv2*.go.
 type ELBState struct {
 	LoadBalancers map[string]*LoadBalancer `json:"loadBalancers"` // by ARN
+
+	// Quotas override AWS's default limits here; zero keeps the default.
+	Quotas ELBQuotas `json:"quotas"`
+}
+
+// ELBQuotas are the limits the model enforces. A zero field means AWS's
+// default (in brackets).
+type ELBQuotas struct {
+	NetworkLoadBalancers int `json:"networkLoadBalancers,omitempty"` // per region [50]
 }
 
 func newELBState() *ELBState { return &ELBState{LoadBalancers: map[string]*LoadBalancer{}} }

@@ -427,15 +427,23 @@ func checkEndpointQuota(r *Region, vpcID, typ string) *APIError {
 			n++
 		}
 	}
-	if typ == "Interface" && n >= interfaceEndpointsPerVPC {
+	q := r.PrivateLink.Quotas
+	if limit := orDefault(q.InterfaceEndpointsPerVPC, interfaceEndpointsPerVPC); typ == "Interface" && n >= limit {
 		return errBadRequest("VpcEndpointLimitExceeded",
-			"The maximum number of interface VPC endpoints (%d) has been reached for VPC %s.", interfaceEndpointsPerVPC, vpcID)
+			"The maximum number of interface VPC endpoints (%d) has been reached for VPC %s.", limit, vpcID)
 	}
-	if typ == "Gateway" && n >= gatewayEndpointsPerRegion {
+	if limit := orDefault(q.GatewayEndpointsPerRegion, gatewayEndpointsPerRegion); typ == "Gateway" && n >= limit {
 		return errBadRequest("VpcEndpointLimitExceeded",
-			"The maximum number of gateway VPC endpoints (%d) has been reached in this region.", gatewayEndpointsPerRegion)
+			"The maximum number of gateway VPC endpoints (%d) has been reached in this region.", limit)
 	}
 	return nil
+}
+
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
 }
 
 // checkGatewayRoutes: a route table can route to only one gateway endpoint

@@ -10,6 +10,17 @@ import (
 type PrivateLinkState struct {
 	Endpoints map[string]*VPCEndpoint     `json:"endpoints"` // by endpoint ID
 	Services  map[string]*EndpointService `json:"services"`  // by service ID
+
+	// Quotas override AWS's default limits here, as a Service Quotas
+	// increase would; zero fields keep the defaults.
+	Quotas PrivateLinkQuotas `json:"quotas"`
+}
+
+// PrivateLinkQuotas are the limits the model enforces. A zero field means
+// AWS's default (in brackets).
+type PrivateLinkQuotas struct {
+	InterfaceEndpointsPerVPC  int `json:"interfaceEndpointsPerVpc,omitempty"`  // [50]
+	GatewayEndpointsPerRegion int `json:"gatewayEndpointsPerRegion,omitempty"` // [20]
 }
 
 func newPrivateLinkState() *PrivateLinkState {

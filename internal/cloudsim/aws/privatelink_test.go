@@ -601,6 +601,14 @@ func TestInterfaceEndpointQuotaPerVPC(t *testing.T) {
 	wantCode(t, "while one is deleting", err, "VpcEndpointLimitExceeded")
 	c.clk.Advance(testDelays.EndpointDeleting.D())
 	b.endpoint(s.endpointInput(s.subnets[0]))
+
+	// A quota increase, as Service Quotas would grant it.
+	c.f.Server.AWS.Inspect(func(accounts map[string]*cloudaws.Account) {
+		accounts[consumer].Regions["us-east-1"].PrivateLink.Quotas.InterfaceEndpointsPerVPC = 51
+	})
+	b.endpoint(s.endpointInput(s.subnets[0]))
+	_, err = b.ec2.CreateVpcEndpoint(c.ctx, s.endpointInput(s.subnets[0]))
+	wantCode(t, "52nd with a quota of 51", err, "VpcEndpointLimitExceeded")
 }
 
 func TestCreateVpcEndpointClientTokenAndDefaults(t *testing.T) {
