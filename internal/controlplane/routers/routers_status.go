@@ -1,0 +1,95 @@
+package routers
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+// RoutersReadyCondition is the HostedControlPlane condition this controller
+// writes: True when every router Service the cluster needs exists and the
+// cloud has given it a load balancer.
+const RoutersReadyCondition = "RoutersReady"
+
+// Reasons of RoutersReadyCondition besides AsExpected.
+const (
+	// WaitingForLoadBalancerReason: a router Service has no load-balancer
+	// address in its status yet.
+	WaitingForLoadBalancerReason = "WaitingForLoadBalancer"
+	// WaitingForServiceReason: a router Service does not exist yet, or an
+	// earlier one of the same name is still being deleted.
+	WaitingForServiceReason = "WaitingForService"
+)
+
+// noRoutersMessage is the message of a True condition on a cluster that
+// needs no router Service (an Azure cluster without private configuration).
+const noRoutersMessage = "The cluster needs no router Services"
+
+// routersReadyCondition says whether the desired router Services are in
+// place (actual holds the Services found, by name).
+func routersReadyCondition(desired []*corev1.Service, actual map[string]*corev1.Service) metav1.Condition {
+	var missing, noAddress []string
+	for _, want := range desired {
+		have := actual[want.Name]
+		switch {
+		case have == nil || !have.DeletionTimestamp.IsZero():
+			missing = append(missing, want.Name)
+		case !hasLoadBalancerAddress(have):
+			noAddress = append(noAddress, want.Name)
+		}
+	}
+	cond := metav1.Condition{Type: RoutersReadyCondition, Status: metav1.ConditionTrue, Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage}
+	switch {
+	case len(missing) > 0:
+		cond.Status, cond.Reason = metav1.ConditionFalse, WaitingForServiceReason
+		cond.Message = fmt.Sprintf("Waiting for %s %s to be created (an earlier one of the same name may still be deleting)", servicesWord(missing), strings.Join(missing, ", "))
+		if len(noAddress) > 0 {
+			cond.Message += fmt.Sprintf("; waiting for the cloud to give %s %s a load balancer", servicesWord(noAddress), strings.Join(noAddress, ", "))
+		}
+	case len(noAddress) > 0:
+		cond.Status, cond.Reason = metav1.ConditionFalse, WaitingForLoadBalancerReason
+		cond.Message = fmt.Sprintf("Waiting for the cloud to give %s %s a load balancer", servicesWord(noAddress), strings.Join(noAddress, ", "))
+	case len(desired) == 0:
+		cond.Message = noRoutersMessage
+	}
+	return cond
+}
+
+func servicesWord(names []string) string {
+	if len(names) == 1 {
+		return "Service"
+	}
+	return "Services"
+}
+
+func hasLoadBalancerAddress(svc *corev1.Service) bool {
+	for _, ing := range svc.Status.LoadBalancer.Ingress {
+		if ing.Hostname != "" || ing.IP != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// pausedFor reports whether pausedUntil pauses reconciliation at now: "true"
+// pauses until the value changes (remaining is 0); an RFC3339 time in the
+// future pauses for remaining. A past time, or an unset or malformed value
+// (the CRD refuses malformed ones), does not pause.
+func pausedFor(pausedUntil *string, now time.Time) (paused bool, remaining time.Duration) {
+	if pausedUntil == nil {
+		return false, 0
+	}
+	if *pausedUntil == "true" {
+		return true, 0
+	}
+	until, err := time.Parse(time.RFC3339, *pausedUntil)
+	if err != nil || !now.Before(until) {
+		return false, 0
+	}
+	return true, until.Sub(now)
+}
