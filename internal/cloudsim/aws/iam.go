@@ -241,6 +241,15 @@ func iamTagsWire(tags map[string]string) []iamTagXML {
 	return out
 }
 
+// tagMembers is a resource's Tags element: absent when it has no tags, as
+// IAM leaves it out.
+func tagMembers(tags map[string]string) *members[iamTagXML] {
+	if len(tags) == 0 {
+		return nil
+	}
+	return &members[iamTagXML]{iamTagsWire(tags)}
+}
+
 // mergeIAMTags adds the request's Tags.member.N to existing tags, enforcing
 // IAM's per-resource quota (kind names it: Role, Policy, …).
 func mergeIAMTags(call *Call, existing map[string]string, kind string) (map[string]string, *APIError) {
@@ -290,17 +299,17 @@ func iamPage[T any](call *Call, items []T, key func(T) string) ([]T, bool, strin
 // Roles.
 
 type iamRoleXML struct {
-	Path                     string          `xml:"Path"`
-	RoleName                 string          `xml:"RoleName"`
-	RoleID                   string          `xml:"RoleId"`
-	Arn                      string          `xml:"Arn"`
-	CreateDate               string          `xml:"CreateDate"`
-	AssumeRolePolicyDocument string          `xml:"AssumeRolePolicyDocument,omitempty"`
-	Description              string          `xml:"Description,omitempty"`
-	MaxSessionDuration       int             `xml:"MaxSessionDuration,omitempty"`
-	PermissionsBoundary      *iamBoundaryXML `xml:"PermissionsBoundary,omitempty"`
-	Tags                     []iamTagXML     `xml:"Tags>member,omitempty"`
-	RoleLastUsed             *struct{}       `xml:"RoleLastUsed,omitempty"`
+	Path                     string              `xml:"Path"`
+	RoleName                 string              `xml:"RoleName"`
+	RoleID                   string              `xml:"RoleId"`
+	Arn                      string              `xml:"Arn"`
+	CreateDate               string              `xml:"CreateDate"`
+	AssumeRolePolicyDocument string              `xml:"AssumeRolePolicyDocument,omitempty"`
+	Description              string              `xml:"Description,omitempty"`
+	MaxSessionDuration       int                 `xml:"MaxSessionDuration,omitempty"`
+	PermissionsBoundary      *iamBoundaryXML     `xml:"PermissionsBoundary,omitempty"`
+	Tags                     *members[iamTagXML] `xml:"Tags,omitempty"`
+	RoleLastUsed             *struct{}           `xml:"RoleLastUsed,omitempty"`
 }
 
 type iamBoundaryXML struct {
@@ -317,7 +326,7 @@ func (r *Role) wire(withTags bool) iamRoleXML {
 		Description:              r.Description, MaxSessionDuration: r.MaxSessionDuration,
 	}
 	if withTags {
-		w.Tags = iamTagsWire(r.Tags)
+		w.Tags = tagMembers(r.Tags)
 		if r.PermissionsBoundary != "" {
 			w.PermissionsBoundary = &iamBoundaryXML{Type: "Policy", Arn: r.PermissionsBoundary}
 		}
@@ -619,18 +628,18 @@ func listRolePolicies(call *Call) (any, *APIError) {
 // Managed policies.
 
 type iamPolicyXML struct {
-	PolicyName                    string      `xml:"PolicyName"`
-	PolicyID                      string      `xml:"PolicyId"`
-	Arn                           string      `xml:"Arn"`
-	Path                          string      `xml:"Path"`
-	DefaultVersionID              string      `xml:"DefaultVersionId"`
-	AttachmentCount               int         `xml:"AttachmentCount"`
-	PermissionsBoundaryUsageCount int         `xml:"PermissionsBoundaryUsageCount"`
-	IsAttachable                  bool        `xml:"IsAttachable"`
-	Description                   string      `xml:"Description,omitempty"`
-	CreateDate                    string      `xml:"CreateDate"`
-	UpdateDate                    string      `xml:"UpdateDate"`
-	Tags                          []iamTagXML `xml:"Tags>member,omitempty"`
+	PolicyName                    string              `xml:"PolicyName"`
+	PolicyID                      string              `xml:"PolicyId"`
+	Arn                           string              `xml:"Arn"`
+	Path                          string              `xml:"Path"`
+	DefaultVersionID              string              `xml:"DefaultVersionId"`
+	AttachmentCount               int                 `xml:"AttachmentCount"`
+	PermissionsBoundaryUsageCount int                 `xml:"PermissionsBoundaryUsageCount"`
+	IsAttachable                  bool                `xml:"IsAttachable"`
+	Description                   string              `xml:"Description,omitempty"`
+	CreateDate                    string              `xml:"CreateDate"`
+	UpdateDate                    string              `xml:"UpdateDate"`
+	Tags                          *members[iamTagXML] `xml:"Tags,omitempty"`
 }
 
 // policyUsage counts the roles a policy is attached to and the roles it
@@ -655,7 +664,7 @@ func (p *ManagedPolicy) wire(iam *IAMState, withTags bool) iamPolicyXML {
 		Description: p.Description, CreateDate: iamTime(p.CreatedAt), UpdateDate: iamTime(p.CreatedAt),
 	}
 	if withTags {
-		w.Tags = iamTagsWire(p.Tags)
+		w.Tags = tagMembers(p.Tags)
 	}
 	return w
 }
@@ -878,13 +887,13 @@ type iamInstanceProfileXML struct {
 	Arn                 string              `xml:"Arn"`
 	CreateDate          string              `xml:"CreateDate"`
 	Roles               members[iamRoleXML] `xml:"Roles"`
-	Tags                []iamTagXML         `xml:"Tags>member,omitempty"`
+	Tags                *members[iamTagXML] `xml:"Tags,omitempty"`
 }
 
 func (p *InstanceProfile) wire(iam *IAMState) iamInstanceProfileXML {
 	w := iamInstanceProfileXML{
 		Path: p.Path, InstanceProfileName: p.Name, InstanceProfileID: p.ID, Arn: p.ARN,
-		CreateDate: iamTime(p.CreatedAt), Tags: iamTagsWire(p.Tags),
+		CreateDate: iamTime(p.CreatedAt), Tags: tagMembers(p.Tags),
 	}
 	for _, name := range p.RoleNames {
 		if r := iam.Role(name); r != nil {

@@ -53,8 +53,8 @@ func uniqueStrings(list []string) []string {
 }
 
 type createOpenIDConnectProviderResult struct {
-	Arn  string      `xml:"OpenIDConnectProviderArn"`
-	Tags []iamTagXML `xml:"Tags>member,omitempty"`
+	Arn  string              `xml:"OpenIDConnectProviderArn"`
+	Tags *members[iamTagXML] `xml:"Tags,omitempty"`
 }
 
 func createOpenIDConnectProvider(call *Call) (any, *APIError) {
@@ -86,7 +86,7 @@ func createOpenIDConnectProvider(call *Call) (any, *APIError) {
 	iam.OIDCProviders[arn] = &OIDCProvider{
 		ARN: arn, URL: strings.TrimSuffix(raw, "/"), ClientIDs: clientIDs, Thumbprints: prints, CreatedAt: call.Now, Tags: tags,
 	}
-	return createOpenIDConnectProviderResult{Arn: arn, Tags: iamTagsWire(tags)}, nil
+	return createOpenIDConnectProviderResult{Arn: arn, Tags: tagMembers(tags)}, nil
 }
 
 func oidcProviderParam(call *Call) (*OIDCProvider, *APIError) {
@@ -102,11 +102,11 @@ func oidcProviderParam(call *Call) (*OIDCProvider, *APIError) {
 }
 
 type getOpenIDConnectProviderResult struct {
-	URL            string          `xml:"Url"`
-	ClientIDList   members[string] `xml:"ClientIDList"`
-	ThumbprintList members[string] `xml:"ThumbprintList"`
-	CreateDate     string          `xml:"CreateDate"`
-	Tags           []iamTagXML     `xml:"Tags>member,omitempty"`
+	URL            string              `xml:"Url"`
+	ClientIDList   members[string]     `xml:"ClientIDList"`
+	ThumbprintList members[string]     `xml:"ThumbprintList"`
+	CreateDate     string              `xml:"CreateDate"`
+	Tags           *members[iamTagXML] `xml:"Tags,omitempty"`
 }
 
 // getOpenIDConnectProvider answers the URL without its scheme, as IAM does.
@@ -117,7 +117,7 @@ func getOpenIDConnectProvider(call *Call) (any, *APIError) {
 	}
 	return getOpenIDConnectProviderResult{
 		URL: p.HostPath(), ClientIDList: members[string]{p.ClientIDs}, ThumbprintList: members[string]{p.Thumbprints},
-		CreateDate: iamTime(p.CreatedAt), Tags: iamTagsWire(p.Tags),
+		CreateDate: iamTime(p.CreatedAt), Tags: tagMembers(p.Tags),
 	}, nil
 }
 

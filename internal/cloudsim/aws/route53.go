@@ -397,11 +397,17 @@ func conflictingDomain(vpc ZoneVPC, other *HostedZone) *APIError {
 
 // GetHostedZone
 
+// r53VPCList is a private zone's VPCs element; public zones leave it out.
+// (encoding/xml writes an empty parent for a>b,omitempty, hence the pointer.)
+type r53VPCList struct {
+	Items []r53VPCXML `xml:"VPC"`
+}
+
 type getHostedZoneResponse struct {
 	XMLName       xml.Name             `xml:"https://route53.amazonaws.com/doc/2013-04-01/ GetHostedZoneResponse"`
 	HostedZone    r53HostedZoneXML     `xml:"HostedZone"`
 	DelegationSet *r53DelegationSetXML `xml:"DelegationSet,omitempty"`
-	VPCs          []r53VPCXML          `xml:"VPCs>VPC,omitempty"`
+	VPCs          *r53VPCList          `xml:"VPCs,omitempty"`
 }
 
 func getHostedZone(call *Call) (any, *APIError) {
@@ -411,7 +417,7 @@ func getHostedZone(call *Call) (any, *APIError) {
 	}
 	resp := getHostedZoneResponse{HostedZone: z.wire()}
 	if z.PrivateZone {
-		resp.VPCs = z.vpcsWire()
+		resp.VPCs = &r53VPCList{Items: z.vpcsWire()}
 	} else {
 		resp.DelegationSet = &r53DelegationSetXML{NameServers: z.NameServers}
 	}

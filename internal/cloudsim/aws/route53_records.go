@@ -106,21 +106,27 @@ func inZone(name, zone string) bool { return name == zone || strings.HasSuffix(n
 // Wire shapes for record sets.
 
 type r53ResourceRecordSetXML struct {
-	Name          string                 `xml:"Name"`
-	Type          string                 `xml:"Type"`
-	SetIdentifier string                 `xml:"SetIdentifier,omitempty"`
-	Weight        *int64                 `xml:"Weight,omitempty"`
-	Region        string                 `xml:"Region,omitempty"`
-	Failover      string                 `xml:"Failover,omitempty"`
-	MultiValue    *bool                  `xml:"MultiValueAnswer,omitempty"`
-	TTL           *int64                 `xml:"TTL,omitempty"`
-	Records       []r53ResourceRecordXML `xml:"ResourceRecords>ResourceRecord,omitempty"`
-	AliasTarget   *r53AliasTargetXML     `xml:"AliasTarget,omitempty"`
-	HealthCheckID string                 `xml:"HealthCheckId,omitempty"`
-	TrafficPolicy string                 `xml:"TrafficPolicyInstanceId,omitempty"`
-	GeoLocation   *struct{}              `xml:"GeoLocation,omitempty"`
-	GeoProximity  *struct{}              `xml:"GeoProximityLocation,omitempty"`
-	CidrRouting   *struct{}              `xml:"CidrRoutingConfig,omitempty"`
+	Name          string              `xml:"Name"`
+	Type          string              `xml:"Type"`
+	SetIdentifier string              `xml:"SetIdentifier,omitempty"`
+	Weight        *int64              `xml:"Weight,omitempty"`
+	Region        string              `xml:"Region,omitempty"`
+	Failover      string              `xml:"Failover,omitempty"`
+	MultiValue    *bool               `xml:"MultiValueAnswer,omitempty"`
+	TTL           *int64              `xml:"TTL,omitempty"`
+	Records       *r53ResourceRecords `xml:"ResourceRecords,omitempty"`
+	AliasTarget   *r53AliasTargetXML  `xml:"AliasTarget,omitempty"`
+	HealthCheckID string              `xml:"HealthCheckId,omitempty"`
+	TrafficPolicy string              `xml:"TrafficPolicyInstanceId,omitempty"`
+	GeoLocation   *struct{}           `xml:"GeoLocation,omitempty"`
+	GeoProximity  *struct{}           `xml:"GeoProximityLocation,omitempty"`
+	CidrRouting   *struct{}           `xml:"CidrRoutingConfig,omitempty"`
+}
+
+// r53ResourceRecords is a pointer in record sets so alias records leave the
+// element out (encoding/xml writes an empty parent for a>b,omitempty).
+type r53ResourceRecords struct {
+	Items []r53ResourceRecordXML `xml:"ResourceRecord"`
 }
 
 type r53ResourceRecordXML struct {
@@ -141,8 +147,9 @@ func (rs *RecordSet) wire() r53ResourceRecordSetXML {
 	}
 	ttl := rs.TTL
 	w.TTL = &ttl
+	w.Records = &r53ResourceRecords{}
 	for _, v := range rs.Values {
-		w.Records = append(w.Records, r53ResourceRecordXML{Value: v})
+		w.Records.Items = append(w.Records.Items, r53ResourceRecordXML{Value: v})
 	}
 	return w
 }
@@ -258,7 +265,7 @@ func recordSetFromWire(n int, action string, rrs r53ResourceRecordSetXML) (*Reco
 		rrs.GeoLocation != nil || rrs.GeoProximity != nil || rrs.CidrRouting != nil || rrs.HealthCheckID != "" {
 		return nil, invalidInput("Invalid request: cloudsim supports simple routing only (no SetIdentifier, weights, regions, failover, geolocation, CIDR routing, multivalue answers or health checks).")
 	}
-	basic := rrs.TTL != nil && len(rrs.Records) > 0
+	basic := rrs.TTL != nil && rrs.Records != nil && len(rrs.Records.Items) > 0
 	alias := rrs.AliasTarget != nil
 	traffic := rrs.TrafficPolicy != ""
 	count := 0
@@ -295,7 +302,7 @@ func recordSetFromWire(n int, action string, rrs r53ResourceRecordSetXML) (*Reco
 		return nil, invalidInput("1 validation error detected: Value '%d' at 'changeBatch.changes.%d.member.resourceRecordSet.tTL' failed to satisfy constraint: Member must have value between 0 and 2147483647", *rrs.TTL, n)
 	}
 	rs.TTL = *rrs.TTL
-	for _, r := range rrs.Records {
+	for _, r := range rrs.Records.Items {
 		rs.Values = append(rs.Values, strings.TrimSpace(r.Value))
 	}
 	return rs, nil
