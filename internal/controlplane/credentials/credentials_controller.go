@@ -1,0 +1,130 @@
+// Package credentials is the control-plane operator's credentials check: it
+// asks AWS STS who the operator's credentials are (GetCallerIdentity, which
+// needs no permission) and records the answer in the HostedControlPlane's
+// ValidCloudCredentials condition. The operator reads that condition to
+// decide whether a deletion stuck on cloud cleanup may give up: only when
+// the credentials are known to be invalid, never while they are valid or
+// merely unchecked.
+package credentials
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/controlplane/hcpstatus"
+)
+
+// FieldOwner is the field manager of this controller's writes.
+const FieldOwner = "hcplink-credentials"
+
+// How often the credentials are checked again. Each interval gets up to
+// recheckJitter more, so that many control planes do not call STS at once.
+const (
+	// validRecheckInterval: valid credentials rarely go bad; a role whose
+	// trust policy changes is noticed within this time.
+	validRecheckInterval = 5 * time.Minute
+	// invalidRecheckInterval: a fixed role should unblock a waiting deletion
+	// soon, and one call a minute is cheap.
+	invalidRecheckInterval = time.Minute
+	// unknownRecheckInterval: throttling and outages pass; try again soon.
+	unknownRecheckInterval = 30 * time.Second
+	// recheckJitter is the largest random addition to an interval.
+	recheckJitter = 0.2
+	// callTimeout bounds one GetCallerIdentity (with its credential
+	// exchange), so that a hung endpoint never holds a worker.
+	callTimeout = 20 * time.Second
+)
+
+// Reconciler checks the control-plane operator's AWS credentials for the
+// HostedControlPlane of its namespace.
+type Reconciler struct {
+	// Client reads the HostedControlPlane and writes its status.
+	Client client.Client
+	// AWS is the operator's AWS configuration (its credentials). When its
+	// region is empty the cluster's region is used.
+	AWS aws.Config
+}
+
+// SetupWithManager registers the controller. It checks when the
+// HostedControlPlane is created or its spec changes, and then on its own
+// schedule.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("credentials").
+		For(&hcplinkv1beta1.HostedControlPlane{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
+		Complete(r)
+}
+
+// Reconcile checks the credentials and records the result.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	hcp := &hcplinkv1beta1.HostedControlPlane{}
+	if err := r.Client.Get(ctx, req.NamespacedName, hcp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	// Only AWS private clusters give the control-plane operator cloud
+	// credentials and cloud resources to clean up. A deleting cluster is
+	// checked too: that is when the answer matters.
+	if hcp.Spec.Platform.Type != hcplinkv1beta1.AWSPlatform || !hcp.Spec.Platform.IsPrivate() {
+		return ctrl.Result{}, nil
+	}
+
+	cfg := r.AWS.Copy()
+	if cfg.Region == "" {
+		cfg.Region = hcp.Spec.Platform.AWS.Region
+	}
+	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+	out, err := sts.NewFromConfig(cfg).GetCallerIdentity(callCtx, &sts.GetCallerIdentityInput{})
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return ctrl.Result{}, ctx.Err()
+	}
+
+	cond := credentialsCondition(out, err)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Info("Checking the AWS credentials failed", "reason", cond.Reason, "error", err.Error())
+	}
+	if _, werr := hcpstatus.ApplyCondition(ctx, r.Client, hcp, cond, FieldOwner); werr != nil {
+		return ctrl.Result{}, werr
+	}
+	return ctrl.Result{RequeueAfter: jittered(recheckInterval(cond.Status))}, nil
+}
+
+func recheckInterval(status metav1.ConditionStatus) time.Duration {
+	switch status {
+	case metav1.ConditionTrue:
+		return validRecheckInterval
+	case metav1.ConditionFalse:
+		return invalidRecheckInterval
+	default:
+		return unknownRecheckInterval
+	}
+}
+
+func jittered(d time.Duration) time.Duration {
+	return d + time.Duration(rand.Float64()*recheckJitter*float64(d))
+}
+
+// callerText names the principal behind the credentials in messages.
+func callerText(out *sts.GetCallerIdentityOutput) string {
+	if out == nil {
+		return "an unknown principal"
+	}
+	return fmt.Sprintf("%s in account %s", aws.ToString(out.Arn), aws.ToString(out.Account))
+}
