@@ -16,6 +16,8 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand())
+	root.AddCommand(newControlPlaneOperatorCommand())
+	root.AddCommand(newOperatorCommand())
 	return root
 }
 

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"flag"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/hcplink/hcplink/internal/controlplane"
+)
+
+func newControlPlaneOperatorCommand() *cobra.Command {
+	opts := controlplane.Options{}
+	zapOpts := zap.Options{}
+	cmd := &cobra.Command{
+		Use:   "control-plane-operator",
+		Short: "Run the control-plane operator of one hosted control plane (in its namespace)",
+		Long: `The control-plane operator runs in a hosted control plane's namespace with
+that namespace's permissions only and the customer's cloud credentials. It
+keeps the router Services (private-router, router, kube-apiserver-private)
+that the cluster's endpoint access calls for, and reports in the
+HostedControlPlane's ValidCloudCredentials condition whether its AWS
+credentials work.
+
+AWS credentials come the standard way: AWS_SHARED_CREDENTIALS_FILE (a web
+identity profile), AWS_REGION, AWS_ENDPOINT_URL, ...`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := zap.New(zap.UseFlagOptions(&zapOpts))
+			ctrl.SetLogger(log)
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			cfg, err := ctrl.GetConfig()
+			if err != nil {
+				return err
+			}
+			opts.RestConfig = cfg
+			return controlplane.Run(ctrl.LoggerInto(ctx, log.WithName("control-plane-operator")), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Namespace, "namespace", "", "the hosted control plane's namespace (required)")
+	cmd.Flags().StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the metrics endpoint; "0" disables it`)
+	cmd.Flags().StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of the health and readiness probes; "0" disables them`)
+	_ = cmd.MarkFlagRequired("namespace")
+	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	zapOpts.BindFlags(goFlags)
+	cmd.Flags().AddGoFlagSet(goFlags)
+	return cmd
+}

@@ -1,0 +1,128 @@
+// Package controlplane runs the control-plane operator: one per hosted
+// control plane, in that control plane's namespace, with RBAC for that
+// namespace only and the customer's cloud credentials. Its manager caches
+// and watches that one namespace and never reads a cluster-scoped resource,
+// so it works under a namespace-scoped Role (and, in the local environment,
+// through a rest.Config that impersonates its ServiceAccount). It uses no
+// leader election, and many of them can share one process.
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/controlplane/credentials"
+	"github.com/hcplink/hcplink/internal/controlplane/routers"
+)
+
+// MetricsComponent is the component label of the control-plane operator's
+// cloud-call metrics.
+const MetricsComponent = "control-plane-operator"
+
+// Options configure Run.
+type Options struct {
+	// RestConfig reaches the management cluster's API server.
+	RestConfig *rest.Config
+	// Namespace is the control-plane namespace; the operator reads and
+	// writes nothing outside it.
+	Namespace string
+	// AWS is the customer-side AWS configuration. Nil loads it the standard
+	// way (environment, shared files, web identity).
+	AWS *aws.Config
+	// MetricsBindAddress and HealthProbeBindAddress are listen addresses;
+	// "0" disables the endpoint.
+	MetricsBindAddress, HealthProbeBindAddress string
+}
+
+// Run runs the control-plane operator until ctx ends.
+func Run(ctx context.Context, opts Options) error {
+	mgr, err := NewManager(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the control-plane operator in %s: %w", opts.Namespace, err)
+	}
+	return nil
+}
+
+// NewManager builds the control-plane operator's manager with its
+// controllers, ready to Start.
+func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
+	if opts.RestConfig == nil {
+		return nil, errors.New("the control-plane operator needs a Kubernetes client configuration")
+	}
+	if opts.Namespace == "" {
+		return nil, errors.New("the control-plane operator needs its namespace (--namespace)")
+	}
+
+	var awsConfig aws.Config
+	if opts.AWS != nil {
+		awsConfig = opts.AWS.Copy() // Instrument appends to it; leave the caller's alone
+	} else {
+		cfg, err := awscloud.LoadConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		awsConfig = cfg
+	}
+	awscloud.Instrument(&awsConfig, MetricsComponent)
+
+	log := ctrl.LoggerFrom(ctx).WithValues("controlPlaneNamespace", opts.Namespace)
+	mgr, err := ctrl.NewManager(opts.RestConfig, ctrl.Options{
+		Scheme: Scheme(),
+		Logger: log,
+		Cache: cache.Options{
+			// The namespace-scoped Role allows nothing else.
+			DefaultNamespaces: map[string]cache.Config{opts.Namespace: {}},
+		},
+		Metrics:                metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		HealthProbeBindAddress: opts.HealthProbeBindAddress,
+		LeaderElection:         false,
+		Controller: config.Controller{
+			// Many control-plane operators share one process in devenv.
+			SkipNameValidation: ptr.To(true),
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the control-plane operator's manager for %s: %w", opts.Namespace, err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding the health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding the readiness check: %w", err)
+	}
+
+	if err := (&routers.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("setting up the router controller: %w", err)
+	}
+	if err := (&credentials.Reconciler{Client: mgr.GetClient(), AWS: awsConfig}).SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("setting up the credentials controller: %w", err)
+	}
+	return mgr, nil
+}
+
+// Scheme returns the kinds the control-plane operator reads and writes:
+// the Kubernetes built-in kinds and hcplink.io/v1beta1.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(hcplinkv1beta1.AddToScheme(s))
+	return s
+}
