@@ -17,7 +17,6 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand())
 	root.AddCommand(newControlPlaneOperatorCommand())
-	root.AddCommand(newOperatorCommand())
 	return root
 }
 
