@@ -12,6 +12,8 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbtypes "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 )
@@ -134,14 +136,24 @@ func TestEndpointServiceIdempotencyAndOneServicePerNLB(t *testing.T) {
 	}
 }
 
-// issueRoleSession mints STS-style keys for a role session, as AssumeRole
-// would, and returns the account as seen through them.
-func issueRoleSession(c *plCloud, a *plAccount, roleARN string) *plAccount {
-	var keys cloudaws.IssuedCredentials
-	c.f.Server.AWS.Inspect(func(map[string]*cloudaws.Account) {
-		keys, _ = c.f.Server.AWS.IssueRoleCredentials(roleARN, "test-session")
-	})
-	return a.withKeys(keys.AccessKeyID, keys.SecretAccessKey, keys.SessionToken)
+// roleSession creates a role in the account (trusting the account itself)
+// and assumes it through STS, returning the account as seen through the
+// session's keys.
+func roleSession(c *plCloud, a *plAccount, path, name string) *plAccount {
+	c.t.Helper()
+	cfg := c.f.Config(c.t, a.id)
+	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + a.id + `:root"},"Action":"sts:AssumeRole"}]}`
+	role, err := iam.NewFromConfig(cfg).CreateRole(c.ctx, &iam.CreateRoleInput{RoleName: aws.String(name), Path: aws.String(path),
+		AssumeRolePolicyDocument: aws.String(trust)})
+	if err != nil {
+		c.t.Fatalf("CreateRole(%s%s): %v", path, name, err)
+	}
+	out, err := sts.NewFromConfig(cfg).AssumeRole(c.ctx, &sts.AssumeRoleInput{RoleArn: role.Role.Arn, RoleSessionName: aws.String("test-session")})
+	if err != nil {
+		c.t.Fatalf("AssumeRole(%s): %v", aws.ToString(role.Role.Arn), err)
+	}
+	k := out.Credentials
+	return a.withKeys(aws.ToString(k.AccessKeyId), aws.ToString(k.SecretAccessKey), aws.ToString(k.SessionToken))
 }
 
 func TestCrossAccountServiceNeedsAllowedPrincipal(t *testing.T) {
@@ -151,8 +163,8 @@ func TestCrossAccountServiceNeedsAllowedPrincipal(t *testing.T) {
 	name, id := aws.ToString(svc.ServiceName), aws.ToString(svc.ServiceId)
 	vpc := b.vpc("10.20.0.0/16")
 	subnet := b.subnet(vpc, "10.20.1.0/24", "use1-az1")
-	cpo := issueRoleSession(c, b, "arn:aws:iam::"+consumer+":role/hypershift/cpo-role")
-	stranger := issueRoleSession(c, b, "arn:aws:iam::"+consumer+":role/other-role")
+	cpo := roleSession(c, b, "/hypershift/", "cpo-role")
+	stranger := roleSession(c, b, "/", "other-role")
 
 	visible := func(who *plAccount) error {
 		_, err := who.ec2.DescribeVpcEndpointServices(c.ctx, &ec2.DescribeVpcEndpointServicesInput{ServiceNames: []string{name}})
