@@ -221,7 +221,7 @@ func TestLoadBalancersAndEndpointsBlockSubnetAndGroupDeletion(t *testing.T) {
 	epSubnet := aws.ToString(e.subnet(vpc, "10.0.1.0/24", "us-east-1a").SubnetId)
 	sg := e.securityGroup(vpc, "endpoint")
 
-	elb := elbv2.NewFromConfig(e.f.Config(t, cloudsimtest.ManagementAccount))
+	elb := elbv2.NewFromConfig(e.config(cloudsimtest.ManagementAccount))
 	lb, err := elb.CreateLoadBalancer(e.ctx, &elbv2.CreateLoadBalancerInput{Name: aws.String("router"),
 		Type: elbtypes.LoadBalancerTypeEnumNetwork, Scheme: elbtypes.LoadBalancerSchemeEnumInternal, Subnets: []string{lbSubnet}})
 	e.ok("CreateLoadBalancer", err)
