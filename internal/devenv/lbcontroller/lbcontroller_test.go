@@ -379,6 +379,52 @@ func TestInternetFacingThenInternalThenClusterIP(t *testing.T) {
 	}
 }
 
+// TestDeleteWaitsForEndpointService: an NLB that carries a VPC endpoint
+// service cannot be deleted (ResourceInUse); the Service keeps its
+// finalizer and the controller retries until the operator has removed the
+// endpoint service.
+func TestDeleteWaitsForEndpointService(t *testing.T) {
+	c := newCloud(t, cloudsim.Options{})
+	ns := env.NewNamespace(t)
+	svc := createService(t, ns, "private-router", map[string]string{internalAnnot: "true"})
+	r := c.reconciler()
+	settle(t, r, svc)
+	name := LoadBalancerName(ns, "private-router", svc.UID)
+	lb := c.describe(t, name)
+
+	e := ec2.NewFromConfig(c.cfg)
+	es, err := e.CreateVpcEndpointServiceConfiguration(t.Context(), &ec2.CreateVpcEndpointServiceConfigurationInput{
+		NetworkLoadBalancerArns: []string{aws.ToString(lb.LoadBalancerArn)}, AcceptanceRequired: aws.Bool(false),
+	})
+	if err != nil {
+		t.Fatalf("CreateVpcEndpointServiceConfiguration: %v", err)
+	}
+
+	if err := env.Client.Delete(t.Context(), svc); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(svc)})
+	if err != nil || res.RequeueAfter != inUseRequeue {
+		t.Errorf("Reconcile = %+v, %v; want a requeue after %v", res, err, inUseRequeue)
+	}
+	if got := get(t, svc); !controllerutil.ContainsFinalizer(got, Finalizer) || c.describe(t, name) == nil {
+		t.Fatal("the finalizer or the NLB went while the endpoint service still uses it")
+	}
+
+	if _, err := e.DeleteVpcEndpointServiceConfigurations(t.Context(), &ec2.DeleteVpcEndpointServiceConfigurationsInput{
+		ServiceIds: []string{aws.ToString(es.ServiceConfiguration.ServiceId)},
+	}); err != nil {
+		t.Fatalf("DeleteVpcEndpointServiceConfigurations: %v", err)
+	}
+	settle(t, r, svc)
+	if c.describe(t, name) != nil {
+		t.Error("NLB still exists")
+	}
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(svc), &corev1.Service{}); !apierrors.IsNotFound(err) {
+		t.Errorf("Service still exists: %v", err)
+	}
+}
+
 // TestThrottledBacksOff: throttling is a jittered requeue, not an error.
 func TestThrottledBacksOff(t *testing.T) {
 	c := newCloud(t, cloudsim.Options{})
