@@ -141,7 +141,7 @@ func TestEndpointServiceIdempotencyAndOneServicePerNLB(t *testing.T) {
 // session's keys.
 func roleSession(c *plCloud, a *plAccount, path, name string) *plAccount {
 	c.t.Helper()
-	cfg := c.f.Config(c.t, a.id)
+	cfg := c.config(a.id)
 	trust := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + a.id + `:root"},"Action":"sts:AssumeRole"}]}`
 	role, err := iam.NewFromConfig(cfg).CreateRole(c.ctx, &iam.CreateRoleInput{RoleName: aws.String(name), Path: aws.String(path),
 		AssumeRolePolicyDocument: aws.String(trust)})
