@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/hcplink/hcplink/internal/cloud/awshttp"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
@@ -70,6 +71,7 @@ func (f *Fixture) ConfigWithKeys(t testing.TB, accessKeyID, secret, sessionToken
 	if err != nil {
 		t.Fatalf("loading SDK config: %v", err)
 	}
+	awshttp.Apply(&cfg)
 	return cfg
 }
 
