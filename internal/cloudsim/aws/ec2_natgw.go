@@ -253,7 +253,7 @@ func deleteNatGateway(call *Call) (any, *APIError) {
 			g.State, g.DeleteRequestedAt = "deleting", call.Now
 			g.DeletedAt = call.Now.Add(call.Cloud.Delays().NatGatewayDeleting.D())
 		}
-		// A pending gateway being deleted never becomes available.
+		// With a zero deletion delay the gateway is deleted before this returns.
 		advanceNatGateways(r, call.Now)
 	}
 	return deleteNatGatewayResult{NatGatewayID: id}, nil

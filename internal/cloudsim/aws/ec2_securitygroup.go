@@ -314,8 +314,9 @@ type deleteSecurityGroupResult struct {
 }
 
 // deleteSecurityGroup refuses the default group, and any group a VPC
-// endpoint still uses (endpoint deletion is asynchronous, so callers meet
-// this while an endpoint is deleting) or another group's rule references.
+// endpoint or load balancer still uses (endpoint deletion is asynchronous,
+// so callers meet this while an endpoint is deleting) or another group's
+// rule references.
 func deleteSecurityGroup(call *Call) (any, *APIError) {
 	r := call.Region
 	sg, err := groupParam(call)
@@ -326,6 +327,9 @@ func deleteSecurityGroup(call *Call) (any, *APIError) {
 		return nil, errBadRequest("CannotDelete", "the specified group: \"%s\" name: \"default\" cannot be deleted by a user", sg.ID)
 	}
 	dependent := len(r.EndpointsUsing(sg.ID)) > 0
+	for _, lb := range r.ELB.LoadBalancers {
+		dependent = dependent || contains(lb.SecurityGroupIDs, sg.ID)
+	}
 	for _, other := range r.EC2.SecurityGroups {
 		for _, rule := range other.Rules {
 			dependent = dependent || (other != sg && rule.ReferencedGroupID == sg.ID)

@@ -220,13 +220,17 @@ func TestLoadBalancersAndEndpointsBlockSubnetAndGroupDeletion(t *testing.T) {
 	lbSubnet := aws.ToString(e.subnet(vpc, "10.0.0.0/24", "us-east-1a").SubnetId)
 	epSubnet := aws.ToString(e.subnet(vpc, "10.0.1.0/24", "us-east-1a").SubnetId)
 	sg := e.securityGroup(vpc, "endpoint")
+	lbGroup := e.securityGroup(vpc, "router")
 
 	elb := elbv2.NewFromConfig(e.config(cloudsimtest.ManagementAccount))
 	lb, err := elb.CreateLoadBalancer(e.ctx, &elbv2.CreateLoadBalancerInput{Name: aws.String("router"),
-		Type: elbtypes.LoadBalancerTypeEnumNetwork, Scheme: elbtypes.LoadBalancerSchemeEnumInternal, Subnets: []string{lbSubnet}})
+		Type: elbtypes.LoadBalancerTypeEnumNetwork, Scheme: elbtypes.LoadBalancerSchemeEnumInternal, Subnets: []string{lbSubnet},
+		SecurityGroups: []string{lbGroup}})
 	e.ok("CreateLoadBalancer", err)
 	_, err = e.ec2.DeleteSubnet(e.ctx, &ec2.DeleteSubnetInput{SubnetId: &lbSubnet})
 	e.wantErr("DeleteSubnet under an NLB", err, "DependencyViolation")
+	_, err = e.ec2.DeleteSecurityGroup(e.ctx, &ec2.DeleteSecurityGroupInput{GroupId: &lbGroup})
+	e.wantErr("DeleteSecurityGroup of an NLB's group", err, "DependencyViolation")
 	if got := e.describeSubnet(lbSubnet).AvailableIpAddressCount; aws.ToInt32(got) != 250 {
 		t.Errorf("available addresses with an NLB in a /24 = %d, want 250", aws.ToInt32(got))
 	}
@@ -254,6 +258,8 @@ func TestLoadBalancersAndEndpointsBlockSubnetAndGroupDeletion(t *testing.T) {
 	e.clk.Advance(10 * time.Second)
 	_, err = e.ec2.DeleteSecurityGroup(e.ctx, &ec2.DeleteSecurityGroupInput{GroupId: &sg})
 	e.ok("DeleteSecurityGroup once the endpoint is gone", err)
+	_, err = e.ec2.DeleteSecurityGroup(e.ctx, &ec2.DeleteSecurityGroupInput{GroupId: &lbGroup})
+	e.ok("DeleteSecurityGroup once the NLB is gone", err)
 	for _, s := range []string{lbSubnet, epSubnet} {
 		_, err = e.ec2.DeleteSubnet(e.ctx, &ec2.DeleteSubnetInput{SubnetId: aws.String(s)})
 		e.ok("DeleteSubnet "+s, err)
