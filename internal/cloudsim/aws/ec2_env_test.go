@@ -1,11 +1,8 @@
 package aws_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -42,39 +39,7 @@ func newEC2Env(t *testing.T) *ec2Env {
 // clientFor is an EC2 client of an account on the test's cloud.
 func (e *ec2Env) clientFor(account string) *ec2.Client { return ec2.NewFromConfig(e.config(account)) }
 
-// config is cloudsimtest's SDK configuration for an account, with request
-// bodies held in memory (see inMemoryBodies).
-func (e *ec2Env) config(account string) aws.Config {
-	cfg := e.f.Config(e.t, account)
-	cfg.HTTPClient = inMemoryBodies{next: cfg.HTTPClient}
-	return cfg
-}
-
-// inMemoryBodies hands net/http a copy of each request body. It works
-// around a race between the SDK and net/http that only a server as fast as
-// cloudsim on loopback loses: net/http writes the SDK's (streamed) body,
-// the server answers at once, the SDK closes its body as soon as the
-// response headers arrive, and the transport's last read of that body
-// (checking it is exhausted) then fails with EOF, which makes it close the
-// connection under the response still being read ("use of closed network
-// connection" on answers larger than one read buffer, mostly under -race).
-// With an in-memory body net/http writes the request in one flush and never
-// touches the SDK's body after the server has answered.
-type inMemoryBodies struct{ next aws.HTTPClient }
-
-func (c inMemoryBodies) Do(req *http.Request) (*http.Response, error) {
-	if req.Body != nil && req.Body != http.NoBody {
-		body, err := io.ReadAll(req.Body)
-		_ = req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		req = req.Clone(req.Context())
-		req.Body = io.NopCloser(bytes.NewReader(body))
-		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	}
-	return c.next.Do(req)
-}
+func (e *ec2Env) config(account string) aws.Config { return e.f.Config(e.t, account) }
 
 // region gives a test direct read/write access to the management account's
 // model (for quota overrides, as a Service Quotas increase would).
