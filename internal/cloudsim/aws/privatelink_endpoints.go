@@ -135,6 +135,23 @@ func (t plTarget) zoneIDs() []string {
 	return t.owner.endpointServiceZoneIDs(t.service)
 }
 
+// crossZone reports whether an NLB behind the service balances across
+// zones. hcplink's model (issue 3, spec Part 2 #8) lets such a service take
+// endpoints in zones its NLB does not serve. AWS's own guidance says
+// endpoint zones must be zones the NLB is enabled in, cross-zone or not; the
+// product decision is recorded here so the rule is easy to find and flip.
+func (t plTarget) crossZone() bool {
+	if t.service == nil {
+		return false
+	}
+	for _, arn := range t.service.LoadBalancerARNs {
+		if lb := t.owner.ELB.LoadBalancers[arn]; lb != nil && lb.CrossZone {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveTarget finds the service an endpoint of type typ may connect to.
 // A service the caller is not allowed to use answers exactly like one that
 // does not exist.
@@ -177,7 +194,8 @@ func targetOf(call *Call, ep *VPCEndpoint) plTarget {
 }
 
 // checkEndpointSubnets applies the subnet rules: each subnet exists in the
-// endpoint's VPC, at most one per zone, in a zone the service serves.
+// endpoint's VPC, at most one per zone, in a zone the service serves unless
+// its NLB balances across zones.
 func checkEndpointSubnets(r *Region, vpcID string, subnetIDs []string, t plTarget) *APIError {
 	allowed := t.zoneIDs()
 	firstInZone := map[string]string{}
@@ -193,7 +211,7 @@ func checkEndpointSubnets(r *Region, vpcID string, subnetIDs []string, t plTarge
 			return errBadRequest("DuplicateSubnetsInSameZone", "Found another VPC endpoint subnet in the availability zone of %s", prev)
 		}
 		firstInZone[s.AvailabilityZoneID] = id
-		if allowed != nil && !contains(allowed, s.AvailabilityZoneID) {
+		if allowed != nil && !contains(allowed, s.AvailabilityZoneID) && !t.crossZone() {
 			return errBadRequest("InvalidParameter", "The VPC endpoint service %s does not support the availability zone of the subnet: %s.", t.name, id)
 		}
 	}

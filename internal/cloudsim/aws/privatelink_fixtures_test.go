@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -66,30 +64,7 @@ type plAccount struct {
 
 // config is f.Config with the request-body workaround below.
 func (c *plCloud) config(id string) aws.Config {
-	return withoutBodyWriteTo(c.f.Config(c.t, id))
-}
-
-// withoutBodyWriteTo works around a race between smithy-go and net/http
-// that makes large responses fail with "use of closed network connection"
-// against a fast local server: smithy closes the request body as soon as
-// the response headers arrive, its closed body's WriteTo then answers
-// io.EOF, net/http's writer (still draining the body) takes that for an
-// error and closes the connection under the response being read. Hiding
-// WriteTo makes the drain use Read, whose io.EOF is not an error.
-func withoutBodyWriteTo(cfg aws.Config) aws.Config {
-	cfg.HTTPClient = noWriteToClient{next: cfg.HTTPClient}
-	return cfg
-}
-
-type noWriteToClient struct{ next aws.HTTPClient }
-
-type bodyWithoutWriteTo struct{ io.ReadCloser }
-
-func (c noWriteToClient) Do(r *http.Request) (*http.Response, error) {
-	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = bodyWithoutWriteTo{r.Body}
-	}
-	return c.next.Do(r)
+	return c.f.Config(c.t, id)
 }
 
 func (c *plCloud) account(id string) *plAccount {
@@ -111,7 +86,7 @@ func (c *plCloud) account(id string) *plAccount {
 // withKeys is the account seen through other credentials (e.g. an
 // STS-issued role session).
 func (a *plAccount) withKeys(accessKey, secret, session string) *plAccount {
-	cfg := withoutBodyWriteTo(a.c.f.ConfigWithKeys(a.c.t, accessKey, secret, session))
+	cfg := a.c.f.ConfigWithKeys(a.c.t, accessKey, secret, session)
 	b := *a
 	b.ec2, b.elb = ec2.NewFromConfig(cfg), elbv2.NewFromConfig(cfg)
 	return &b

@@ -407,17 +407,18 @@ func TestEndpointZoneRules(t *testing.T) {
 	_, err = b.ec2.CreateVpcEndpoint(c.ctx, s.endpointInput(s.subnets[0], s.subnets[2]))
 	wantCode(t, "a subnet in a zone the NLB does not serve", err, "InvalidParameter")
 
-	// Cross-zone load balancing spreads traffic over the NLB's targets; it
-	// does not give the NLB a presence in other zones, so AWS still refuses.
+	if ep := b.endpoint(s.endpointInput(s.subnets[0], s.subnets[1])); len(ep.SubnetIds) != 2 {
+		t.Errorf("endpoint in both served zones has subnets %v", ep.SubnetIds)
+	}
+
+	// hcplink's model: with cross-zone load balancing on, the NLB's service
+	// accepts endpoints in zones it has no subnet in (see plTarget.crossZone).
 	lbARN := s.service.NetworkLoadBalancerArns[0]
 	if _, err := a.elb.ModifyLoadBalancerAttributes(c.ctx, crossZoneOn(lbARN)); err != nil {
 		t.Fatalf("enabling cross-zone: %v", err)
 	}
-	_, err = b.ec2.CreateVpcEndpoint(c.ctx, s.endpointInput(s.subnets[2]))
-	wantCode(t, "unserved zone with cross-zone on", err, "InvalidParameter")
-
-	if ep := b.endpoint(s.endpointInput(s.subnets[0], s.subnets[1])); len(ep.SubnetIds) != 2 {
-		t.Errorf("endpoint in both served zones has subnets %v", ep.SubnetIds)
+	if ep := b.endpoint(s.endpointInput(s.subnets[2])); len(ep.SubnetIds) != 1 {
+		t.Errorf("endpoint in an unserved zone with cross-zone on has subnets %v", ep.SubnetIds)
 	}
 }
 
