@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
@@ -73,5 +74,33 @@ func TestUnknownActionIsAnAWSError(t *testing.T) {
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "InvalidParameterValue" {
 		t.Fatalf("error = %v, want InvalidParameterValue", err)
+	}
+}
+
+// TestSDKConfiguredOnlyFromTheEnvironment points an SDK at cloudsim the way
+// a user would: AWS_ENDPOINT_URL and static keys in the environment, and
+// nothing else.
+func TestSDKConfiguredOnlyFromTheEnvironment(t *testing.T) {
+	f := cloudsimtest.Start(t, cloudsim.Options{})
+	empty := t.TempDir() + "/none"
+	t.Setenv("AWS_ENDPOINT_URL", f.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "333333333333")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "anything")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	t.Setenv("AWS_CONFIG_FILE", empty)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", empty)
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := ec2.NewFromConfig(cfg).DescribeAvailabilityZones(context.Background(), &ec2.DescribeAvailabilityZonesInput{})
+	if err != nil {
+		t.Fatalf("DescribeAvailabilityZones through AWS_ENDPOINT_URL: %v", err)
+	}
+	if len(out.AvailabilityZones) != 3 || aws.ToString(out.AvailabilityZones[0].RegionName) != "eu-west-1" {
+		t.Fatalf("zones = %+v, want eu-west-1's three", out.AvailabilityZones)
+	}
+	if calls := f.Calls("333333333333")["ec2:DescribeAvailabilityZones"]; calls.Total != 1 {
+		t.Fatalf("cloudsim counted %+v for account 333333333333, want 1 call", calls)
 	}
 }
