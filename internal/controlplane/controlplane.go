@@ -26,6 +26,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/cloud/awshttp"
 	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
@@ -81,6 +82,7 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 		}
 		awsConfig = cfg
 	}
+	awshttp.Apply(&awsConfig)
 	awscloud.Instrument(&awsConfig, MetricsComponent)
 
 	log := ctrl.LoggerFrom(ctx).WithValues("controlPlaneNamespace", opts.Namespace)

@@ -20,6 +20,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/cloud/awshttp"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
@@ -248,6 +249,7 @@ func TestWebIdentity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		awshttp.Apply(&cfg)
 		return cfg
 	}
 

@@ -35,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/cloud/awshttp"
 )
 
 // Finalizer is the finalizer the Kubernetes service controller puts on a
@@ -150,7 +151,11 @@ func (notStatusOnly) Delete(event.DeleteEvent) bool   { return true }
 func (notStatusOnly) Generic(event.GenericEvent) bool { return true }
 
 func (r *Reconciler) client() *elbv2.Client {
-	r.elbOnce.Do(func() { r.elb = elbv2.NewFromConfig(r.Options.AWS) })
+	r.elbOnce.Do(func() {
+		cfg := r.Options.AWS.Copy()
+		awshttp.Apply(&cfg)
+		r.elb = elbv2.NewFromConfig(cfg)
+	})
 	return r.elb
 }
 
