@@ -1,0 +1,604 @@
+// Package hostedcluster is the management operator's HostedCluster
+// controller. For every HostedCluster it
+//
+//   - checks what the CRD cannot (the operator's private platform and
+//     region, the control-plane namespace) and reports it in
+//     ValidConfiguration; nothing is created for a refused cluster;
+//   - creates the control-plane namespace, the HostedControlPlane (the
+//     cluster and its NodePools' subnets, as the control-plane operator sees
+//     them) and the control-plane operator (ServiceAccount, Role,
+//     RoleBinding, AWS credentials, Deployment), writing only what changed;
+//   - folds the conditions of the AWSEndpointService and
+//     AzurePrivateLinkService objects into the HostedCluster, and sets
+//     Available;
+//   - deletes in order: private-link objects first (their finalizers remove
+//     the cloud resources, so the control-plane operator stays up), then the
+//     HostedControlPlane and the operator's objects, then the namespace, and
+//     only then drops its finalizer. A bounded, visible escape hatch gives up
+//     on the private-link cleanup when the cloud credentials stay invalid.
+package hostedcluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+// ControllerName names the controller (logs, metrics, events).
+const ControllerName = "hostedcluster"
+
+// DefaultCleanupGracePeriod is how long deletion waits, with the cloud
+// credentials reported invalid, before it gives up on the private-link
+// cleanup.
+const DefaultCleanupGracePeriod = 10 * time.Minute
+
+// Requeue delays. Waiting is a delay and a reason, never an error.
+const (
+	// invalidConfigurationRecheck: a refused configuration may become valid
+	// without an event on the cluster (the conflicting namespace goes away).
+	invalidConfigurationRecheck = 5 * time.Minute
+	// namespaceTerminatingPoll: an earlier cluster's namespace is going away.
+	namespaceTerminatingPoll = 10 * time.Second
+	// objectDeletionPoll: deletion of the control plane's objects; their
+	// delete events usually wake the controller first.
+	objectDeletionPoll = 5 * time.Second
+	// staleRequeue: a write failed because the read was outdated.
+	staleRequeue = 500 * time.Millisecond
+	// afterAbandonRequeue: finalizers were just removed; look again soon.
+	afterAbandonRequeue = time.Second
+	// defaultMaxConcurrentReconciles: one slow cluster never blocks the
+	// others.
+	defaultMaxConcurrentReconciles = 4
+)
+
+// Config is what the controller takes from the operator's options.
+type Config struct {
+	// PrivatePlatform is the cloud whose private connectivity the operator
+	// serves: "AWS", "Azure" or "None" (empty means None).
+	PrivatePlatform string
+	// AWSPrivateRegion is the one AWS region private AWS clusters may use.
+	AWSPrivateRegion string
+	// ControlPlaneOperatorImage is the image of the control-plane operator.
+	ControlPlaneOperatorImage string
+	// CleanupGracePeriod bounds the wait for the private-link cleanup while
+	// the cloud credentials are invalid (zero: DefaultCleanupGracePeriod).
+	CleanupGracePeriod time.Duration
+}
+
+func (c Config) privatePlatform() string {
+	if c.PrivatePlatform == "" {
+		return PrivatePlatformNone
+	}
+	return c.PrivatePlatform
+}
+
+func (c Config) gracePeriod() time.Duration {
+	if c.CleanupGracePeriod <= 0 {
+		return DefaultCleanupGracePeriod
+	}
+	return c.CleanupGracePeriod
+}
+
+// Reconciler reconciles HostedClusters.
+//
+// +kubebuilder:rbac:groups=hcplink.io,resources=hostedclusters,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=hcplink.io,resources=hostedclusters/status;hostedclusters/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hcplink.io,resources=nodepools,verbs=get;list;watch
+// +kubebuilder:rbac:groups=hcplink.io,resources=hostedcontrolplanes;awsendpointservices;azureprivatelinkservices,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=namespaces;serviceaccounts;secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;update;patch
+type Reconciler struct {
+	// Client reads (through the manager's cache) and writes.
+	Client client.Client
+	// APIReader reads from the API server directly (the manager's
+	// GetAPIReader); nil uses Client. The status patch is computed against
+	// a fresh read, so that a cache that has not yet seen the last write
+	// cannot make it fail.
+	APIReader client.Reader
+	// Recorder emits events on HostedClusters; nil emits none.
+	Recorder events.EventRecorder
+	// Clock tells the time for the cleanup grace period and condition
+	// transitions; nil is the real clock.
+	Clock clock.PassiveClock
+	// Config is the operator's configuration.
+	Config Config
+}
+
+// scope is what one pass works on and decides.
+type scope struct {
+	hc *hcplinkv1beta1.HostedCluster
+	// namespace is the control-plane namespace's name.
+	namespace string
+	// conditions are the status changes of this pass.
+	conditions conditionChange
+	// cpNamespace is written to status.controlPlaneNamespace when set.
+	cpNamespace string
+	// gone: the finalizer was removed (or was never there), so the object
+	// may be gone and its status is not written.
+	gone bool
+}
+
+// CacheByObject restricts the manager's cache for the kinds the controller
+// creates but whose other instances it must not hold in memory: only
+// objects labelled app.kubernetes.io/managed-by=hcplink are cached.
+func CacheByObject() map[client.Object]cache.ByObject {
+	ours := labels.SelectorFromSet(labels.Set{ManagedByLabel: ManagedByValue})
+	return map[client.Object]cache.ByObject{
+		&appsv1.Deployment{}:     {Label: ours},
+		&corev1.Secret{}:         {Label: ours},
+		&corev1.ServiceAccount{}: {Label: ours},
+		&rbacv1.Role{}:           {Label: ours},
+		&rbacv1.RoleBinding{}:    {Label: ours},
+	}
+}
+
+// SetupWithManager registers the controller. opts may set
+// SkipNameValidation or MaxConcurrentReconciles.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	if opts.MaxConcurrentReconciles == 0 {
+		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
+	}
+	managed := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetLabels()[ManagedByLabel] == ManagedByValue })
+	annotated := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		_, ok := o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
+		return ok
+	})
+	toCluster := handler.EnqueueRequestsFromMapFunc(r.clusterForObject)
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&hcplinkv1beta1.HostedCluster{}, builder.WithPredicates(specOrDeletionChanged)).
+		// Spec changes of NodePools (subnet set, changed or cleared) and
+		// their creation and deletion.
+		Watches(&hcplinkv1beta1.NodePool{}, handler.EnqueueRequestsFromMapFunc(clusterForNodePool),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// Status changes matter: credentials during deletion, and the
+		// private-link conditions folded into the cluster.
+		Watches(&hcplinkv1beta1.HostedControlPlane{}, toCluster).
+		Watches(&hcplinkv1beta1.AWSEndpointService{}, toCluster).
+		Watches(&hcplinkv1beta1.AzurePrivateLinkService{}, toCluster).
+		Watches(&corev1.Namespace{}, toCluster, builder.WithPredicates(annotated)).
+		// Our objects: repaired when changed or deleted behind our back.
+		Watches(&appsv1.Deployment{}, toCluster, builder.WithPredicates(managed, predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Secret{}, toCluster, builder.WithPredicates(managed)).
+		Watches(&corev1.ServiceAccount{}, toCluster, builder.WithPredicates(managed)).
+		Watches(&rbacv1.Role{}, toCluster, builder.WithPredicates(managed)).
+		Watches(&rbacv1.RoleBinding{}, toCluster, builder.WithPredicates(managed)).
+		WithOptions(opts).
+		Complete(r)
+}
+
+// specOrDeletionChanged passes creations, deletions, spec changes and the
+// start of deletion, and skips the status writes the controller makes
+// itself.
+var specOrDeletionChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+			!e.ObjectOld.GetDeletionTimestamp().Equal(e.ObjectNew.GetDeletionTimestamp())
+	},
+}
+
+// clusterForNodePool maps a NodePool to its HostedCluster.
+func clusterForNodePool(_ context.Context, o client.Object) []reconcile.Request {
+	np, ok := o.(*hcplinkv1beta1.NodePool)
+	if !ok || np.Spec.ClusterName == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: np.Namespace, Name: np.Spec.ClusterName}}}
+}
+
+// clusterForObject maps an object of a control-plane namespace (or the
+// namespace itself) to its HostedCluster through the hcplink.io/cluster
+// annotation: the object's own, else its namespace's.
+func (r *Reconciler) clusterForObject(ctx context.Context, o client.Object) []reconcile.Request {
+	value, ok := o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
+	if !ok && o.GetNamespace() != "" {
+		ns := &corev1.Namespace{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: o.GetNamespace()}, ns); err != nil {
+			return nil
+		}
+		value, ok = ns.Annotations[hcplinkv1beta1.ClusterAnnotation]
+	}
+	if !ok {
+		return nil
+	}
+	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
+	if !ok {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}}}
+}
+
+// Reconcile brings one HostedCluster's control plane to what its spec asks
+// for, or takes it down in order when the cluster is being deleted.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	hc := &hcplinkv1beta1.HostedCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, hc); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	s := &scope{hc: hc, namespace: hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)}
+
+	var requeue time.Duration
+	var err error
+	if hc.DeletionTimestamp.IsZero() {
+		requeue, err = r.reconcileNormal(ctx, s)
+	} else {
+		requeue, err = r.reconcileDelete(ctx, s)
+	}
+	if !s.gone {
+		if perr := r.patchStatus(ctx, s); perr != nil {
+			err = errors.Join(err, perr)
+		}
+	}
+	if err != nil {
+		if isStale(err) {
+			// Another write got in first, or the cache has not seen ours
+			// yet: look again shortly, without an error.
+			ctrl.LoggerFrom(ctx).V(1).Info("stale view; looking again", "error", err.Error())
+			return ctrl.Result{RequeueAfter: staleRequeue}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// isStale reports whether err says a write was based on an outdated read:
+// a resourceVersion conflict, or a JSON patch whose test failed (the API
+// server answers that with a 422 that names no object and no field, unlike
+// a validation error).
+func isStale(err error) bool {
+	if apierrors.IsConflict(err) {
+		return true
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || !apierrors.IsInvalid(err) {
+		return false
+	}
+	d := status.Status().Details
+	return d == nil || (d.Kind == "" && len(d.Causes) == 0)
+}
+
+func (r *Reconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
+}
+
+// reconcileNormal validates, then creates or updates the control plane and
+// folds the private-link conditions into the status.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Duration, error) {
+	log := ctrl.LoggerFrom(ctx)
+	hc, gen := s.hc, s.hc.Generation
+	s.conditions.removeCondition(DeletingCondition, CloudResourcesMayHaveLeakedCondition)
+
+	existing, err := r.existingNamespace(ctx, s.namespace)
+	if err != nil {
+		return 0, err
+	}
+	problems := validateCluster(hc, r.Config, existing)
+	s.conditions.setCondition(validConfigurationCondition(problems, gen))
+	if len(problems) > 0 {
+		// Nothing is created for a refused cluster, not even a finalizer.
+		s.conditions.setCondition(availableCondition(false, false, nil, gen))
+		s.conditions.removeCondition(allPrivateLinkConditionTypes...)
+		log.V(1).Info("configuration refused", "reason", problems[0].reason, "message", problems[0].message)
+		return invalidConfigurationRecheck, nil
+	}
+	s.cpNamespace = s.namespace
+	if existing != nil && !existing.DeletionTimestamp.IsZero() {
+		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
+			Reason: WaitingForNamespaceReason, ObservedGeneration: gen,
+			Message: fmt.Sprintf("the control-plane namespace %s of an earlier cluster with this name is still being deleted", s.namespace)})
+		return namespaceTerminatingPoll, nil
+	}
+
+	if err := r.ensureFinalizer(ctx, hc); err != nil {
+		return 0, err
+	}
+	if err := r.ensureControlPlane(ctx, hc); err != nil {
+		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
+			Reason: hcplinkv1beta1.WaitingForControlPlaneReason, ObservedGeneration: gen,
+			Message: bound("creating the control plane failed and will be retried: "+err.Error(), maxConditionMessage)})
+		return 0, err
+	}
+
+	wanted := privateLinkConditionTypes(hc)
+	aggregated := r.aggregatePrivateLink(ctx, s, wanted)
+	for _, c := range aggregated {
+		s.conditions.setCondition(c)
+	}
+	for _, t := range allPrivateLinkConditionTypes {
+		if !contains(wanted, t) {
+			s.conditions.removeCondition(t)
+		}
+	}
+	s.conditions.setCondition(availableCondition(true, true, aggregated, gen))
+	return 0, nil
+}
+
+// existingNamespace returns the control-plane namespace, nil when it does
+// not exist (or its name is too long to exist).
+func (r *Reconciler) existingNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	if len(name) > 63 {
+		return nil, nil
+	}
+	ns := &corev1.Namespace{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading namespace %s: %w", name, err)
+	}
+	return ns, nil
+}
+
+func (r *Reconciler) ensureFinalizer(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
+	if controllerutil.ContainsFinalizer(hc, hcplinkv1beta1.OperatorFinalizer) {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(hc.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	controllerutil.AddFinalizer(hc, hcplinkv1beta1.OperatorFinalizer)
+	if err := r.Client.Patch(ctx, hc, patch); err != nil {
+		return fmt.Errorf("adding finalizer %s: %w", hcplinkv1beta1.OperatorFinalizer, err)
+	}
+	return nil
+}
+
+// ensureControlPlane creates or updates the namespace, the
+// HostedControlPlane and the control-plane operator.
+func (r *Reconciler) ensureControlPlane(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
+	if err := ensure(ctx, r.Client, desiredNamespace(hc), &corev1.Namespace{}, updateMetadataOnly[*corev1.Namespace]); err != nil {
+		return err
+	}
+	nodePools := &hcplinkv1beta1.NodePoolList{}
+	if err := r.Client.List(ctx, nodePools, client.InNamespace(hc.Namespace)); err != nil {
+		return fmt.Errorf("listing NodePools: %w", err)
+	}
+	if err := ensure(ctx, r.Client, desiredHostedControlPlane(hc, nodePools.Items), &hcplinkv1beta1.HostedControlPlane{}, updateHostedControlPlane); err != nil {
+		return err
+	}
+	if err := ensure(ctx, r.Client, desiredServiceAccount(hc), &corev1.ServiceAccount{}, updateMetadataOnly[*corev1.ServiceAccount]); err != nil {
+		return err
+	}
+	if err := ensure(ctx, r.Client, desiredRole(hc), &rbacv1.Role{}, updateRole); err != nil {
+		return err
+	}
+	if err := ensure(ctx, r.Client, desiredRoleBinding(hc), &rbacv1.RoleBinding{}, updateRoleBinding); err != nil {
+		return err
+	}
+	if secret := desiredAWSCredentialsSecret(hc); secret != nil {
+		if err := ensure(ctx, r.Client, secret, &corev1.Secret{}, updateSecret); err != nil {
+			return err
+		}
+	} else if err := r.deleteIfOurs(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: desiredNamespace(hc).Name, Name: AWSCredentialsSecretName}}, hc); err != nil {
+		return err
+	}
+	return ensure(ctx, r.Client, desiredDeployment(hc, r.Config.ControlPlaneOperatorImage), &appsv1.Deployment{}, updateDeployment)
+}
+
+// ensure creates desired, or reads the existing object into existing and
+// updates it when update (which copies what the operator owns from desired
+// onto existing) reports a difference. Nothing is written when nothing
+// differs.
+func ensure[T client.Object](ctx context.Context, c client.Client, desired, existing T, update func(existing, desired T) bool) error {
+	kind := reflect.TypeOf(desired).Elem().Name()
+	key := client.ObjectKeyFromObject(desired)
+	err := c.Get(ctx, key, existing)
+	if apierrors.IsNotFound(err) {
+		if err := c.Create(ctx, desired); err != nil {
+			return fmt.Errorf("creating %s %s: %w", kind, key, err)
+		}
+		ctrl.LoggerFrom(ctx).Info("created", "kind", kind, "object", key)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s %s: %w", kind, key, err)
+	}
+	if !update(existing, desired) {
+		return nil
+	}
+	if err := c.Update(ctx, existing); err != nil {
+		return fmt.Errorf("updating %s %s: %w", kind, key, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("updated", "kind", kind, "object", key)
+	return nil
+}
+
+// mergeMetadata puts desired's labels and annotations on existing, leaving
+// others' keys alone.
+func mergeMetadata(existing, desired metav1.Object) bool {
+	changed := false
+	merge := func(have, want map[string]string, set func(map[string]string)) {
+		for k, v := range want {
+			if cur, ok := have[k]; !ok || cur != v {
+				if have == nil {
+					have = map[string]string{}
+				}
+				have[k] = v
+				changed = true
+			}
+		}
+		set(have)
+	}
+	merge(existing.GetLabels(), desired.GetLabels(), existing.SetLabels)
+	merge(existing.GetAnnotations(), desired.GetAnnotations(), existing.SetAnnotations)
+	return changed
+}
+
+func updateMetadataOnly[T client.Object](existing, desired T) bool {
+	return mergeMetadata(existing, desired)
+}
+
+func updateHostedControlPlane(existing, desired *hcplinkv1beta1.HostedControlPlane) bool {
+	changed := mergeMetadata(existing, desired)
+	if !equality.Semantic.DeepEqual(existing.Spec, desired.Spec) {
+		existing.Spec = desired.Spec
+		changed = true
+	}
+	return changed
+}
+
+func updateRole(existing, desired *rbacv1.Role) bool {
+	changed := mergeMetadata(existing, desired)
+	if !equality.Semantic.DeepEqual(existing.Rules, desired.Rules) {
+		existing.Rules = desired.Rules
+		changed = true
+	}
+	return changed
+}
+
+func updateRoleBinding(existing, desired *rbacv1.RoleBinding) bool {
+	changed := mergeMetadata(existing, desired)
+	if !equality.Semantic.DeepEqual(existing.Subjects, desired.Subjects) {
+		existing.Subjects = desired.Subjects
+		changed = true
+	}
+	return changed // roleRef is immutable and always the same Role
+}
+
+func updateSecret(existing, desired *corev1.Secret) bool {
+	changed := mergeMetadata(existing, desired)
+	if len(existing.Data) != len(desired.Data) {
+		changed = true
+	}
+	for k, v := range desired.Data {
+		if !bytes.Equal(existing.Data[k], v) {
+			changed = true
+		}
+	}
+	if changed {
+		existing.Data = desired.Data
+	}
+	return changed
+}
+
+// updateDeployment replaces the spec when the hash of the spec the
+// operator wants differs from the one it last wrote: API-server defaults
+// never count as a difference.
+func updateDeployment(existing, desired *appsv1.Deployment) bool {
+	specChanged := existing.Annotations[specHashAnnotation] != desired.Annotations[specHashAnnotation]
+	changed := mergeMetadata(existing, desired)
+	if specChanged {
+		existing.Spec = desired.Spec
+	}
+	return changed || specChanged
+}
+
+// deleteIfOurs deletes obj when it exists and carries the cluster's
+// annotation.
+func (r *Reconciler) deleteIfOurs(ctx context.Context, obj client.Object, hc *hcplinkv1beta1.HostedCluster) error {
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if obj.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name) {
+		return nil
+	}
+	if err := r.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("deleting %s %s: %w", reflect.TypeOf(obj).Elem().Name(), client.ObjectKeyFromObject(obj), err)
+	}
+	return nil
+}
+
+// aggregatePrivateLink folds the private-link objects' conditions of the
+// given types.
+func (r *Reconciler) aggregatePrivateLink(ctx context.Context, s *scope, condTypes []string) []metav1.Condition {
+	if len(condTypes) == 0 {
+		return nil
+	}
+	var kind string
+	var sources []conditionSource
+	var listErr error
+	switch s.hc.Spec.Platform.Type {
+	case hcplinkv1beta1.AWSPlatform:
+		kind = "AWSEndpointService"
+		list := &hcplinkv1beta1.AWSEndpointServiceList{}
+		if listErr = r.Client.List(ctx, list, client.InNamespace(s.namespace)); listErr == nil {
+			for _, item := range list.Items {
+				sources = append(sources, conditionSource{name: item.Name, conditions: item.Status.Conditions})
+			}
+		}
+	case hcplinkv1beta1.AzurePlatform:
+		kind = "AzurePrivateLinkService"
+		list := &hcplinkv1beta1.AzurePrivateLinkServiceList{}
+		if listErr = r.Client.List(ctx, list, client.InNamespace(s.namespace)); listErr == nil {
+			for _, item := range list.Items {
+				sources = append(sources, conditionSource{name: item.Name, conditions: item.Status.Conditions})
+			}
+		}
+	}
+	if listErr != nil {
+		ctrl.LoggerFrom(ctx).Error(listErr, "listing private-link objects", "kind", kind)
+	}
+	out := make([]metav1.Condition, 0, len(condTypes))
+	for _, t := range condTypes {
+		out = append(out, aggregateCondition(t, kind, sources, listErr, s.hc.Generation))
+	}
+	return out
+}
+
+// patchStatus writes this pass's condition changes and the control-plane
+// namespace with a JSON patch that touches only the operator's condition
+// types, and only when something changed. When the cached object says
+// something changed, the patch is computed again against a fresh read: the
+// cache may not have seen the previous pass's write yet.
+func (r *Reconciler) patchStatus(ctx context.Context, s *scope) error {
+	now := metav1.NewTime(r.now())
+	if len(statusPatch(s.hc, s.conditions, s.cpNamespace, now)) == 0 {
+		return nil
+	}
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	fresh := &hcplinkv1beta1.HostedCluster{}
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(s.hc), fresh); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("reading the cluster before patching its status: %w", err)
+	}
+	ops := statusPatch(fresh, s.conditions, s.cpNamespace, now)
+	if len(ops) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(ops)
+	if err != nil {
+		return fmt.Errorf("encoding the status patch: %w", err)
+	}
+	if err := r.Client.Status().Patch(ctx, fresh, client.RawPatch(types.JSONPatchType, data)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patching the status: %w", err)
+	}
+	return nil
+}

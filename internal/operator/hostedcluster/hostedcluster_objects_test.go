@@ -1,0 +1,304 @@
+package hostedcluster
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+func TestDesiredNamespace(t *testing.T) {
+	ns := desiredNamespace(awsCluster("clusters", "my.cluster", hcplinkv1beta1.AWSEndpointAccessPublic))
+	if ns.Name != "clusters-my-cluster" {
+		t.Errorf("name = %s, want clusters-my-cluster", ns.Name)
+	}
+	if ns.Labels[ControlPlaneNamespaceLabel] != "true" {
+		t.Errorf("labels = %v, want %s=true", ns.Labels, ControlPlaneNamespaceLabel)
+	}
+	if ns.Annotations[hcplinkv1beta1.ClusterAnnotation] != "clusters/my.cluster" {
+		t.Errorf("annotations = %v", ns.Annotations)
+	}
+}
+
+func TestDesiredHostedControlPlane(t *testing.T) {
+	hc := awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate)
+	hc.Spec.PausedUntil = ptr.To("true")
+	pools := []hcplinkv1beta1.NodePool{
+		*awsNodePool("clusters", "zeta", "demo", subnetB),
+		*awsNodePool("clusters", "alpha", "demo", subnetA),
+		*awsNodePool("clusters", "no-subnet", "demo", ""),
+		*awsNodePool("clusters", "other-cluster", "other", subnetC),
+		*awsNodePool("elsewhere", "same-name-other-namespace", "demo", subnetC),
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "azure"}, Spec: hcplinkv1beta1.NodePoolSpec{ClusterName: "demo",
+			Platform: hcplinkv1beta1.NodePoolPlatform{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzureNodePoolPlatform{SubnetID: azSubnet}}}},
+	}
+	hcp := desiredHostedControlPlane(hc, pools)
+	if hcp.Name != "demo" || hcp.Namespace != "clusters-demo" {
+		t.Errorf("name = %s/%s, want clusters-demo/demo", hcp.Namespace, hcp.Name)
+	}
+	if hcp.Annotations[hcplinkv1beta1.ClusterAnnotation] != "clusters/demo" {
+		t.Errorf("annotations = %v", hcp.Annotations)
+	}
+	want := []hcplinkv1beta1.HostedControlPlaneNodePool{
+		{Name: "alpha", SubnetID: subnetA}, {Name: "azure", SubnetID: azSubnet}, {Name: "no-subnet"}, {Name: "zeta", SubnetID: subnetB},
+	}
+	if !reflect.DeepEqual(hcp.Spec.NodePools, want) {
+		t.Errorf("nodePools = %+v, want %+v", hcp.Spec.NodePools, want)
+	}
+	s := hcp.Spec
+	if s.InfraID != hc.Spec.InfraID || s.ClusterID != hc.Spec.ClusterID || *s.PausedUntil != "true" ||
+		!reflect.DeepEqual(s.DNS, hc.Spec.DNS) || !reflect.DeepEqual(s.Networking, hc.Spec.Networking) ||
+		!reflect.DeepEqual(s.Services, hc.Spec.Services) || !reflect.DeepEqual(s.Platform, hc.Spec.Platform) {
+		t.Errorf("spec does not mirror the cluster: %+v", s)
+	}
+	// A deep copy: changing the cluster afterwards does not change it.
+	hc.Spec.Platform.AWS.ResourceTags[0].Value = "changed"
+	if s.Platform.AWS.ResourceTags[0].Value == "changed" {
+		t.Error("the HostedControlPlane shares memory with the HostedCluster")
+	}
+}
+
+func TestDesiredRole(t *testing.T) {
+	role := desiredRole(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate))
+	if role.Namespace != "clusters-demo" || role.Name != ControlPlaneOperatorName {
+		t.Fatalf("role is %s/%s", role.Namespace, role.Name)
+	}
+	allows := func(group, resource, verb string) bool {
+		for _, r := range role.Rules {
+			if contains(r.APIGroups, group) && contains(r.Resources, resource) && contains(r.Verbs, verb) {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		group, resource, verb string
+		allowed               bool
+	}{
+		{"", "services", "create", true},
+		{"", "services", "delete", true},
+		{"", "services/status", "update", true},
+		{"", "endpoints", "list", true},
+		{"", "endpoints", "create", false},
+		{"", "secrets", "get", true},
+		{"", "secrets", "list", true},
+		{"", "secrets", "create", false},
+		{"", "secrets", "update", false},
+		{"", "secrets", "delete", false},
+		{"", "configmaps", "update", true},
+		{"", "events", "create", true},
+		{"events.k8s.io", "events", "create", true},
+		{"coordination.k8s.io", "leases", "update", true},
+		{"hcplink.io", "hostedcontrolplanes", "watch", true},
+		{"hcplink.io", "hostedcontrolplanes", "update", false},
+		{"hcplink.io", "hostedcontrolplanes", "delete", false},
+		{"hcplink.io", "hostedcontrolplanes/status", "update", true},
+		{"hcplink.io", "awsendpointservices", "create", true},
+		{"hcplink.io", "awsendpointservices", "delete", true},
+		{"hcplink.io", "awsendpointservices/status", "update", true},
+		{"hcplink.io", "awsendpointservices/finalizers", "update", true},
+		{"hcplink.io", "azureprivatelinkservices", "patch", true},
+		{"hcplink.io", "azureprivatelinkservices/status", "patch", true},
+		{"hcplink.io", "azureprivatelinkservices/finalizers", "update", true},
+		{"hcplink.io", "hostedclusters", "get", false},
+		{"hcplink.io", "nodepools", "list", false},
+		{"", "pods", "get", false},
+		{"", "namespaces", "get", false},
+		{"rbac.authorization.k8s.io", "roles", "get", false},
+		{"apps", "deployments", "get", false},
+	}
+	for _, tt := range tests {
+		if got := allows(tt.group, tt.resource, tt.verb); got != tt.allowed {
+			t.Errorf("%s %s.%s allowed = %v, want %v", tt.verb, tt.resource, tt.group, got, tt.allowed)
+		}
+	}
+	for _, r := range role.Rules {
+		for _, v := range append(append(r.Verbs, r.Resources...), r.APIGroups...) {
+			if v == "*" {
+				t.Errorf("rule %+v uses a wildcard", r)
+			}
+		}
+	}
+	rb := desiredRoleBinding(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate))
+	if rb.RoleRef != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ControlPlaneOperatorName}) ||
+		!reflect.DeepEqual(rb.Subjects, []rbacv1.Subject{{Kind: "ServiceAccount", Name: ControlPlaneOperatorName, Namespace: "clusters-demo"}}) {
+		t.Errorf("role binding = %+v %+v", rb.RoleRef, rb.Subjects)
+	}
+}
+
+func TestDesiredAWSCredentialsSecret(t *testing.T) {
+	tests := []struct {
+		name string
+		hc   *hcplinkv1beta1.HostedCluster
+		want string // "" means no Secret
+	}{
+		{name: "private AWS cluster", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate),
+			want: "[default]\nrole_arn = " + testRoleARN + "\nweb_identity_token_file = /var/run/secrets/hcplink/serviceaccount/token\nregion = us-east-1\n"},
+		{name: "public AWS cluster with a role", hc: func() *hcplinkv1beta1.HostedCluster {
+			hc := withRegion(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic), "eu-west-1")
+			hc.Spec.Platform.AWS.RolesRef = &hcplinkv1beta1.AWSRolesRef{ControlPlaneOperatorARN: "arn:aws:iam::222222222222:role/r"}
+			return hc
+		}(), want: "[default]\nrole_arn = arn:aws:iam::222222222222:role/r\nweb_identity_token_file = /var/run/secrets/hcplink/serviceaccount/token\nregion = eu-west-1\n"},
+		{name: "public AWS cluster without a role", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic)},
+		{name: "Azure cluster", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPrivate)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := desiredAWSCredentialsSecret(tt.hc)
+			if tt.want == "" {
+				if s != nil {
+					t.Fatalf("got a Secret %+v, want none", s)
+				}
+				return
+			}
+			if s == nil {
+				t.Fatal("got no Secret")
+			}
+			if s.Name != AWSCredentialsSecretName || s.Namespace != "clusters-demo" || s.Type != corev1.SecretTypeOpaque {
+				t.Errorf("secret %s/%s of type %s", s.Namespace, s.Name, s.Type)
+			}
+			if len(s.Data) != 1 || string(s.Data[AWSCredentialsKey]) != tt.want {
+				t.Errorf("data = %q, want %q under %q", s.Data, tt.want, AWSCredentialsKey)
+			}
+			if s.Labels[ManagedByLabel] != ManagedByValue || s.Annotations[hcplinkv1beta1.ClusterAnnotation] != "clusters/demo" {
+				t.Errorf("metadata = %v %v", s.Labels, s.Annotations)
+			}
+		})
+	}
+}
+
+func TestDesiredDeployment(t *testing.T) {
+	envOf := func(c corev1.Container) map[string]string {
+		m := map[string]string{}
+		for _, e := range c.Env {
+			m[e.Name] = e.Value
+		}
+		return m
+	}
+	tests := []struct {
+		name        string
+		hc          *hcplinkv1beta1.HostedCluster
+		env         map[string]string
+		credentials bool
+	}{
+		{name: "private AWS: credentials and token mounted", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate),
+			env: map[string]string{"AWS_REGION": "us-east-1", "AWS_SHARED_CREDENTIALS_FILE": "/etc/hcplink/aws/credentials"}, credentials: true},
+		{name: "public AWS without a role: region only", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic),
+			env: map[string]string{"AWS_REGION": "us-east-1"}},
+		{name: "Azure: no AWS settings", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPrivate), env: map[string]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := desiredDeployment(tt.hc, testImage)
+			if d.Name != ControlPlaneOperatorName || d.Namespace != "clusters-demo" {
+				t.Errorf("deployment %s/%s", d.Namespace, d.Name)
+			}
+			for k, v := range map[string]string{NameLabel: ControlPlaneOperatorName, ManagedByLabel: ManagedByValue} {
+				if d.Labels[k] != v || d.Spec.Template.Labels[k] != v {
+					t.Errorf("label %s missing: %v / %v", k, d.Labels, d.Spec.Template.Labels)
+				}
+			}
+			if *d.Spec.Replicas != 1 || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+				t.Errorf("replicas %d, strategy %s", *d.Spec.Replicas, d.Spec.Strategy.Type)
+			}
+			pod := d.Spec.Template.Spec
+			if pod.ServiceAccountName != ControlPlaneOperatorName || len(pod.Containers) != 1 {
+				t.Fatalf("pod spec: %+v", pod)
+			}
+			c := pod.Containers[0]
+			if c.Name != ControlPlaneOperatorName || c.Image != testImage ||
+				!reflect.DeepEqual(c.Args, []string{"control-plane-operator", "--namespace", "clusters-demo"}) {
+				t.Errorf("container %s image %s args %v", c.Name, c.Image, c.Args)
+			}
+			if got := envOf(c); !reflect.DeepEqual(got, tt.env) {
+				t.Errorf("env = %v, want %v", got, tt.env)
+			}
+			if !tt.credentials {
+				if len(pod.Volumes) != 0 || len(c.VolumeMounts) != 0 {
+					t.Errorf("volumes %+v mounts %+v, want none", pod.Volumes, c.VolumeMounts)
+				}
+				return
+			}
+			wantMounts := []corev1.VolumeMount{
+				{Name: credentialsVolume, MountPath: "/etc/hcplink/aws", ReadOnly: true},
+				{Name: tokenVolume, MountPath: "/var/run/secrets/hcplink/serviceaccount", ReadOnly: true},
+			}
+			if !reflect.DeepEqual(c.VolumeMounts, wantMounts) {
+				t.Errorf("mounts = %+v, want %+v", c.VolumeMounts, wantMounts)
+			}
+			if len(pod.Volumes) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != AWSCredentialsSecretName {
+				t.Fatalf("volumes = %+v", pod.Volumes)
+			}
+			proj := pod.Volumes[1].Projected
+			if proj == nil || len(proj.Sources) != 1 || proj.Sources[0].ServiceAccountToken == nil {
+				t.Fatalf("token volume = %+v", pod.Volumes[1])
+			}
+			if tok := proj.Sources[0].ServiceAccountToken; tok.Audience != "sts.amazonaws.com" || tok.Path != "token" {
+				t.Errorf("token projection = %+v", tok)
+			}
+			if d.Spec.Template.Annotations[credentialsHashAnnotation] == "" {
+				t.Error("the pod template does not carry the credentials hash")
+			}
+		})
+	}
+
+	// The spec hash follows the spec: image and credentials changes show.
+	hc := awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate)
+	a := desiredDeployment(hc, testImage)
+	if b := desiredDeployment(hc, testImage); a.Annotations[specHashAnnotation] != b.Annotations[specHashAnnotation] {
+		t.Error("the spec hash is not stable")
+	}
+	if b := desiredDeployment(hc, testImage+"2"); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+		t.Error("an image change does not change the spec hash")
+	}
+	hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = "arn:aws:iam::222222222222:role/other"
+	if b := desiredDeployment(hc, testImage); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+		t.Error("a credentials change does not change the spec hash (the pod would not restart)")
+	}
+}
+
+func TestDescribeLeak(t *testing.T) {
+	hc := awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate)
+	full := awsEndpointService("clusters-demo", "private-router")
+	full.Status = hcplinkv1beta1.AWSEndpointServiceStatus{
+		EndpointServiceName: "com.amazonaws.vpce.us-east-1.vpce-svc-0123456789abcdef0", EndpointID: "vpce-0123456789abcdef0",
+		SecurityGroupID: "sg-0123456789abcdef0", DNSNames: []string{"api.demo.hypershift.local", "*.apps.demo.hypershift.local"},
+		DNSZoneID: "Z0123456789", Region: "us-east-1", InfraID: "demo-x7k2p",
+	}
+	empty := awsEndpointService("clusters-demo", "kube-apiserver-private")
+	pls := &hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: "private-router"},
+		Spec: hcplinkv1beta1.AzurePrivateLinkServiceSpec{SubscriptionID: azSubscription, ResourceGroupName: "customer-rg"},
+		Status: hcplinkv1beta1.AzurePrivateLinkServiceStatus{PrivateLinkServiceID: "/subscriptions/x/pls", PrivateEndpointID: "/subscriptions/x/pe",
+			DNSZoneName: "azdemo.hypershift.local", NATSubnetID: "/subscriptions/x/subnets/nat"}}
+	tests := []struct {
+		name     string
+		got      string
+		contains []string
+	}{
+		{name: "AWS with every ID", got: describeLeak(full, hc), contains: []string{
+			"AWSEndpointService private-router", "region us-east-1", "kubernetes.io/cluster/demo-x7k2p",
+			"endpoint service com.amazonaws.vpce.us-east-1.vpce-svc-0123456789abcdef0", "VPC endpoint vpce-0123456789abcdef0",
+			"security group sg-0123456789abcdef0", "DNS records api.demo.hypershift.local, *.apps.demo.hypershift.local in hosted zone Z0123456789"}},
+		{name: "AWS without IDs falls back to the cluster's tag", got: describeLeak(empty, hc), contains: []string{
+			"kube-apiserver-private", "no cloud resource IDs", "kubernetes.io/cluster/demo-x7k2p", "region us-east-1"}},
+		{name: "Azure with a NAT subnet hcplink created", got: describeLeak(pls, azureCluster("clusters", "az", hcplinkv1beta1.AzureTopologyPrivate)), contains: []string{
+			"AzurePrivateLinkService private-router", "Private Link Service /subscriptions/x/pls", "Private Endpoint /subscriptions/x/pe",
+			"Private DNS zone azdemo.hypershift.local", "NAT subnet (created by hcplink) /subscriptions/x/subnets/nat", "resource group customer-rg"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, s := range tt.contains {
+				if !strings.Contains(tt.got, s) {
+					t.Errorf("%q does not contain %q", tt.got, s)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,305 @@
+package hostedcluster
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+const endpointType = hcplinkv1beta1.AWSEndpointAvailableCondition
+
+func cond(t string, status metav1.ConditionStatus, reason, message string) metav1.Condition {
+	return metav1.Condition{Type: t, Status: status, Reason: reason, Message: message}
+}
+
+func src(name string, conds ...metav1.Condition) conditionSource {
+	return conditionSource{name: name, conditions: conds}
+}
+
+func TestAggregateCondition(t *testing.T) {
+	ok := cond(endpointType, metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason, "endpoint available")
+	otherType := cond(hcplinkv1beta1.AWSEndpointServiceAvailableCondition, metav1.ConditionFalse, "X", "not this one")
+	manyFalse := make([]conditionSource, 60)
+	for i := range manyFalse {
+		manyFalse[i] = src(strings.Repeat("n", 10)+string(rune('a'+i%26))+string(rune('a'+i/26)),
+			cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.AWSErrorReason, strings.Repeat("m", 60)))
+	}
+	tests := []struct {
+		name           string
+		sources        []conditionSource
+		listErr        error
+		status         metav1.ConditionStatus
+		reason         string
+		message        string // exact, when set
+		contains       []string
+		maxMessageSize int
+	}{
+		{name: "no objects", status: metav1.ConditionUnknown, reason: hcplinkv1beta1.PrivateLinkStatusUnknownReason, contains: []string{"no AWSEndpointService exists yet"}},
+		{name: "objects without the condition", sources: []conditionSource{src("private-router", otherType), src("kube-apiserver-private")},
+			status: metav1.ConditionUnknown, reason: hcplinkv1beta1.PrivateLinkStatusUnknownReason, message: "no AWSEndpointService reports AWSEndpointAvailable yet"},
+		{name: "all True", sources: []conditionSource{src("private-router", ok), src("kube-apiserver-private", ok, otherType)},
+			status: metav1.ConditionTrue, reason: hcplinkv1beta1.AsExpectedReason, message: hcplinkv1beta1.AllIsWellMessage},
+		{name: "one False among True keeps its reason", sources: []conditionSource{
+			src("private-router", cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.EndpointPendingAcceptanceReason, "the endpoint waits for acceptance")),
+			src("kube-apiserver-private", ok)},
+			status: metav1.ConditionFalse, reason: hcplinkv1beta1.EndpointPendingAcceptanceReason, message: "private-router: the endpoint waits for acceptance"},
+		{name: "two False with different reasons, joined in name order", sources: []conditionSource{
+			src("private-router", cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.EndpointRejectedReason, "rejected")),
+			src("kube-apiserver-private", cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, "throttled; retrying"))},
+			status: metav1.ConditionFalse, reason: hcplinkv1beta1.PrivateLinkUnavailableReason,
+			message: "kube-apiserver-private: throttled; retrying; private-router: rejected"},
+		{name: "False without a message uses the reason", sources: []conditionSource{src("private-router", cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.AWSErrorReason, ""))},
+			status: metav1.ConditionFalse, reason: hcplinkv1beta1.AWSErrorReason, message: "private-router: AWSError"},
+		{name: "False wins over not reported", sources: []conditionSource{src("a", cond(endpointType, metav1.ConditionFalse, "R", "broken")), src("b")},
+			status: metav1.ConditionFalse, reason: "R", message: "a: broken"},
+		{name: "True and not reported yet is Unknown, not True", sources: []conditionSource{src("private-router", ok), src("kube-apiserver-private")},
+			status: metav1.ConditionUnknown, reason: hcplinkv1beta1.PrivateLinkStatusUnknownReason, message: "kube-apiserver-private: not reported yet"},
+		{name: "True and Unknown is Unknown", sources: []conditionSource{src("private-router", ok), src("kube-apiserver-private", cond(endpointType, metav1.ConditionUnknown, "InternalError", "describe failed"))},
+			status: metav1.ConditionUnknown, reason: hcplinkv1beta1.PrivateLinkStatusUnknownReason, message: "kube-apiserver-private: describe failed"},
+		{name: "list error makes it Unknown whatever the objects say", sources: []conditionSource{src("private-router", ok)}, listErr: errors.New("the server is on fire"),
+			status: metav1.ConditionUnknown, reason: hcplinkv1beta1.InternalErrorReason, contains: []string{"listing the AWSEndpointService objects failed", "on fire"}},
+		{name: "many False messages are bounded", sources: manyFalse, status: metav1.ConditionFalse, reason: hcplinkv1beta1.AWSErrorReason,
+			contains: []string{"more"}, maxMessageSize: maxConditionMessage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := aggregateCondition(endpointType, "AWSEndpointService", tt.sources, tt.listErr, 3)
+			if got.Type != endpointType || got.ObservedGeneration != 3 {
+				t.Errorf("type/observedGeneration = %s/%d, want %s/3", got.Type, got.ObservedGeneration, endpointType)
+			}
+			if got.Status != tt.status || got.Reason != tt.reason {
+				t.Errorf("status/reason = %s/%s, want %s/%s (message %q)", got.Status, got.Reason, tt.status, tt.reason, got.Message)
+			}
+			if tt.message != "" && got.Message != tt.message {
+				t.Errorf("message = %q, want %q", got.Message, tt.message)
+			}
+			for _, s := range tt.contains {
+				if !strings.Contains(got.Message, s) {
+					t.Errorf("message %q does not contain %q", got.Message, s)
+				}
+			}
+			if tt.maxMessageSize > 0 && len(got.Message) > tt.maxMessageSize {
+				t.Errorf("message is %d bytes, more than %d", len(got.Message), tt.maxMessageSize)
+			}
+		})
+	}
+}
+
+func TestAvailableCondition(t *testing.T) {
+	trueC := func(t string) metav1.Condition { return cond(t, metav1.ConditionTrue, "AsExpected", "") }
+	tests := []struct {
+		name        string
+		valid, hcp  bool
+		privateLink []metav1.Condition
+		status      metav1.ConditionStatus
+		reason      string
+		contains    string
+	}{
+		{name: "invalid", valid: false, hcp: true, status: metav1.ConditionFalse, reason: hcplinkv1beta1.InvalidConfigurationReason},
+		{name: "no HostedControlPlane", valid: true, hcp: false, status: metav1.ConditionFalse, reason: hcplinkv1beta1.WaitingForControlPlaneReason},
+		{name: "public cluster with its control plane", valid: true, hcp: true, status: metav1.ConditionTrue, reason: hcplinkv1beta1.AsExpectedReason},
+		{name: "private, all True", valid: true, hcp: true,
+			privateLink: []metav1.Condition{trueC(hcplinkv1beta1.AWSEndpointServiceAvailableCondition), trueC(endpointType)},
+			status:      metav1.ConditionTrue, reason: hcplinkv1beta1.AsExpectedReason},
+		{name: "private, one False", valid: true, hcp: true,
+			privateLink: []metav1.Condition{trueC(hcplinkv1beta1.AWSEndpointServiceAvailableCondition), cond(endpointType, metav1.ConditionFalse, "R", "private-router: rejected")},
+			status:      metav1.ConditionFalse, reason: hcplinkv1beta1.PrivateLinkUnavailableReason, contains: "AWSEndpointAvailable: private-router: rejected"},
+		{name: "private, one Unknown", valid: true, hcp: true,
+			privateLink: []metav1.Condition{trueC(hcplinkv1beta1.AWSEndpointServiceAvailableCondition), cond(endpointType, metav1.ConditionUnknown, "StatusUnknown", "")},
+			status:      metav1.ConditionFalse, reason: hcplinkv1beta1.PrivateLinkStatusUnknownReason, contains: "AWSEndpointAvailable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := availableCondition(tt.valid, tt.hcp, tt.privateLink, 5)
+			if got.Type != hcplinkv1beta1.AvailableCondition || got.ObservedGeneration != 5 {
+				t.Errorf("type/observedGeneration = %s/%d", got.Type, got.ObservedGeneration)
+			}
+			if got.Status != tt.status || got.Reason != tt.reason {
+				t.Errorf("status/reason = %s/%s, want %s/%s", got.Status, got.Reason, tt.status, tt.reason)
+			}
+			if !strings.Contains(got.Message, tt.contains) || got.Message == "" {
+				t.Errorf("message %q does not contain %q", got.Message, tt.contains)
+			}
+		})
+	}
+}
+
+func TestStatusPatch(t *testing.T) {
+	past := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := metav1.NewTime(time.Date(2026, 2, 2, 0, 0, 0, 0, time.UTC))
+	withTime := func(c metav1.Condition, gen int64) metav1.Condition {
+		c.LastTransitionTime, c.ObservedGeneration = past, gen
+		return c
+	}
+	valid := cond(hcplinkv1beta1.ValidConfigurationCondition, metav1.ConditionTrue, "AsExpected", "All is well")
+	foreign := cond("SomeoneElse", metav1.ConditionTrue, "Theirs", "not ours")
+	endpointUnknown := cond(endpointType, metav1.ConditionUnknown, "StatusUnknown", "waiting")
+	type op struct{ Op, Path, Value string }
+	tests := []struct {
+		name    string
+		status  hcplinkv1beta1.HostedClusterStatus
+		rv      string
+		change  conditionChange
+		cpNS    string
+		want    []op
+		changed map[string]metav1.Time // lastTransitionTime expected per type written
+	}{
+		{name: "nothing changed", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo", Conditions: []metav1.Condition{withTime(valid, 2)}},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 2)}, remove: []string{DeletingCondition}}, cpNS: "ns-demo", want: nil},
+		{name: "no status yet: written whole, guarded by resourceVersion", rv: "42",
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 1)}}, cpNS: "ns-demo",
+			want:    []op{{"test", "/metadata/resourceVersion", `"42"`}, {"add", "/status", `{"conditions":[VALID],"controlPlaneNamespace":"ns-demo"}`}},
+			changed: map[string]metav1.Time{hcplinkv1beta1.ValidConfigurationCondition: now}},
+		{name: "conditions list missing, namespace there", rv: "7", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo"},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 1)}}, cpNS: "ns-demo",
+			want: []op{{"test", "/metadata/resourceVersion", `"7"`}, {"add", "/status/conditions", `[VALID]`}}},
+		{name: "new type appended, foreign untouched", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo", Conditions: []metav1.Condition{withTime(foreign, 1)}},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 1)}}, cpNS: "ns-demo",
+			want: []op{{"add", "/status/conditions/-", `VALID`}}},
+		{name: "message change keeps the transition time; guarded by type", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo",
+			Conditions: []metav1.Condition{withTime(foreign, 1), withTime(endpointUnknown, 1)}},
+			change:  conditionChange{set: []metav1.Condition{withGen(cond(endpointType, metav1.ConditionUnknown, "StatusUnknown", "still waiting"), 1)}},
+			want:    []op{{"test", "/status/conditions/1/type", `"AWSEndpointAvailable"`}, {"replace", "/status/conditions/1", `ENDPOINT`}},
+			changed: map[string]metav1.Time{endpointType: past}},
+		{name: "status change moves the transition time", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo",
+			Conditions: []metav1.Condition{withTime(endpointUnknown, 1)}},
+			change:  conditionChange{set: []metav1.Condition{withGen(cond(endpointType, metav1.ConditionTrue, "AsExpected", "All is well"), 1)}},
+			want:    []op{{"test", "/status/conditions/0/type", `"AWSEndpointAvailable"`}, {"replace", "/status/conditions/0", `ENDPOINT`}},
+			changed: map[string]metav1.Time{endpointType: now}},
+		{name: "generation change alone rewrites", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo", Conditions: []metav1.Condition{withTime(valid, 1)}},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 2)}},
+			want:   []op{{"test", "/status/conditions/0/type", `"ValidConfiguration"`}, {"replace", "/status/conditions/0", `VALID`}}},
+		{name: "removals from the end first, after replacements", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo", Conditions: []metav1.Condition{
+			withTime(cond(hcplinkv1beta1.AWSEndpointServiceAvailableCondition, "True", "A", "a"), 1), withTime(foreign, 1), withTime(valid, 1), withTime(endpointUnknown, 1)}},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 2)}, remove: []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition, endpointType, DeletingCondition}},
+			want: []op{{"test", "/status/conditions/2/type", `"ValidConfiguration"`}, {"replace", "/status/conditions/2", `VALID`},
+				{"test", "/status/conditions/3/type", `"AWSEndpointAvailable"`}, {"remove", "/status/conditions/3", ""},
+				{"test", "/status/conditions/0/type", `"AWSEndpointServiceAvailable"`}, {"remove", "/status/conditions/0", ""}}},
+		{name: "namespace set on its own", status: hcplinkv1beta1.HostedClusterStatus{Conditions: []metav1.Condition{withTime(valid, 1)}},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 1)}}, cpNS: "ns-demo",
+			want: []op{{"add", "/status/controlPlaneNamespace", `"ns-demo"`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hc := &hcplinkv1beta1.HostedCluster{Status: tt.status}
+			hc.ResourceVersion = tt.rv
+			got := statusPatch(hc, tt.change, tt.cpNS, now)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d operations, want %d: %s", len(got), len(tt.want), mustJSON(got))
+			}
+			for i, w := range tt.want {
+				g := got[i]
+				if g.Op != w.Op || g.Path != w.Path {
+					t.Errorf("op %d = %s %s, want %s %s", i, g.Op, g.Path, w.Op, w.Path)
+				}
+				value := mustJSON(g.Value)
+				switch {
+				case w.Value == "":
+					if g.Value != nil {
+						t.Errorf("op %d carries a value %s", i, value)
+					}
+				case strings.Contains(w.Value, "VALID") || strings.Contains(w.Value, "ENDPOINT"):
+					// Condition values: check the type and the transition time.
+					for typ, ltt := range tt.changed {
+						if strings.Contains(value, `"type":"`+typ+`"`) && !strings.Contains(value, `"lastTransitionTime":"`+ltt.UTC().Format(time.RFC3339)+`"`) {
+							t.Errorf("op %d: %s should have lastTransitionTime %s: %s", i, typ, ltt.UTC().Format(time.RFC3339), value)
+						}
+					}
+					if strings.Contains(w.Value, "controlPlaneNamespace") && !strings.Contains(value, `"controlPlaneNamespace":"ns-demo"`) {
+						t.Errorf("op %d lacks the namespace: %s", i, value)
+					}
+				default:
+					if value != w.Value {
+						t.Errorf("op %d value = %s, want %s", i, value, w.Value)
+					}
+				}
+			}
+		})
+	}
+}
+
+func withGen(c metav1.Condition, gen int64) metav1.Condition {
+	c.ObservedGeneration = gen
+	return c
+}
+
+func mustJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}
+
+func TestDecideCleanup(t *testing.T) {
+	deletion := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	grace := 10 * time.Minute
+	invalidSince := func(at time.Time) *metav1.Condition {
+		c := cond(hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionFalse, "InvalidCredentials", "AWS refused the role: AccessDenied")
+		c.LastTransitionTime = metav1.NewTime(at)
+		return &c
+	}
+	validCreds := cond(hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionTrue, "AsExpected", "")
+	unknownCreds := cond(hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionUnknown, "InternalError", "")
+	tests := []struct {
+		name        string
+		now         time.Time
+		credentials *metav1.Condition
+		abandon     bool
+		requeue     time.Duration
+		contains    string
+	}{
+		{name: "no HostedControlPlane condition: wait forever", now: deletion.Add(24 * time.Hour), requeue: privateLinkCleanupPoll, contains: "waiting for the cloud cleanup of X"},
+		{name: "valid credentials long after the grace period: wait", now: deletion.Add(time.Hour), credentials: &validCreds, requeue: privateLinkCleanupPoll},
+		{name: "Unknown credentials never trigger (field problem 1)", now: deletion.Add(time.Hour), credentials: &unknownCreds, requeue: privateLinkCleanupPoll},
+		{name: "invalid before deletion, grace not over", now: deletion.Add(9 * time.Minute), credentials: invalidSince(deletion.Add(-time.Hour)),
+			requeue: privateLinkCleanupPoll, contains: "abandoned at 2026-03-01T12:10:00Z"},
+		{name: "invalid before deletion, 20s left: look again at the deadline", now: deletion.Add(9*time.Minute + 40*time.Second), credentials: invalidSince(deletion.Add(-time.Hour)), requeue: 20 * time.Second},
+		{name: "invalid before deletion, grace over", now: deletion.Add(grace), credentials: invalidSince(deletion.Add(-time.Hour)), abandon: true},
+		{name: "became invalid during deletion: grace counts from then", now: deletion.Add(grace + time.Minute), credentials: invalidSince(deletion.Add(5 * time.Minute)),
+			requeue: privateLinkCleanupPoll, contains: "12:15:00Z"},
+		{name: "became invalid during deletion, grace over", now: deletion.Add(15 * time.Minute), credentials: invalidSince(deletion.Add(5 * time.Minute)), abandon: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decideCleanup(tt.now, deletion, tt.credentials, grace, "X")
+			if got.abandon != tt.abandon {
+				t.Fatalf("abandon = %v, want %v", got.abandon, tt.abandon)
+			}
+			if !tt.abandon && got.requeueAfter != tt.requeue {
+				t.Errorf("requeueAfter = %s, want %s", got.requeueAfter, tt.requeue)
+			}
+			if !tt.abandon && (got.message == "" || !strings.Contains(got.message, tt.contains)) {
+				t.Errorf("message %q does not contain %q", got.message, tt.contains)
+			}
+		})
+	}
+}
+
+func TestJoinBounded(t *testing.T) {
+	tests := []struct {
+		parts []string
+		limit int
+		want  string
+	}{
+		{parts: []string{"a", "b"}, limit: 100, want: "a; b"},
+		{parts: []string{"aaaa", "bbbb", "cccc"}, limit: 20, want: "aaaa; bbbb; cccc"},
+		{parts: []string{"aaaa", "bbbb", "cccc", "dddd"}, limit: 20, want: "aaaa; and 3 more"},
+		{parts: []string{strings.Repeat("x", 30), "y"}, limit: 10, want: "xxxxxxx…"},
+	}
+	for _, tt := range tests {
+		got := joinBounded(tt.parts, tt.limit)
+		if got != tt.want {
+			t.Errorf("joinBounded(%q, %d) = %q, want %q", tt.parts, tt.limit, got, tt.want)
+		}
+		if len(got) > tt.limit {
+			t.Errorf("joinBounded(%q, %d) is %d bytes long", tt.parts, tt.limit, len(got))
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package hostedcluster
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+// Private platforms the operator can serve (Config.PrivatePlatform).
+const (
+	PrivatePlatformAWS   = "AWS"
+	PrivatePlatformAzure = "Azure"
+	PrivatePlatformNone  = "None"
+)
+
+// Reasons of ValidConfiguration=False, besides
+// v1beta1.PlatformRegionMismatchReason. Stable: users and alerts match on
+// them.
+const (
+	// UnsupportedPrivatePlatformReason: the cluster asks for private
+	// connectivity on a cloud the operator does not serve privately.
+	UnsupportedPrivatePlatformReason = "UnsupportedPrivatePlatform"
+
+	// NamespaceNameTooLongReason: "<namespace>-<name>" is longer than the 63
+	// characters a namespace name allows.
+	NamespaceNameTooLongReason = "NamespaceNameTooLong"
+
+	// NamespaceConflictReason: the control-plane namespace exists and
+	// belongs to something else (another HostedCluster whose name maps to
+	// the same namespace, or an object hcplink did not create).
+	NamespaceConflictReason = "NamespaceConflict"
+)
+
+// problem is one reason the operator refuses a cluster.
+type problem struct {
+	reason  string
+	message string
+}
+
+// validateCluster checks what the CRD cannot: the operator's own
+// configuration against the cluster's, and the control-plane namespace.
+// existing is the control-plane namespace when it exists, else nil. It
+// returns every problem found, most fundamental first; none means valid.
+func validateCluster(hc *hcplinkv1beta1.HostedCluster, cfg Config, existing *corev1.Namespace) []problem {
+	var problems []problem
+	platform := cfg.privatePlatform()
+
+	switch p := hc.Spec.Platform; {
+	case p.Type == hcplinkv1beta1.AWSPlatform && p.AWS != nil && p.AWS.EndpointAccess.IsPrivate():
+		if platform != PrivatePlatformAWS {
+			problems = append(problems, problem{UnsupportedPrivatePlatformReason, fmt.Sprintf(
+				"spec.platform.aws.endpointAccess is %s, which needs AWS PrivateLink, but this operator's private platform is %s; use endpointAccess Public, or run the operator with --private-platform=AWS",
+				p.AWS.EndpointAccess, platform)})
+		} else if p.AWS.Region != cfg.AWSPrivateRegion {
+			problems = append(problems, problem{hcplinkv1beta1.PlatformRegionMismatchReason, fmt.Sprintf(
+				"spec.platform.aws.region is %s, but this operator serves AWS PrivateLink in %s (--aws-private-region); a private cluster must be in the operator's region",
+				p.AWS.Region, orNone(cfg.AWSPrivateRegion))})
+		}
+	case p.Type == hcplinkv1beta1.AzurePlatform && p.Azure != nil && p.Azure.Topology.IsPrivate():
+		if platform != PrivatePlatformAzure {
+			problems = append(problems, problem{UnsupportedPrivatePlatformReason, fmt.Sprintf(
+				"spec.platform.azure.topology is %s, which needs Azure Private Link, but this operator's private platform is %s; use topology Public, or run the operator with --private-platform=Azure",
+				p.Azure.Topology, platform)})
+		}
+	}
+
+	ns := hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
+	if len(ns) > validation.DNS1123LabelMaxLength {
+		problems = append(problems, problem{NamespaceNameTooLongReason, fmt.Sprintf(
+			"the control-plane namespace %q would be %d characters long, more than the %d a namespace name allows; shorten the HostedCluster's name or namespace (together at most %d characters)",
+			ns, len(ns), validation.DNS1123LabelMaxLength, validation.DNS1123LabelMaxLength-1)})
+	} else if existing != nil {
+		want := hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name)
+		switch owner, ok := existing.Annotations[hcplinkv1beta1.ClusterAnnotation]; {
+		case !ok:
+			problems = append(problems, problem{NamespaceConflictReason, fmt.Sprintf(
+				"the control-plane namespace %s already exists and was not created by hcplink for this cluster (it has no %s annotation); delete or rename that namespace, or rename the HostedCluster",
+				ns, hcplinkv1beta1.ClusterAnnotation)})
+		case owner != want:
+			problems = append(problems, problem{NamespaceConflictReason, fmt.Sprintf(
+				"the control-plane namespace %s already belongs to HostedCluster %s, whose name maps to the same namespace; rename one of the two clusters",
+				ns, owner)})
+		}
+	}
+	return problems
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no region"
+	}
+	return s
+}
+
+// joinProblems renders problems as one condition message.
+func joinProblems(problems []problem) string {
+	msgs := make([]string, 0, len(problems))
+	for _, p := range problems {
+		msgs = append(msgs, p.message)
+	}
+	return strings.Join(msgs, "; ")
+}
