@@ -17,6 +17,7 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand())
 	root.AddCommand(newControlPlaneOperatorCommand())
+	root.AddCommand(newOperatorCommand())
 	return root
 }
 

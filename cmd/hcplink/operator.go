@@ -1,0 +1,60 @@
+package main
+
+import (
+	"flag"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/hcplink/hcplink/internal/operator"
+)
+
+func newOperatorCommand() *cobra.Command {
+	opts := operator.Options{}
+	zapOpts := zap.Options{}
+	cmd := &cobra.Command{
+		Use:   "operator",
+		Short: "Run the management operator: control planes of HostedClusters and their private connectivity",
+		Long: `The management operator runs once per management cluster (several replicas
+with --leader-elect). For every HostedCluster it creates the control-plane
+namespace, the HostedControlPlane and the control-plane operator, folds the
+private-link conditions into the HostedCluster's status and deletes it all in
+order when the HostedCluster is deleted.
+
+It reads the management cluster's kubeconfig the standard way (--kubeconfig,
+KUBECONFIG, in-cluster) and, with --private-platform=AWS, its AWS credentials
+the standard way (AWS_* variables, shared files, web identity).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+			cfg, err := ctrl.GetConfig()
+			if err != nil {
+				return err
+			}
+			opts.RestConfig = cfg
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return operator.Run(ctrl.LoggerInto(ctx, ctrl.Log.WithName("operator")), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.PrivatePlatform, "private-platform", operator.PlatformNone, "cloud whose private connectivity this operator serves: AWS, Azure or None")
+	f.StringVar(&opts.AWSPrivateRegion, "aws-private-region", "", "AWS region of the management cluster; private AWS clusters must be in it (required with --private-platform=AWS)")
+	f.StringVar(&opts.ControlPlaneOperatorImage, "control-plane-operator-image", "", "image of the control-plane operator Deployments")
+	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
+	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz probes; 0 disables them")
+	f.BoolVar(&opts.LeaderElection, "leader-elect", false, "elect one active replica through a Lease")
+	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (required with --leader-elect)")
+	f.DurationVar(&opts.CleanupGracePeriod, "cleanup-grace-period", 0, "how long deletion waits for the private-link cleanup while the control plane reports invalid cloud credentials before it gives up and reports what may have leaked (0: 10m)")
+	_ = cmd.MarkFlagRequired("control-plane-operator-image")
+	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	zapOpts.BindFlags(goFlags)
+	if kubeconfig := flag.CommandLine.Lookup("kubeconfig"); kubeconfig != nil {
+		goFlags.Var(kubeconfig.Value, kubeconfig.Name, kubeconfig.Usage) // read by ctrl.GetConfig
+	}
+	f.AddGoFlagSet(goFlags)
+	return cmd
+}

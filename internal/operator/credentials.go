@@ -1,0 +1,126 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+)
+
+// Timing of the credentials check.
+const (
+	// credentialsCheckTimeout bounds one GetCallerIdentity call.
+	credentialsCheckTimeout = 15 * time.Second
+	// credentialsRetryMin and credentialsRetryMax bound the backoff after a
+	// failed check (doubling, with jitter).
+	credentialsRetryMin = 5 * time.Second
+	credentialsRetryMax = 5 * time.Minute
+	// credentialsRecheck is how often valid credentials are checked again,
+	// so that the gauge notices revoked or expired ones.
+	credentialsRecheck = 30 * time.Minute
+)
+
+var (
+	credentialsValid = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hcplink_cloud_credentials_valid",
+		Help: "1 when the operator's cloud credentials were accepted at the last check, 0 when they were refused or the cloud could not be reached.",
+	}, []string{"platform"})
+	registerOnce sync.Once
+)
+
+func registerMetrics() {
+	registerOnce.Do(func() {
+		if err := metrics.Registry.Register(credentialsValid); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				panic(err)
+			}
+		}
+	})
+}
+
+func init() { registerMetrics() }
+
+// identityCaller asks the cloud who the operator is.
+type identityCaller func(ctx context.Context) (identity string, err error)
+
+func newSTSCaller(cfg aws.Config) identityCaller {
+	client := sts.NewFromConfig(cfg)
+	return func(ctx context.Context) (string, error) {
+		out, err := client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+		if err != nil {
+			return "", err
+		}
+		return aws.ToString(out.Arn), nil
+	}
+}
+
+// credentialsChecker checks the operator's cloud credentials at start and
+// then periodically, retrying with backoff while they fail. It never stops
+// the operator: an unreachable or refusing cloud is logged and shown by
+// hcplink_cloud_credentials_valid.
+type credentialsChecker struct {
+	caller   identityCaller
+	platform string
+	// log is where results go; the manager's context carries no logger.
+	log logr.Logger
+	// retryMin overrides credentialsRetryMin (tests).
+	retryMin time.Duration
+}
+
+// NeedLeaderElection is false: every replica reports its own credentials.
+func (c *credentialsChecker) NeedLeaderElection() bool { return false }
+
+// Start runs the checks until ctx ends.
+func (c *credentialsChecker) Start(ctx context.Context) error {
+	log := c.log.WithValues("platform", c.platform)
+	retryMin := c.retryMin
+	if retryMin <= 0 {
+		retryMin = credentialsRetryMin
+	}
+	backoff := retryMin
+	lastOK := false
+	for {
+		callCtx, cancel := context.WithTimeout(ctx, credentialsCheckTimeout)
+		identity, err := c.caller(callCtx)
+		cancel()
+		var wait time.Duration
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err == nil:
+			credentialsValid.WithLabelValues(c.platform).Set(1)
+			if !lastOK {
+				log.Info("cloud credentials are valid", "identity", identity)
+			}
+			lastOK, backoff, wait = true, retryMin, credentialsRecheck
+		default:
+			credentialsValid.WithLabelValues(c.platform).Set(0)
+			lastOK = false
+			switch {
+			case awscloud.IsAccessDenied(err):
+				log.Error(err, "the cloud refused the operator's credentials; fix the operator's identity (role, keys or web identity token)", "code", awscloud.ErrorCode(err), "retryIn", backoff)
+			default:
+				log.Error(err, "could not check the operator's cloud credentials; retrying", "code", awscloud.ErrorCode(err), "retryIn", backoff)
+			}
+			wait = backoff
+			backoff = min(2*backoff, credentialsRetryMax)
+		}
+		// Jitter (up to +20%) keeps many operators from retrying in step.
+		wait += time.Duration(rand.Int64N(int64(wait)/5 + 1))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
