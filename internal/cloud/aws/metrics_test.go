@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hcplink/hcplink/internal/cloud/awshttp"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
@@ -42,6 +43,7 @@ func TestInstrumentCountsEachOutcome(t *testing.T) {
 
 	// A success against cloudsim.
 	good := f.Config(t, cloudsimtest.ManagementAccount)
+	awshttp.Apply(&good)
 	Instrument(&good, "test-success")
 	if _, err := sts.NewFromConfig(good).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); err != nil {
 		t.Fatalf("GetCallerIdentity: %v", err)
@@ -52,6 +54,7 @@ func TestInstrumentCountsEachOutcome(t *testing.T) {
 
 	// A refused identity: an access-denied code is a client error.
 	bad := f.Config(t, cloudsimtest.CustomerAccount)
+	awshttp.Apply(&bad)
 	Instrument(&bad, "test-denied")
 	_, err := sts.NewFromConfig(bad).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if !IsAccessDenied(err) || ErrorCode(err) != "InvalidClientTokenId" {
