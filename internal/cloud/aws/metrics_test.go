@@ -45,10 +45,11 @@ func TestInstrumentCountsEachOutcome(t *testing.T) {
 	good := f.Config(t, cloudsimtest.ManagementAccount)
 	awshttp.Apply(&good)
 	Instrument(&good, "test-success")
+	before := count("test-success", "STS", "GetCallerIdentity", OutcomeSuccess)
 	if _, err := sts.NewFromConfig(good).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); err != nil {
 		t.Fatalf("GetCallerIdentity: %v", err)
 	}
-	if got := count("test-success", "STS", "GetCallerIdentity", OutcomeSuccess); got != 1 {
+	if got := count("test-success", "STS", "GetCallerIdentity", OutcomeSuccess) - before; got != 1 {
 		t.Errorf("success count = %v, want 1", got)
 	}
 
@@ -56,11 +57,12 @@ func TestInstrumentCountsEachOutcome(t *testing.T) {
 	bad := f.Config(t, cloudsimtest.CustomerAccount)
 	awshttp.Apply(&bad)
 	Instrument(&bad, "test-denied")
+	before = count("test-denied", "STS", "GetCallerIdentity", OutcomeClientError)
 	_, err := sts.NewFromConfig(bad).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if !IsAccessDenied(err) || ErrorCode(err) != "InvalidClientTokenId" {
 		t.Fatalf("GetCallerIdentity error = %v, want InvalidClientTokenId", err)
 	}
-	if got := count("test-denied", "STS", "GetCallerIdentity", OutcomeClientError); got != 1 {
+	if got := count("test-denied", "STS", "GetCallerIdentity", OutcomeClientError) - before; got != 1 {
 		t.Errorf("client_error count = %v, want 1", got)
 	}
 
@@ -77,10 +79,11 @@ func TestInstrumentCountsEachOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	Instrument(&down, "test-down")
+	before = count("test-down", "STS", "GetCallerIdentity", OutcomeServerError)
 	if _, err := sts.NewFromConfig(down).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); err == nil {
 		t.Fatal("GetCallerIdentity against a closed port succeeded")
 	}
-	if got := count("test-down", "STS", "GetCallerIdentity", OutcomeServerError); got != 2 {
+	if got := count("test-down", "STS", "GetCallerIdentity", OutcomeServerError) - before; got != 2 {
 		t.Errorf("server_error count = %v, want 2 (one per attempt)", got)
 	}
 	if n := testutil.CollectAndCount(requestDuration, "hcplink_cloud_request_duration_seconds"); n < 3 {
