@@ -1,0 +1,323 @@
+package awsendpointservice
+
+import (
+	"context"
+	"maps"
+	"sync"
+	"time"
+
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
+
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+)
+
+// Clock tells the time; sim.ManualClock and the real clock satisfy it.
+type Clock interface{ Now() time.Time }
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+// Timeouts of the calls the cache makes on behalf of every waiter: a
+// listing of many pages gets longer than a single call.
+const (
+	listTimeout   = 60 * time.Second
+	targetTimeout = 20 * time.Second
+)
+
+// DefaultErrorTTL is how long a failed listing is remembered, so that the
+// workers of many objects throttled at once do not each repeat it.
+const DefaultErrorTTL = 5 * time.Second
+
+// DescribeCache batches the operator's reads of the management account:
+// one paginated DescribeVpcEndpointServiceConfigurations and one
+// DescribeLoadBalancers page-set per TTL serve every AWSEndpointService
+// (karpenter-style batching). Concurrent callers share one listing in
+// flight. An entry the operator changed (or that is in a transitional
+// state) is read again by a targeted call instead of relisting everything.
+type DescribeCache struct {
+	EC2 awscloud.EC2API
+	ELB awscloud.ELBV2API
+	// Clock tells the time (nil: the real clock).
+	Clock Clock
+	// TTL is how long a listing serves; the drift interval.
+	TTL time.Duration
+	// ErrorTTL is how long a failed listing is remembered (0: DefaultErrorTTL).
+	ErrorTTL time.Duration
+
+	services batch[ec2types.ServiceConfiguration] // by service name
+	lbs      batch[elbv2types.LoadBalancer]        // by load balancer name
+}
+
+// batch is one kind's listing: the items, when they were read, a
+// remembered error, and the listing in flight.
+type batch[T any] struct {
+	mu       sync.Mutex
+	items    map[string]T
+	dirty    map[string]bool
+	readAt   time.Time
+	err      error
+	errAt    time.Time
+	inflight chan struct{}
+}
+
+func (c *DescribeCache) now() time.Time {
+	if c.Clock == nil {
+		return time.Now()
+	}
+	return c.Clock.Now()
+}
+
+func (c *DescribeCache) errTTL() time.Duration {
+	if c.ErrorTTL <= 0 {
+		return DefaultErrorTTL
+	}
+	return c.ErrorTTL
+}
+
+// getBatch returns the listing, reading it when older than ttl (or never read).
+// One caller reads; the others wait for its result. The read runs on a
+// context detached from the caller's cancellation, bounded by listTimeout.
+func getBatch[T any](ctx context.Context, b *batch[T], now func() time.Time, ttl, errTTL time.Duration, list func(context.Context) (map[string]T, error)) (map[string]T, error) {
+	for {
+		b.mu.Lock()
+		t := now()
+		if b.items != nil && t.Sub(b.readAt) < ttl {
+			items := b.items
+			b.mu.Unlock()
+			return items, nil
+		}
+		if b.err != nil && t.Sub(b.errAt) < errTTL {
+			err := b.err
+			b.mu.Unlock()
+			return nil, err
+		}
+		if wait := b.inflight; wait != nil {
+			b.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		b.inflight = done
+		b.mu.Unlock()
+
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listTimeout)
+		items, err := list(lctx)
+		cancel()
+
+		b.mu.Lock()
+		if err != nil {
+			b.err, b.errAt = err, now()
+		} else {
+			b.items, b.readAt, b.err, b.dirty = items, now(), nil, nil
+		}
+		b.inflight = nil
+		close(done)
+		b.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return items, nil
+	}
+}
+
+func (b *batch[T]) put(key string, v T) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.items == nil {
+		// Nothing listed yet: the first listing will include it anyway.
+		return
+	}
+	// Copy on write: callers iterate the maps they got without the lock.
+	items := maps.Clone(b.items)
+	items[key] = v
+	b.items = items
+	delete(b.dirty, key)
+}
+
+func (b *batch[T]) forget(key string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.items[key]; ok {
+		items := maps.Clone(b.items)
+		delete(items, key)
+		b.items = items
+	}
+	delete(b.dirty, key)
+}
+
+func (b *batch[T]) invalidate(key string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dirty == nil {
+		b.dirty = map[string]bool{}
+	}
+	b.dirty[key] = true
+}
+
+func (b *batch[T]) expire() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.readAt = time.Time{}
+}
+
+func (b *batch[T]) isDirty(key string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dirty[key]
+}
+
+func (c *DescribeCache) listServices(ctx context.Context) (map[string]ec2types.ServiceConfiguration, error) {
+	return getBatch(ctx, &c.services, c.now, c.TTL, c.errTTL(), func(ctx context.Context) (map[string]ec2types.ServiceConfiguration, error) {
+		all, err := awscloud.ListEndpointServiceConfigurations(ctx, c.EC2)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]ec2types.ServiceConfiguration, len(all))
+		for _, s := range all {
+			out[awssdk.ToString(s.ServiceName)] = s
+		}
+		return out, nil
+	})
+}
+
+// transitional service states are read again by a targeted call.
+func transitionalService(s ec2types.ServiceConfiguration) bool {
+	switch string(s.ServiceState) {
+	case awscloud.ServiceStatePending, awscloud.ServiceStateDeleting:
+		return true
+	}
+	return false
+}
+
+// Service returns the endpoint service named name, or nil when it does not
+// exist.
+func (c *DescribeCache) Service(ctx context.Context, name string) (*ec2types.ServiceConfiguration, error) {
+	items, err := c.listServices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := items[name]
+	if !c.services.isDirty(name) && (!ok || !transitionalService(s)) {
+		if !ok {
+			return nil, nil
+		}
+		return &s, nil
+	}
+	tctx, cancel := context.WithTimeout(ctx, targetTimeout)
+	defer cancel()
+	found, err := awscloud.ListEndpointServiceConfigurations(tctx, c.EC2,
+		ec2types.Filter{Name: awssdk.String("service-name"), Values: []string{name}})
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		c.services.forget(name)
+		return nil, nil
+	}
+	c.services.put(name, found[0])
+	return &found[0], nil
+}
+
+// ServiceByTags returns the endpoint service tagged for (infraID, crName),
+// or nil.
+func (c *DescribeCache) ServiceByTags(ctx context.Context, infraID, crName string) (*ec2types.ServiceConfiguration, error) {
+	items, err := c.listServices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range items {
+		if ownedBy(s.Tags, infraID, crName) {
+			return &s, nil
+		}
+	}
+	return nil, nil
+}
+
+// ServiceByLoadBalancer re-lists the services (the listing may predate
+// the one AWS says the NLB has) and returns the one on loadBalancerARN, or
+// nil.
+func (c *DescribeCache) ServiceByLoadBalancer(ctx context.Context, loadBalancerARN string) (*ec2types.ServiceConfiguration, error) {
+	c.services.expire()
+	items, err := c.listServices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range items {
+		for _, arn := range s.NetworkLoadBalancerArns {
+			if arn == loadBalancerARN {
+				return &s, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// Services returns every endpoint service of the account.
+func (c *DescribeCache) Services(ctx context.Context) ([]ec2types.ServiceConfiguration, error) {
+	items, err := c.listServices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ec2types.ServiceConfiguration, 0, len(items))
+	for _, s := range items {
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// PutService records a service the operator just created or adopted.
+func (c *DescribeCache) PutService(s ec2types.ServiceConfiguration) {
+	c.services.put(awssdk.ToString(s.ServiceName), s)
+}
+
+// InvalidateService makes the next read of the service a targeted call;
+// used after the operator changed it.
+func (c *DescribeCache) InvalidateService(name string) { c.services.invalidate(name) }
+
+// ForgetService drops a service the operator deleted.
+func (c *DescribeCache) ForgetService(name string) { c.services.forget(name) }
+
+// LoadBalancer returns the load balancer named name, or nil when it does
+// not exist. One not in the listing, or not active yet, is read by a
+// targeted call (the listing may predate it).
+func (c *DescribeCache) LoadBalancer(ctx context.Context, name string) (*elbv2types.LoadBalancer, error) {
+	items, err := getBatch(ctx, &c.lbs, c.now, c.TTL, c.errTTL(), func(ctx context.Context) (map[string]elbv2types.LoadBalancer, error) {
+		all, err := awscloud.ListLoadBalancers(ctx, c.ELB)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]elbv2types.LoadBalancer, len(all))
+		for _, lb := range all {
+			out[awssdk.ToString(lb.LoadBalancerName)] = lb
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if lb, ok := items[name]; ok && lb.State != nil && lb.State.Code == elbv2types.LoadBalancerStateEnumActive {
+		return &lb, nil
+	}
+	tctx, cancel := context.WithTimeout(ctx, targetTimeout)
+	defer cancel()
+	found, err := awscloud.ListLoadBalancers(tctx, c.ELB, name)
+	if awscloud.IsNotFound(err) {
+		c.lbs.forget(name)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	c.lbs.put(name, found[0])
+	return &found[0], nil
+}
