@@ -48,7 +48,7 @@ type DescribeCache struct {
 	ErrorTTL time.Duration
 
 	services batch[ec2types.ServiceConfiguration] // by service name
-	lbs      batch[elbv2types.LoadBalancer]        // by load balancer name
+	lbs      batch[elbv2types.LoadBalancer]       // by load balancer name
 }
 
 // batch is one kind's listing: the items, when they were read, a
