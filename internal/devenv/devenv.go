@@ -1,0 +1,255 @@
+// Package devenv assembles a whole management cluster on one machine: a real
+// kube-apiserver and etcd (envtest) with the hcplink CRDs, cloudsim as the
+// cloud, a stand-in for the cloud provider's Service load-balancer
+// controller, the management operator, and one in-process control-plane
+// operator per control-plane-operator Deployment (standing in for the
+// kubelet). envtest runs no kube-controller-manager, so devenv also stands in
+// for its namespace controller. The demo, the e2e tests and the benchmarks
+// run on it.
+package devenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/hcplink/hcplink/internal/cloudsim"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/devenv/lbcontroller"
+	"github.com/hcplink/hcplink/internal/operator"
+	"github.com/hcplink/hcplink/internal/testenv"
+)
+
+// Options configure Start. The zero value is a fast, quiet environment.
+type Options struct {
+	// WorkDir keeps the kubeconfig and the pods' files; empty means a new
+	// temporary directory, removed by Stop.
+	WorkDir string
+	// CloudListen is cloudsim's address; empty means a free loopback port.
+	CloudListen string
+	// Delays and Faults configure cloudsim (defaults: fast, no faults).
+	Delays *sim.Delays
+	Faults *sim.FaultConfig
+	// Log receives the operators' logs; nil discards them.
+	Log logr.Logger
+	// Progress receives one line per start-up step (the first start builds
+	// the envtest binaries, which takes minutes); nil discards it.
+	Progress io.Writer
+}
+
+// Env is a running devenv.
+type Env struct {
+	Kube           *rest.Config
+	Client         client.Client
+	KubeconfigPath string
+	Cloud          *cloudsim.Server
+	CloudURL       string
+	// OperatorMetricsURL serves the management operator's Prometheus metrics.
+	OperatorMetricsURL string
+
+	ManagementAWS aws.Config
+	CustomerAWS   aws.Config
+	Management    ManagementNetwork
+	Customer      CustomerNetwork
+
+	workDir     string
+	ownsWorkDir bool
+	kube        *envtest.Environment
+	cpos        *cpoRunner
+	cancel      context.CancelFunc
+	stopped     []chan error
+}
+
+// Start brings the environment up; Stop takes it down.
+func Start(ctx context.Context, opts Options) (_ *Env, err error) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	step := func(format string, args ...any) { fmt.Fprintf(progress, "devenv: "+format+"\n", args...) }
+	e := &Env{workDir: opts.WorkDir}
+	defer func() {
+		if err != nil {
+			_ = e.Stop()
+		}
+	}()
+	if e.workDir == "" {
+		if e.workDir, err = os.MkdirTemp("", "hcplink-devenv-"); err != nil {
+			return nil, err
+		}
+		e.ownsWorkDir = true
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+
+	step("starting kube-apiserver and etcd (the first run builds them from source: about 8 minutes)")
+	e.kube, e.Kube, err = testenv.StartEnvironment(ctx, testenv.Options{Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	if e.Client, err = client.New(e.Kube, client.Options{Scheme: testenv.Scheme()}); err != nil {
+		return nil, err
+	}
+	e.KubeconfigPath = filepath.Join(e.workDir, "kubeconfig")
+	if err := os.WriteFile(e.KubeconfigPath, e.kube.KubeConfig, 0o600); err != nil {
+		return nil, fmt.Errorf("writing kubeconfig: %w", err)
+	}
+
+	step("starting cloudsim")
+	e.Cloud = cloudsim.New(cloudsim.Options{Delays: opts.Delays, Faults: opts.Faults})
+	listen := opts.CloudListen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	if err := e.Cloud.Start(runCtx, listen); err != nil {
+		return nil, err
+	}
+	e.CloudURL = e.Cloud.URL()
+	if e.ManagementAWS, err = e.accountConfig(ctx, ManagementAccount); err != nil {
+		return nil, err
+	}
+	if e.CustomerAWS, err = e.accountConfig(ctx, CustomerAccount); err != nil {
+		return nil, err
+	}
+	step("seeding the management and customer VPCs")
+	if e.Management, e.Customer, err = seedNetworks(ctx, e.ManagementAWS, e.CustomerAWS); err != nil {
+		return nil, fmt.Errorf("seeding cloud fixtures: %w", err)
+	}
+
+	step("starting the stand-ins for the cloud provider's load-balancer controller, the kubelet and the namespace controller")
+	if err := e.startInfrastructureControllers(runCtx, opts.Log); err != nil {
+		return nil, err
+	}
+
+	step("starting the management operator")
+	metricsAddr, err := freeLoopbackAddress()
+	if err != nil {
+		return nil, err
+	}
+	e.OperatorMetricsURL = "http://" + metricsAddr + "/metrics"
+	mgmtAWS := e.ManagementAWS
+	e.goRun(func() error {
+		return operator.Run(ctrl.LoggerInto(runCtx, opts.Log.WithName("operator")), operator.Options{
+			RestConfig:                e.Kube,
+			PrivatePlatform:           "AWS",
+			AWSPrivateRegion:          Region,
+			AWS:                       &mgmtAWS,
+			ControlPlaneOperatorImage: "hcplink:devenv",
+			MetricsBindAddress:        metricsAddr,
+			HealthProbeBindAddress:    "0",
+		})
+	})
+	step("ready: KUBECONFIG=%s, cloud at %s", e.KubeconfigPath, e.CloudURL)
+	return e, nil
+}
+
+// accountConfig is an SDK configuration for one cloudsim account, built the
+// standard way with the endpoint that AWS_ENDPOINT_URL would set.
+func (e *Env) accountConfig(ctx context.Context, account string) (aws.Config, error) {
+	return config.LoadDefaultConfig(ctx,
+		config.WithRegion(Region),
+		config.WithBaseEndpoint(e.CloudURL),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(account, "devenv", "")),
+		config.WithSharedConfigFiles([]string{}),
+		config.WithSharedCredentialsFiles([]string{}),
+	)
+}
+
+// startInfrastructureControllers runs what a real management cluster gets
+// from its cloud provider and its kubelets.
+func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logger) error {
+	mgr, err := ctrl.NewManager(e.Kube, ctrl.Options{
+		Scheme:                 testenv.Scheme(),
+		Logger:                 log.WithName("devenv"),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return fmt.Errorf("creating the devenv manager: %w", err)
+	}
+	lbs := &lbcontroller.Reconciler{Client: mgr.GetClient(), Options: lbcontroller.Options{
+		AWS:     e.ManagementAWS,
+		Subnets: map[string][]string{"internal": e.Management.PrivateSubnets, "internet-facing": e.Management.PublicSubnets},
+	}}
+	if err := lbs.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := (&namespaceFinalizer{client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir,
+		log: log.WithName("kubelet"), running: map[types.NamespacedName]*runningCPO{}}
+	if err := e.cpos.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	e.goRun(func() error { return mgr.Start(ctx) })
+	return nil
+}
+
+// goRun runs a component until the environment stops and keeps its result.
+func (e *Env) goRun(run func() error) {
+	done := make(chan error, 1)
+	e.stopped = append(e.stopped, done)
+	go func() { done <- run() }()
+}
+
+// RunningControlPlaneOperators lists the HCP namespaces whose control-plane
+// operator runs now.
+func (e *Env) RunningControlPlaneOperators() []string { return e.cpos.Running() }
+
+// Stop takes everything down: operators first, then the cloud and the API
+// server, then the working directory if Start made it.
+func (e *Env) Stop() error {
+	var errs []error
+	if e.cancel != nil {
+		e.cancel()
+	}
+	if e.cpos != nil {
+		e.cpos.stopAll()
+	}
+	for _, done := range e.stopped {
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				errs = append(errs, err)
+			}
+		case <-time.After(30 * time.Second):
+			errs = append(errs, errors.New("a devenv component did not stop within 30s"))
+		}
+	}
+	if e.Cloud != nil {
+		errs = append(errs, e.Cloud.Close())
+	}
+	if e.kube != nil {
+		errs = append(errs, e.kube.Stop())
+	}
+	if e.ownsWorkDir {
+		errs = append(errs, os.RemoveAll(e.workDir))
+	}
+	return errors.Join(errs...)
+}
+
+func freeLoopbackAddress() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}

@@ -1,0 +1,266 @@
+package devenv
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+	"github.com/aws/aws-sdk-go-v2/service/route53"
+	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+// The two accounts of the local cloud. The access key ID is the account
+// number (cloudsim's rule); any secret works.
+const (
+	ManagementAccount = "111111111111"
+	CustomerAccount   = "222222222222"
+	Region            = "us-east-1"
+
+	// oidcHost issues the service-account tokens the kubelet stand-in mints;
+	// the customer account trusts it, as it would trust a real cluster's
+	// issuer.
+	oidcHost = "oidc.devenv.hcplink.local"
+	// tokenAudience is the audience STS expects in web-identity tokens.
+	tokenAudience = "sts.amazonaws.com"
+)
+
+// zoneCount is how many availability zones both VPCs span.
+const zoneCount = 3
+
+// ManagementNetwork is the management cluster's VPC, where the router
+// Services' load balancers live.
+type ManagementNetwork struct {
+	VPCID          string
+	PrivateSubnets []string // one per zone, for internal load balancers
+	PublicSubnets  []string // one per zone, for internet-facing load balancers
+}
+
+// CustomerNetwork is the customer's VPC, where the workers run.
+type CustomerNetwork struct {
+	VPCID        string
+	CIDR         string
+	Zones        []string // zone names, in the customer account's naming
+	SubnetByAZ   map[string]string
+	OIDCProvider string // ARN of the identity provider trusted for CPO roles
+}
+
+// seedNetworks creates both VPCs with their subnets and the customer's OIDC
+// provider.
+func seedNetworks(ctx context.Context, mgmt, customer aws.Config) (ManagementNetwork, CustomerNetwork, error) {
+	var m ManagementNetwork
+	var c CustomerNetwork
+	vpc, err := createVPC(ctx, ec2.NewFromConfig(mgmt), "devenv-management", "10.0.0.0/16")
+	if err != nil {
+		return m, c, fmt.Errorf("management VPC: %w", err)
+	}
+	m.VPCID = vpc
+	// Internet-facing load balancers (the public router) need a gateway.
+	if err := attachInternetGateway(ctx, ec2.NewFromConfig(mgmt), vpc, "devenv-management-igw"); err != nil {
+		return m, c, err
+	}
+	zones, err := zoneNames(ctx, ec2.NewFromConfig(mgmt))
+	if err != nil {
+		return m, c, err
+	}
+	for i, zone := range zones {
+		private, err := createSubnet(ctx, ec2.NewFromConfig(mgmt), vpc, zone, fmt.Sprintf("10.0.%d.0/20", 128+16*i),
+			"devenv-management-private-"+zone, map[string]string{"kubernetes.io/role/internal-elb": "1"})
+		if err != nil {
+			return m, c, err
+		}
+		public, err := createSubnet(ctx, ec2.NewFromConfig(mgmt), vpc, zone, fmt.Sprintf("10.0.%d.0/20", 16*i),
+			"devenv-management-public-"+zone, map[string]string{"kubernetes.io/role/elb": "1"})
+		if err != nil {
+			return m, c, err
+		}
+		m.PrivateSubnets = append(m.PrivateSubnets, private)
+		m.PublicSubnets = append(m.PublicSubnets, public)
+	}
+
+	c.CIDR = "10.1.0.0/16"
+	vpc, err = createVPC(ctx, ec2.NewFromConfig(customer), "devenv-customer", c.CIDR)
+	if err != nil {
+		return m, c, fmt.Errorf("customer VPC: %w", err)
+	}
+	c.VPCID = vpc
+	c.Zones, err = zoneNames(ctx, ec2.NewFromConfig(customer))
+	if err != nil {
+		return m, c, err
+	}
+	c.SubnetByAZ = map[string]string{}
+	for i, zone := range c.Zones {
+		subnet, err := createSubnet(ctx, ec2.NewFromConfig(customer), vpc, zone, fmt.Sprintf("10.1.%d.0/20", 128+16*i),
+			"devenv-customer-private-"+zone, map[string]string{"kubernetes.io/role/internal-elb": "1"})
+		if err != nil {
+			return m, c, err
+		}
+		c.SubnetByAZ[zone] = subnet
+	}
+	out, err := iam.NewFromConfig(customer).CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
+		Url:            aws.String("https://" + oidcHost),
+		ClientIDList:   []string{tokenAudience},
+		ThumbprintList: []string{strings.Repeat("0", 40)},
+	})
+	if err != nil {
+		return m, c, fmt.Errorf("customer OIDC provider: %w", err)
+	}
+	c.OIDCProvider = aws.ToString(out.OpenIDConnectProviderArn)
+	return m, c, nil
+}
+
+func zoneNames(ctx context.Context, client *ec2.Client) ([]string, error) {
+	out, err := client.DescribeAvailabilityZones(ctx, &ec2.DescribeAvailabilityZonesInput{})
+	if err != nil {
+		return nil, fmt.Errorf("listing availability zones: %w", err)
+	}
+	var names []string
+	for _, z := range out.AvailabilityZones {
+		names = append(names, aws.ToString(z.ZoneName))
+	}
+	if len(names) < zoneCount {
+		return nil, fmt.Errorf("region has %d zones, devenv needs %d", len(names), zoneCount)
+	}
+	return names[:zoneCount], nil
+}
+
+func nameTags(resourceType ec2types.ResourceType, name string, extra map[string]string) []ec2types.TagSpecification {
+	tags := []ec2types.Tag{{Key: aws.String("Name"), Value: aws.String(name)}}
+	for k, v := range extra {
+		tags = append(tags, ec2types.Tag{Key: aws.String(k), Value: aws.String(v)})
+	}
+	return []ec2types.TagSpecification{{ResourceType: resourceType, Tags: tags}}
+}
+
+func createVPC(ctx context.Context, client *ec2.Client, name, cidr string) (string, error) {
+	out, err := client.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String(cidr), TagSpecifications: nameTags(ec2types.ResourceTypeVpc, name, nil)})
+	if err != nil {
+		return "", err
+	}
+	id := aws.ToString(out.Vpc.VpcId)
+	for _, attr := range []*ec2.ModifyVpcAttributeInput{
+		{VpcId: &id, EnableDnsSupport: &ec2types.AttributeBooleanValue{Value: aws.Bool(true)}},
+		{VpcId: &id, EnableDnsHostnames: &ec2types.AttributeBooleanValue{Value: aws.Bool(true)}},
+	} {
+		if _, err := client.ModifyVpcAttribute(ctx, attr); err != nil {
+			return "", fmt.Errorf("enabling DNS on %s: %w", id, err)
+		}
+	}
+	return id, nil
+}
+
+func attachInternetGateway(ctx context.Context, client *ec2.Client, vpc, name string) error {
+	out, err := client.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{TagSpecifications: nameTags(ec2types.ResourceTypeInternetGateway, name, nil)})
+	if err != nil {
+		return fmt.Errorf("internet gateway %s: %w", name, err)
+	}
+	if _, err := client.AttachInternetGateway(ctx, &ec2.AttachInternetGatewayInput{InternetGatewayId: out.InternetGateway.InternetGatewayId, VpcId: &vpc}); err != nil {
+		return fmt.Errorf("attaching internet gateway %s: %w", name, err)
+	}
+	return nil
+}
+
+func createSubnet(ctx context.Context, client *ec2.Client, vpc, zone, cidr, name string, tags map[string]string) (string, error) {
+	out, err := client.CreateSubnet(ctx, &ec2.CreateSubnetInput{
+		VpcId: &vpc, AvailabilityZone: &zone, CidrBlock: &cidr,
+		TagSpecifications: nameTags(ec2types.ResourceTypeSubnet, name, tags),
+	})
+	if err != nil {
+		return "", fmt.Errorf("subnet %s: %w", name, err)
+	}
+	return aws.ToString(out.Subnet.SubnetId), nil
+}
+
+// AWSClusterFixture is what the customer prepares for one private cluster
+// before creating it: the control-plane operator's role and the private zone.
+type AWSClusterFixture struct {
+	ControlPlaneOperatorRoleARN string
+	PrivateZoneID               string
+}
+
+// controlPlaneOperatorPolicy is the customer-side permissions the
+// control-plane operator needs (seed 002's controlPlaneOperator policy).
+const controlPlaneOperatorPolicy = `{"Version":"2012-10-17","Statement":[
+{"Effect":"Allow","Action":["ec2:CreateVpcEndpoint","ec2:DescribeVpcEndpoints","ec2:ModifyVpcEndpoint","ec2:DeleteVpcEndpoints","ec2:CreateTags","ec2:CreateSecurityGroup","ec2:AuthorizeSecurityGroupIngress","ec2:AuthorizeSecurityGroupEgress","ec2:DeleteSecurityGroup","ec2:RevokeSecurityGroupIngress","ec2:RevokeSecurityGroupEgress","ec2:DescribeSecurityGroups","ec2:DescribeVpcs","ec2:DescribeSubnets","route53:ListHostedZones"],"Resource":"*"},
+{"Effect":"Allow","Action":["route53:ChangeResourceRecordSets","route53:ListResourceRecordSets"],"Resource":"arn:aws:route53:::hostedzone/%s"}]}`
+
+// PrepareAWSCluster creates, in the customer account, what a private AWS
+// cluster needs before it is created: the control-plane operator's IAM role
+// (trusting the devenv issuer for the CPO's service account in the
+// cluster's control-plane namespace) and the <name>.hypershift.local private
+// zone on the customer VPC. It is idempotent.
+func (e *Env) PrepareAWSCluster(ctx context.Context, namespace, name, infraID string) (AWSClusterFixture, error) {
+	var f AWSClusterFixture
+	zoneID, err := e.ensurePrivateZone(ctx, name+".hypershift.local")
+	if err != nil {
+		return f, err
+	}
+	f.PrivateZoneID = zoneID
+
+	hcpNamespace := hcplinkv1beta1.HostedControlPlaneNamespace(namespace, name)
+	trust, _ := json.Marshal(map[string]any{
+		"Version": "2012-10-17",
+		"Statement": []map[string]any{{
+			"Effect":    "Allow",
+			"Principal": map[string]string{"Federated": e.Customer.OIDCProvider},
+			"Action":    "sts:AssumeRoleWithWebIdentity",
+			"Condition": map[string]any{"StringEquals": map[string]string{
+				oidcHost + ":sub": "system:serviceaccount:" + hcpNamespace + ":control-plane-operator",
+			}},
+		}},
+	})
+	client := iam.NewFromConfig(e.CustomerAWS)
+	roleName := infraID + "-control-plane-operator"
+	out, err := client.CreateRole(ctx, &iam.CreateRoleInput{RoleName: &roleName, AssumeRolePolicyDocument: aws.String(string(trust))})
+	var exists *iamtypes.EntityAlreadyExistsException
+	switch {
+	case errors.As(err, &exists):
+		got, getErr := client.GetRole(ctx, &iam.GetRoleInput{RoleName: &roleName})
+		if getErr != nil {
+			return f, fmt.Errorf("reading role %s: %w", roleName, getErr)
+		}
+		f.ControlPlaneOperatorRoleARN = aws.ToString(got.Role.Arn)
+	case err != nil:
+		return f, fmt.Errorf("creating role %s: %w", roleName, err)
+	default:
+		f.ControlPlaneOperatorRoleARN = aws.ToString(out.Role.Arn)
+	}
+	if _, err := client.PutRolePolicy(ctx, &iam.PutRolePolicyInput{
+		RoleName: &roleName, PolicyName: &roleName,
+		PolicyDocument: aws.String(fmt.Sprintf(controlPlaneOperatorPolicy, zoneID)),
+	}); err != nil {
+		return f, fmt.Errorf("writing the policy of %s: %w", roleName, err)
+	}
+	return f, nil
+}
+
+func (e *Env) ensurePrivateZone(ctx context.Context, name string) (string, error) {
+	client := route53.NewFromConfig(e.CustomerAWS)
+	found, err := client.ListHostedZonesByName(ctx, &route53.ListHostedZonesByNameInput{DNSName: aws.String(name)})
+	if err != nil {
+		return "", fmt.Errorf("looking up zone %s: %w", name, err)
+	}
+	for _, z := range found.HostedZones {
+		if strings.TrimSuffix(aws.ToString(z.Name), ".") == name && z.Config != nil && z.Config.PrivateZone {
+			return strings.TrimPrefix(aws.ToString(z.Id), "/hostedzone/"), nil
+		}
+	}
+	out, err := client.CreateHostedZone(ctx, &route53.CreateHostedZoneInput{
+		Name:             aws.String(name),
+		CallerReference:  aws.String("devenv-" + name),
+		HostedZoneConfig: &r53types.HostedZoneConfig{PrivateZone: true, Comment: aws.String("hcplink devenv")},
+		VPC:              &r53types.VPC{VPCId: aws.String(e.Customer.VPCID), VPCRegion: r53types.VPCRegion(Region)},
+	})
+	if err != nil {
+		return "", fmt.Errorf("creating private zone %s: %w", name, err)
+	}
+	return strings.TrimPrefix(aws.ToString(out.HostedZone.Id), "/hostedzone/"), nil
+}
