@@ -1,0 +1,181 @@
+// Package awsprivatelink is the control-plane operator's side of AWS
+// PrivateLink: observers that turn the private load-balancer Services into
+// AWSEndpointServices, the endpoint controller that builds the VPC
+// endpoint, its security group and DNS records in the customer's VPC, and
+// a sweeper for resources tagged for the cluster that no object claims.
+package awsprivatelink
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+// ObserverFieldOwner is the field manager of the observers' writes.
+const ObserverFieldOwner = "hcplink-aws-observer"
+
+// Observer watches one private load-balancer Service (private-router or
+// kube-apiserver-private) and keeps the AWSEndpointService of the same
+// name: its network load balancer name and the cluster's resource tags. A
+// Service that goes away takes its AWSEndpointService with it.
+type Observer struct {
+	Client client.Client
+	// ServiceName is the Service observed and the name of the CR.
+	ServiceName string
+}
+
+// SetupWithManager registers the observer for its Service, the
+// HostedControlPlane and the CR.
+func (o *Observer) SetupWithManager(mgr ctrl.Manager) error {
+	if o.Client == nil {
+		o.Client = mgr.GetClient()
+	}
+	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == o.ServiceName })
+	toSelf := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: o.ServiceName}}}
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("awsobserver-" + o.ServiceName).
+		For(&corev1.Service{}, builder.WithPredicates(named)).
+		Watches(&hcplinkv1beta1.HostedControlPlane{}, toSelf).
+		Watches(&hcplinkv1beta1.AWSEndpointService{}, toSelf, builder.WithPredicates(named)).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
+		Complete(o)
+}
+
+// NLBNameFromHostname returns the load balancer's name from its DNS name:
+// the first label minus its last "-segment" (the random suffix AWS adds); a
+// label without "-" is used whole.
+func NLBNameFromHostname(hostname string) string {
+	label, _, _ := strings.Cut(hostname, ".")
+	if i := strings.LastIndex(label, "-"); i > 0 {
+		return label[:i]
+	}
+	return label
+}
+
+// Reconcile keeps the CR named like the Service in step with it.
+func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	name := types.NamespacedName{Namespace: req.Namespace, Name: o.ServiceName}
+	hcp, err := findHostedControlPlane(ctx, o.Client, req.Namespace, nil)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if hcp == nil || !hcp.DeletionTimestamp.IsZero() || hcp.Spec.Platform.Type != hcplinkv1beta1.AWSPlatform {
+		return ctrl.Result{}, nil // the operator deletes the CRs in order
+	}
+
+	svc := &corev1.Service{}
+	if err := o.Client.Get(ctx, name, svc); apierrors.IsNotFound(err) {
+		svc = nil
+	} else if err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading Service %s: %w", o.ServiceName, err)
+	}
+	cr := &hcplinkv1beta1.AWSEndpointService{}
+	if err := o.Client.Get(ctx, name, cr); apierrors.IsNotFound(err) {
+		cr = nil
+	} else if err != nil {
+		return ctrl.Result{}, fmt.Errorf("reading AWSEndpointService %s: %w", o.ServiceName, err)
+	}
+
+	if svc == nil || !svc.DeletionTimestamp.IsZero() {
+		// Endpoint access or publishing changed: the private path goes,
+		// with its cloud resources (the CR's finalizers clean them).
+		if cr != nil && cr.DeletionTimestamp.IsZero() {
+			if err := o.Client.Delete(ctx, cr, client.Preconditions{UID: ptr.To(cr.UID)}); client.IgnoreNotFound(err) != nil {
+				return ctrl.Result{}, fmt.Errorf("deleting AWSEndpointService %s: %w", o.ServiceName, err)
+			}
+			ctrl.LoggerFrom(ctx).Info("Deleted AWSEndpointService whose Service is gone", "awsEndpointService", o.ServiceName)
+		}
+		return ctrl.Result{}, nil
+	}
+	if len(svc.Status.LoadBalancer.Ingress) == 0 || svc.Status.LoadBalancer.Ingress[0].Hostname == "" {
+		return ctrl.Result{}, nil // the Service's update brings us back
+	}
+	if cr != nil && !cr.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // an earlier one is still cleaning up
+	}
+
+	nlb := NLBNameFromHostname(svc.Status.LoadBalancer.Ingress[0].Hostname)
+	var tags []hcplinkv1beta1.AWSResourceTag
+	if hcp.Spec.Platform.AWS != nil {
+		tags = hcp.Spec.Platform.AWS.ResourceTags
+	}
+	owner := metav1.OwnerReference{APIVersion: hcplinkv1beta1.GroupVersion.String(), Kind: "HostedControlPlane",
+		Name: hcp.Name, UID: hcp.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
+	cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]
+
+	if cr == nil {
+		cr = &hcplinkv1beta1.AWSEndpointService{
+			ObjectMeta: metav1.ObjectMeta{Name: o.ServiceName, Namespace: req.Namespace, OwnerReferences: []metav1.OwnerReference{owner}},
+			Spec:       hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb, ResourceTags: tags},
+		}
+		if cluster != "" {
+			cr.Annotations = map[string]string{hcplinkv1beta1.ClusterAnnotation: cluster}
+		}
+		if err := o.Client.Create(ctx, cr); err != nil {
+			return ctrl.Result{}, fmt.Errorf("creating AWSEndpointService %s: %w", o.ServiceName, err)
+		}
+		ctrl.LoggerFrom(ctx).Info("Created AWSEndpointService", "awsEndpointService", o.ServiceName, "networkLoadBalancer", nlb)
+		return ctrl.Result{}, nil
+	}
+
+	// Merge-patch only the fields the observer owns, only when they differ.
+	patch := map[string]any{}
+	spec := map[string]any{}
+	if cr.Spec.NetworkLoadBalancerName != nlb {
+		spec["networkLoadBalancerName"] = nlb
+	}
+	if !equality.Semantic.DeepEqual(nonNil(cr.Spec.ResourceTags), nonNil(tags)) {
+		spec["resourceTags"] = tags
+	}
+	if len(spec) > 0 {
+		patch["spec"] = spec
+	}
+	meta := map[string]any{}
+	if cluster != "" && cr.Annotations[hcplinkv1beta1.ClusterAnnotation] != cluster {
+		meta["annotations"] = map[string]any{hcplinkv1beta1.ClusterAnnotation: cluster}
+	}
+	if !metav1.IsControlledBy(cr, hcp) && metav1.GetControllerOf(cr) == nil {
+		meta["ownerReferences"] = append(append([]metav1.OwnerReference(nil), cr.OwnerReferences...), owner)
+	}
+	if len(meta) > 0 {
+		patch["metadata"] = meta
+	}
+	if len(patch) == 0 {
+		return ctrl.Result{}, nil
+	}
+	raw, err := json.Marshal(patch)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := o.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, raw), client.FieldOwner(ObserverFieldOwner)); err != nil {
+		return ctrl.Result{}, fmt.Errorf("updating AWSEndpointService %s: %w", o.ServiceName, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Updated AWSEndpointService", "awsEndpointService", o.ServiceName, "networkLoadBalancer", nlb)
+	return ctrl.Result{}, nil
+}
+
+func nonNil(tags []hcplinkv1beta1.AWSResourceTag) []hcplinkv1beta1.AWSResourceTag {
+	if tags == nil {
+		return []hcplinkv1beta1.AWSResourceTag{}
+	}
+	return tags
+}
