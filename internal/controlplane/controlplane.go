@@ -11,8 +11,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/route53"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -27,6 +30,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloud/awshttp"
+	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
 	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
@@ -48,6 +52,10 @@ type Options struct {
 	// MetricsBindAddress and HealthProbeBindAddress are listen addresses;
 	// "0" disables the endpoint.
 	MetricsBindAddress, HealthProbeBindAddress string
+	// AWSDriftInterval is how often a healthy VPC endpoint is checked
+	// against the cloud (jittered by 10–20%); zero means
+	// awsprivatelink.DefaultDriftInterval (10 minutes).
+	AWSDriftInterval time.Duration
 }
 
 // Run runs the control-plane operator until ctx ends.
@@ -117,7 +125,31 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 	if err := (&credentials.Reconciler{Client: mgr.GetClient(), AWS: awsConfig}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the credentials controller: %w", err)
 	}
+	if err := setupAWSPrivateLink(mgr, opts, awsConfig); err != nil {
+		return nil, err
+	}
 	return mgr, nil
+}
+
+// setupAWSPrivateLink registers the customer side of AWS PrivateLink: the
+// observers of the private load-balancer Services, the endpoint controller
+// and the tag sweeper. They act only when the namespace's
+// HostedControlPlane is on AWS (the operator knows the platform only once
+// the HostedControlPlane is read), and cost nothing otherwise.
+func setupAWSPrivateLink(mgr ctrl.Manager, opts Options, awsConfig aws.Config) error {
+	for _, name := range []string{routers.PrivateRouterServiceName, routers.KubeAPIServerPrivateServiceName} {
+		if err := (&awsprivatelink.Observer{Client: mgr.GetClient(), ServiceName: name}).SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the %s observer: %w", name, err)
+		}
+	}
+	ec2Client, r53Client := ec2.NewFromConfig(awsConfig), route53.NewFromConfig(awsConfig)
+	if err := (&awsprivatelink.Reconciler{Client: mgr.GetClient(), EC2: ec2Client, Route53: r53Client, DriftInterval: opts.AWSDriftInterval}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the AWS endpoint controller: %w", err)
+	}
+	if err := mgr.Add(&awsprivatelink.Sweeper{Client: mgr.GetClient(), EC2: ec2Client, Namespace: opts.Namespace}); err != nil {
+		return fmt.Errorf("adding the AWS endpoint sweeper: %w", err)
+	}
+	return nil
 }
 
 // Scheme returns the kinds the control-plane operator reads and writes:

@@ -585,4 +585,3 @@ func endpointDNSName(ep *ec2types.VpcEndpoint) string {
 	}
 	return strings.TrimSuffix(aws.ToString(ep.DnsEntries[0].DnsName), ".")
 }
-

@@ -121,7 +121,9 @@ func TestSubnetsFollowSpecOnePerZone(t *testing.T) {
 	// A second subnet in the first zone: only the smaller ID is used.
 	names := zoneNames(t, x.cust)
 	extra := x.subnet("10.1.9.0/24", names[x.zoneIDs[0]])
-	x.patchCR(func(cr *hcplinkv1beta1.AWSEndpointService) { cr.Spec.SubnetIDs = append(x.subnetList(x.zoneIDs[:2]...), extra) })
+	x.patchCR(func(cr *hcplinkv1beta1.AWSEndpointService) {
+		cr.Spec.SubnetIDs = append(x.subnetList(x.zoneIDs[:2]...), extra)
+	})
 	x.ready()
 	first := min(extra, x.subnets[x.zoneIDs[0]])
 	if got, want := sorted(x.endpoint().SubnetIds), sorted([]string{first, x.subnets[x.zoneIDs[1]]}); !reflect.DeepEqual(got, want) {

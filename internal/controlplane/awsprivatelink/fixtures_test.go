@@ -48,9 +48,9 @@ var leakPattern = regexp.MustCompile(`(?i)(request ?id|[0-9a-f]{8}-[0-9a-f]{4}-[
 
 type cloudOpts struct {
 	nlbZoneCount int // zones of the NLB (the first of the customer's); 0: all three
-	crossZone bool
-	noZone    bool // do not create the private hosted zone
-	crName    string
+	crossZone    bool
+	noZone       bool // do not create the private hosted zone
+	crName       string
 }
 
 // fixture is two cloudsim accounts, a management NLB with an endpoint

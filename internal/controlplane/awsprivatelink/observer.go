@@ -52,7 +52,7 @@ func (o *Observer) SetupWithManager(mgr ctrl.Manager) error {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: o.ServiceName}}}
 	})
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("awsobserver-" + o.ServiceName).
+		Named("awsobserver-"+o.ServiceName).
 		For(&corev1.Service{}, builder.WithPredicates(named)).
 		Watches(&hcplinkv1beta1.HostedControlPlane{}, toSelf).
 		Watches(&hcplinkv1beta1.AWSEndpointService{}, toSelf, builder.WithPredicates(named)).
