@@ -12,6 +12,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -27,6 +29,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloud/awshttp"
+	"github.com/hcplink/hcplink/internal/operator/awsendpointservice"
 	"github.com/hcplink/hcplink/internal/operator/hostedcluster"
 )
 
@@ -75,6 +78,14 @@ type Options struct {
 	// cleanup while the control plane reports invalid cloud credentials;
 	// zero means 10 minutes.
 	CleanupGracePeriod time.Duration
+	// EndpointServiceDriftInterval is how often each AWS endpoint service
+	// is checked against AWS, and how long the batched Describe listing
+	// serves every cluster; zero means 10 minutes. Checks are jittered.
+	EndpointServiceDriftInterval time.Duration
+	// EndpointServiceSweepInterval is how often orphaned endpoint services
+	// (tagged for an AWSEndpointService that no longer exists) are looked
+	// for and removed; zero means 30 minutes. Sweeps are jittered.
+	EndpointServiceSweepInterval time.Duration
 }
 
 // Run runs the operator until ctx ends.
@@ -129,6 +140,9 @@ func Run(ctx context.Context, opts Options) error {
 			if err := mgr.Add(&credentialsChecker{caller: newSTSCaller(cfg), platform: PlatformAWS, log: log.WithName("credentials")}); err != nil {
 				return fmt.Errorf("operator: adding the credentials check: %w", err)
 			}
+			if err := setupEndpointServices(mgr, cfg, opts); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -153,6 +167,31 @@ func Run(ctx context.Context, opts Options) error {
 		"awsPrivateRegion", opts.AWSPrivateRegion, "controlPlaneOperatorImage", opts.ControlPlaneOperatorImage)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("operator: %w", err)
+	}
+	return nil
+}
+
+// setupEndpointServices registers the AWSEndpointService controller and
+// its orphan sweeper on the management account's EC2 and ELBv2 clients.
+func setupEndpointServices(mgr manager.Manager, cfg aws.Config, opts Options) error {
+	ec2Client, elbClient := ec2.NewFromConfig(cfg), elasticloadbalancingv2.NewFromConfig(cfg)
+	r := &awsendpointservice.Reconciler{
+		Client:        mgr.GetClient(),
+		EC2:           ec2Client,
+		ELB:           elbClient,
+		DriftInterval: opts.EndpointServiceDriftInterval,
+	}
+	if err := r.SetupWithManager(mgr, controller.Options{SkipNameValidation: ptr.To(true)}); err != nil {
+		return fmt.Errorf("operator: setting up the AWSEndpointService controller: %w", err)
+	}
+	sweeper := &awsendpointservice.Sweeper{
+		Reader:   mgr.GetAPIReader(),
+		EC2:      ec2Client,
+		Cache:    r.Cache,
+		Interval: opts.EndpointServiceSweepInterval,
+	}
+	if err := mgr.Add(sweeper); err != nil {
+		return fmt.Errorf("operator: adding the endpoint-service sweeper: %w", err)
 	}
 	return nil
 }
