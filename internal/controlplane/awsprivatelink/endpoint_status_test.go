@@ -1,0 +1,186 @@
+package awsprivatelink
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
+	"github.com/aws/smithy-go"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+func TestEndpointStateOutcome(t *testing.T) {
+	tests := []struct {
+		state  ec2types.State
+		reason string
+	}{
+		{"available", ""},
+		{"pending", hcplinkv1beta1.EndpointPendingReason},
+		{"pendingAcceptance", hcplinkv1beta1.EndpointPendingAcceptanceReason},
+		{"rejected", hcplinkv1beta1.EndpointRejectedReason},
+		{"failed", hcplinkv1beta1.EndpointFailedReason},
+		{"Failed", hcplinkv1beta1.EndpointFailedReason},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		o := endpointStateOutcome("vpce-1", tt.state)
+		if tt.reason == "" {
+			if o != nil {
+				t.Errorf("%s: %+v, want ready", tt.state, o)
+			}
+			continue
+		}
+		if o == nil || o.reason != tt.reason || o.status != metav1.ConditionFalse || !strings.Contains(o.message, "vpce-1") || o.requeue <= 0 {
+			t.Errorf("%s: %+v, want False/%s", tt.state, o, tt.reason)
+		}
+		if o != nil && tt.state != "Failed" {
+			if seen[o.message] {
+				t.Errorf("%s shares its message with another state", tt.state)
+			}
+			seen[o.message] = true
+		}
+	}
+}
+
+func TestErrorOutcome(t *testing.T) {
+	op := func(code string, fault smithy.ErrorFault) error {
+		return &smithy.OperationError{ServiceID: "EC2", OperationName: "CreateVpcEndpoint", Err: &smithy.GenericAPIError{Code: code, Message: "m", Fault: fault}}
+	}
+	tests := []struct {
+		name   string
+		err    error
+		status metav1.ConditionStatus
+		reason string
+		min    float64 // seconds
+	}{
+		{"throttled", op("RequestLimitExceeded", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, throttleMin.Seconds()},
+		{"access denied", op("UnauthorizedOperation", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.AccessDeniedReason, permanentRequeue.Seconds()},
+		{"invalid input", op("InvalidSubnetID.NotFound", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.InvalidParameterReason, permanentRequeue.Seconds()},
+		{"server", op("InternalError", smithy.FaultServer), metav1.ConditionFalse, hcplinkv1beta1.AWSErrorReason, transientRequeue.Seconds()},
+		{"zone mismatch", &zoneMismatchError{served: []string{"use1-az1"}, unserved: []string{"subnet-1 (use1-az3)"}, cause: op("InvalidParameter", smithy.FaultClient)},
+			metav1.ConditionFalse, hcplinkv1beta1.ZoneMismatchReason, permanentRequeue.Seconds()},
+	}
+	for _, tt := range tests {
+		o := errorOutcome(tt.err)
+		if o.status != tt.status || o.reason != tt.reason || o.requeue.Seconds() < tt.min {
+			t.Errorf("%s: %+v, want %s/%s requeue ≥ %vs", tt.name, o, tt.status, tt.reason, tt.min)
+		}
+	}
+	if o := errorOutcome(op("RequestLimitExceeded", smithy.FaultClient)); o.requeue > throttleMax {
+		t.Errorf("throttled requeue %v above %v", o.requeue, throttleMax)
+	}
+}
+
+func TestSubnetsPerZone(t *testing.T) {
+	sn := func(id, zone string) ec2types.Subnet {
+		return ec2types.Subnet{SubnetId: aws.String(id), AvailabilityZoneId: aws.String(zone)}
+	}
+	got := SubnetsPerZone([]ec2types.Subnet{sn("subnet-c", "az1"), sn("subnet-a", "az1"), sn("subnet-b", "az2"), sn("subnet-d", "az3"), sn("subnet-0", "az3")})
+	if ids := subnetIDs(got); !reflect.DeepEqual(ids, []string{"subnet-0", "subnet-a", "subnet-b"}) {
+		t.Errorf("SubnetsPerZone = %v", ids)
+	}
+	if u := UnservedSubnets(got, []string{"az1", "az2"}); !reflect.DeepEqual(u, []string{"subnet-0 (az3)"}) {
+		t.Errorf("UnservedSubnets = %v", u)
+	}
+	if u := UnservedSubnets(got, nil); u != nil {
+		t.Errorf("unknown zones gave %v", u)
+	}
+}
+
+func TestRuleDiff(t *testing.T) {
+	desired := DesiredIngress(443, []hcplinkv1beta1.MachineNetworkEntry{{CIDR: "10.2.0.0/16"}, {CIDR: "10.1.0.0/16"}, {CIDR: "10.1.0.0/16"}})
+	if len(desired) != 2 || desired[0].CIDR != "10.1.0.0/16" {
+		t.Fatalf("DesiredIngress = %v", desired)
+	}
+	actual := []IngressRule{{"tcp", 443, 443, "10.1.0.0/16"}, {"tcp", 443, 443, "10.9.0.0/16"}, {"tcp", 22, 22, "0.0.0.0/0"}}
+	add, revoke := RuleDiff(desired, actual)
+	if !reflect.DeepEqual(add, []IngressRule{{"tcp", 443, 443, "10.2.0.0/16"}}) {
+		t.Errorf("authorize %v", add)
+	}
+	if !reflect.DeepEqual(revoke, []IngressRule{{"tcp", 443, 443, "10.9.0.0/16"}, {"tcp", 22, 22, "0.0.0.0/0"}}) {
+		t.Errorf("revoke %v", revoke)
+	}
+	if add, revoke := RuleDiff(desired, desired); add != nil || revoke != nil {
+		t.Errorf("no change gave %v %v", add, revoke)
+	}
+	if IngressPort("kube-apiserver-private") != 6443 || IngressPort("private-router") != 443 {
+		t.Error("ports")
+	}
+}
+
+func TestEndpointModification(t *testing.T) {
+	add, remove, groups := EndpointModification([]string{"s1", "s2"}, []string{"s2", "s3"}, []string{"sg-customer"}, "sg-ours")
+	if !reflect.DeepEqual(add, []string{"s3"}) || !reflect.DeepEqual(remove, []string{"s1"}) || !reflect.DeepEqual(groups, []string{"sg-ours"}) {
+		t.Errorf("got %v %v %v", add, remove, groups)
+	}
+	add, remove, groups = EndpointModification([]string{"s1"}, []string{"s1"}, []string{"sg-customer", "sg-ours"}, "sg-ours")
+	if add != nil || remove != nil || groups != nil {
+		t.Errorf("no change gave %v %v %v (customer groups are never removed)", add, remove, groups)
+	}
+}
+
+func TestDesiredRecordNames(t *testing.T) {
+	hcp := func(api hcplinkv1beta1.PublishingStrategyType) *hcplinkv1beta1.HostedControlPlane {
+		return &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "c1"}, Spec: hcplinkv1beta1.HostedControlPlaneSpec{
+			Services: []hcplinkv1beta1.ServicePublishingStrategyMapping{{Service: hcplinkv1beta1.APIServer, ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{Type: api}}}}}
+	}
+	tests := []struct {
+		cr   string
+		api  hcplinkv1beta1.PublishingStrategyType
+		want []string
+	}{
+		{"private-router", hcplinkv1beta1.RoutePublishing, []string{"*.apps.c1.hypershift.local", "api.c1.hypershift.local"}},
+		{"private-router", hcplinkv1beta1.LoadBalancerPublishing, []string{"*.apps.c1.hypershift.local"}},
+		{"kube-apiserver-private", hcplinkv1beta1.LoadBalancerPublishing, []string{"api.c1.hypershift.local"}},
+		{"other", hcplinkv1beta1.RoutePublishing, nil},
+	}
+	for _, tt := range tests {
+		if got := DesiredRecordNames(tt.cr, hcp(tt.api)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s/%s: %v, want %v", tt.cr, tt.api, got, tt.want)
+		}
+	}
+}
+
+func TestRecordChanges(t *testing.T) {
+	cname := func(name, value string, ttl int64) r53types.ResourceRecordSet {
+		return r53types.ResourceRecordSet{Name: aws.String(name + "."), Type: r53types.RRTypeCname, TTL: aws.Int64(ttl), ResourceRecords: []r53types.ResourceRecord{{Value: aws.String(value)}}}
+	}
+	ours := endpointOwnsValue("vpce-1")
+	target := "vpce-1-abc.vpce-svc-1.us-east-1.vpce.amazonaws.com"
+	want := map[string]string{"*.apps.c1.hypershift.local": target}
+	tests := []struct {
+		name    string
+		have    map[string]r53types.ResourceRecordSet
+		written []string
+		actions []string
+	}{
+		{"in place: nothing", map[string]r53types.ResourceRecordSet{"*.apps.c1.hypershift.local": cname(`\052.apps.c1.hypershift.local`, target, 300)}, nil, nil},
+		{"missing: upsert", nil, nil, []string{"UPSERT *.apps.c1.hypershift.local."}},
+		{"other TTL: upsert", map[string]r53types.ResourceRecordSet{"*.apps.c1.hypershift.local": cname("*.apps.c1.hypershift.local", target, 60)}, nil, []string{"UPSERT *.apps.c1.hypershift.local."}},
+		{"stale ours: delete", map[string]r53types.ResourceRecordSet{
+			"*.apps.c1.hypershift.local": cname("*.apps.c1.hypershift.local", target, 300),
+			"api.c1.hypershift.local":    cname("api.c1.hypershift.local", target, 300)},
+			[]string{"api.c1.hypershift.local"}, []string{"DELETE api.c1.hypershift.local."}},
+		{"stale someone else's: left", map[string]r53types.ResourceRecordSet{
+			"*.apps.c1.hypershift.local": cname("*.apps.c1.hypershift.local", target, 300),
+			"api.c1.hypershift.local":    cname("api.c1.hypershift.local", "elsewhere.example.com", 300)},
+			[]string{"api.c1.hypershift.local"}, nil},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, c := range RecordChanges(want, tt.have, tt.written, ours) {
+			got = append(got, string(c.Action)+" "+aws.ToString(c.ResourceRecordSet.Name))
+		}
+		if !reflect.DeepEqual(got, tt.actions) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.actions)
+		}
+	}
+	if recordName(`\052.Apps.C1.hypershift.local.`) != "*.apps.c1.hypershift.local" {
+		t.Error("recordName does not decode the escape")
+	}
+}
