@@ -15,7 +15,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand())
+	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand(), newBenchCommand())
 	root.AddCommand(newControlPlaneOperatorCommand())
 	root.AddCommand(newOperatorCommand())
 	return root

@@ -1,0 +1,60 @@
+package devenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// startOperatorProcess runs the management operator as a child process
+// configured the way a Deployment would configure it: a kubeconfig, the
+// management account's credentials and the cloud endpoint in the
+// environment, flags for the rest. Its output goes to operator.log in the
+// working directory.
+func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr string) error {
+	logPath := filepath.Join(e.workDir, "operator.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, binary, "operator",
+		"--kubeconfig", e.KubeconfigPath,
+		"--private-platform", "AWS",
+		"--aws-private-region", Region,
+		"--control-plane-operator-image", "hcplink:devenv",
+		"--metrics-bind-address", metricsAddr,
+		"--health-probe-bind-address", "0",
+	)
+	cmd.Env = append(os.Environ(),
+		"AWS_ENDPOINT_URL="+e.CloudURL,
+		"AWS_ACCESS_KEY_ID="+ManagementAccount,
+		"AWS_SECRET_ACCESS_KEY=devenv",
+		"AWS_REGION="+Region,
+		"AWS_CONFIG_FILE="+os.DevNull,
+		"AWS_SHARED_CREDENTIALS_FILE="+os.DevNull,
+	)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Stop politely so that the operator releases its lease.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return fmt.Errorf("starting %s operator: %w", binary, err)
+	}
+	e.OperatorPID = cmd.Process.Pid
+	e.goRun(func() error {
+		defer logFile.Close()
+		err := cmd.Wait()
+		var exit *exec.ExitError
+		if ctx.Err() != nil && (err == nil || errors.As(err, &exit)) {
+			return nil // stopped by us
+		}
+		if err != nil {
+			return fmt.Errorf("management operator process: %w (log: %s)", err, logPath)
+		}
+		return nil
+	})
+	return nil
+}
