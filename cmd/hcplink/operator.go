@@ -49,6 +49,8 @@ the standard way (AWS_* variables, shared files, web identity).`,
 	f.BoolVar(&opts.LeaderElection, "leader-elect", false, "elect one active replica through a Lease")
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (required with --leader-elect)")
 	f.DurationVar(&opts.CleanupGracePeriod, "cleanup-grace-period", 0, "how long deletion waits for the private-link cleanup while the control plane reports invalid cloud credentials before it gives up and reports what may have leaked (0: 10m)")
+	f.DurationVar(&opts.EndpointServiceDriftInterval, "drift-interval", 0, "how often each AWS endpoint service is checked for drift, jittered (0: 10m)")
+	f.DurationVar(&opts.EndpointServiceSweepInterval, "sweep-interval", 0, "how often endpoint services tagged for objects that no longer exist are looked for, jittered (0: 30m)")
 	_ = cmd.MarkFlagRequired("control-plane-operator-image")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	zapOpts.BindFlags(goFlags)

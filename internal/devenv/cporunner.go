@@ -44,6 +44,8 @@ type cpoRunner struct {
 	cloudURL string
 	workDir  string
 	log      logr.Logger
+	// driftInterval overrides the control-plane operators' drift checks.
+	driftInterval time.Duration
 
 	mu      sync.Mutex
 	running map[types.NamespacedName]*runningCPO
@@ -129,6 +131,7 @@ func (r *cpoRunner) start(key types.NamespacedName, credentials string) error {
 			AWS:                    awsConfig,
 			MetricsBindAddress:     "0",
 			HealthProbeBindAddress: "0",
+			AWSDriftInterval:       r.driftInterval,
 		})
 		if err != nil && ctx.Err() == nil {
 			r.log.Error(err, "control-plane operator stopped", "namespace", key.Namespace)

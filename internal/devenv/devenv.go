@@ -79,12 +79,13 @@ type Env struct {
 	// (Options.OperatorBinary); 0 when it runs in this process.
 	OperatorPID int
 
-	workDir     string
-	ownsWorkDir bool
-	kube        *envtest.Environment
-	cpos        *cpoRunner
-	cancel      context.CancelFunc
-	stopped     []chan error
+	workDir       string
+	ownsWorkDir   bool
+	driftInterval time.Duration
+	kube          *envtest.Environment
+	cpos          *cpoRunner
+	cancel        context.CancelFunc
+	stopped       []chan error
 }
 
 // Start brings the environment up; Stop takes it down.
@@ -94,7 +95,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		progress = io.Discard
 	}
 	step := func(format string, args ...any) { fmt.Fprintf(progress, "devenv: "+format+"\n", args...) }
-	e := &Env{workDir: opts.WorkDir}
+	e := &Env{workDir: opts.WorkDir, driftInterval: opts.DriftInterval}
 	defer func() {
 		if err != nil {
 			_ = e.Stop()
@@ -162,13 +163,14 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		mgmtAWS := e.ManagementAWS
 		e.goRun(func() error {
 			return operator.Run(ctrl.LoggerInto(runCtx, opts.Log.WithName("operator")), operator.Options{
-				RestConfig:                e.Kube,
-				PrivatePlatform:           "AWS",
-				AWSPrivateRegion:          Region,
-				AWS:                       &mgmtAWS,
-				ControlPlaneOperatorImage: "hcplink:devenv",
-				MetricsBindAddress:        metricsAddr,
-				HealthProbeBindAddress:    "0",
+				RestConfig:                   e.Kube,
+				PrivatePlatform:              "AWS",
+				AWSPrivateRegion:             Region,
+				AWS:                          &mgmtAWS,
+				ControlPlaneOperatorImage:    "hcplink:devenv",
+				MetricsBindAddress:           metricsAddr,
+				HealthProbeBindAddress:       "0",
+				EndpointServiceDriftInterval: opts.DriftInterval,
 			})
 		})
 	}
@@ -210,7 +212,7 @@ func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logge
 	if err := (&namespaceFinalizer{client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir,
+	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir, driftInterval: e.driftInterval,
 		log: log.WithName("kubelet"), running: map[types.NamespacedName]*runningCPO{}}
 	if err := e.cpos.SetupWithManager(mgr); err != nil {
 		return err

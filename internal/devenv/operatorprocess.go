@@ -20,14 +20,18 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, binary, "operator",
+	args := []string{"operator",
 		"--kubeconfig", e.KubeconfigPath,
 		"--private-platform", "AWS",
 		"--aws-private-region", Region,
 		"--control-plane-operator-image", "hcplink:devenv",
 		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", "0",
-	)
+	}
+	if e.driftInterval > 0 {
+		args = append(args, "--drift-interval", e.driftInterval.String())
+	}
+	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(os.Environ(),
 		"AWS_ENDPOINT_URL="+e.CloudURL,
 		"AWS_ACCESS_KEY_ID="+ManagementAccount,
