@@ -369,3 +369,50 @@ func TestErrorMessagesSanitised(t *testing.T) {
 		t.Errorf("permanent error requeue %v, want at least %v", res.RequeueAfter, permanentRequeue)
 	}
 }
+
+func TestStaleRecordsAndExternalNamesRemoved(t *testing.T) {
+	x := newFixture(t, cloudOpts{})
+	x.ready()
+	// The API server moves to its own load balancer and the cluster becomes
+	// PublicAndPrivate: the api record and the ExternalName Service go.
+	x.patchHCP(func(hcp *hcplinkv1beta1.HostedControlPlane) {
+		hcp.Spec.Services[0].ServicePublishingStrategy = hcplinkv1beta1.ServicePublishingStrategy{Type: hcplinkv1beta1.LoadBalancerPublishing}
+		hcp.Spec.Platform.AWS.EndpointAccess = hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate
+	})
+	x.reconcile()
+	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason)
+	if got := x.records(); len(got) != 1 || got["*.apps.demo.hypershift.local"] == "" {
+		t.Errorf("records %v, want *.apps only", got)
+	}
+	if got := x.get().Status.DNSNames; !reflect.DeepEqual(got, []string{"*.apps.demo.hypershift.local"}) {
+		t.Errorf("status.dnsNames %v", got)
+	}
+	svc := &corev1.Service{}
+	if err := env.Client.Get(x.ctx, types.NamespacedName{Namespace: x.cr.Namespace, Name: KubeAPIServerPrivateExternalService}, svc); err == nil && svc.DeletionTimestamp.IsZero() {
+		t.Error("ExternalName Service kept on a public cluster")
+	}
+}
+
+func TestWaitsForEndpointServiceName(t *testing.T) {
+	x := newFixture(t, cloudOpts{})
+	cr := x.get()
+	cr.Status.EndpointServiceName = ""
+	if err := env.Client.Status().Update(x.ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	_, before, _ := x.calls()
+	x.reconcile()
+	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.WaitingForEndpointServiceReason)
+	if _, mutating, byOp := x.calls(); mutating != before {
+		t.Errorf("mutating calls before the service name: %v", byOp)
+	}
+	if got := x.get().Status; got.Region != "us-east-1" || got.InfraID != infraID || got.VPCID != x.vpc {
+		t.Errorf("cleanup data not kept early: %+v", got)
+	}
+}
+
+func TestPendingAcceptance(t *testing.T) {
+	x := newFixture(t, cloudOpts{acceptanceRequired: true})
+	x.reconcile()
+	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.EndpointPendingAcceptanceReason)
+}

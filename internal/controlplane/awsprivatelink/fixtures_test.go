@@ -47,10 +47,11 @@ const (
 var leakPattern = regexp.MustCompile(`(?i)(request ?id|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|StatusCode|https response error)`)
 
 type cloudOpts struct {
-	nlbZoneCount int // zones of the NLB (the first of the customer's); 0: all three
-	crossZone    bool
-	noZone       bool // do not create the private hosted zone
-	crName       string
+	nlbZoneCount       int // zones of the NLB (the first of the customer's); 0: all three
+	crossZone          bool
+	acceptanceRequired bool
+	noZone             bool // do not create the private hosted zone
+	crName             string
 }
 
 // fixture is two cloudsim accounts, a management NLB with an endpoint
@@ -111,7 +112,7 @@ func newFixture(t *testing.T, o cloudOpts) *fixture {
 			Attributes: []elbtypes.LoadBalancerAttribute{{Key: aws.String("load_balancing.cross_zone.enabled"), Value: aws.String("true")}}}))(t)
 	}
 	svc := must(x.mgmt.CreateVpcEndpointServiceConfiguration(ctx, &ec2.CreateVpcEndpointServiceConfigurationInput{
-		AcceptanceRequired: aws.Bool(false), NetworkLoadBalancerArns: []string{aws.ToString(lb.LoadBalancerArn)}}))(t).ServiceConfiguration
+		AcceptanceRequired: aws.Bool(o.acceptanceRequired), NetworkLoadBalancerArns: []string{aws.ToString(lb.LoadBalancerArn)}}))(t).ServiceConfiguration
 	must(x.mgmt.ModifyVpcEndpointServicePermissions(ctx, &ec2.ModifyVpcEndpointServicePermissionsInput{
 		ServiceId: svc.ServiceId, AddAllowedPrincipals: []string{"arn:aws:iam::" + customer + ":root"}}))(t)
 	x.serviceName = aws.ToString(svc.ServiceName)
