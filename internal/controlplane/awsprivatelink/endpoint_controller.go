@@ -25,10 +25,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -78,9 +81,21 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("awsendpoint").
-		For(&hcplinkv1beta1.AWSEndpointService{}).
+		// Our own status writes do not bring the CR back; the operator's
+		// endpointServiceName (a status field) does.
+		For(&hcplinkv1beta1.AWSEndpointService{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{},
+			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+				o, okOld := e.ObjectOld.(*hcplinkv1beta1.AWSEndpointService)
+				n, okNew := e.ObjectNew.(*hcplinkv1beta1.AWSEndpointService)
+				return okOld && okNew && (o.Status.EndpointServiceName != n.Status.EndpointServiceName ||
+					o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero())
+			}}))).
 		Owns(&corev1.Service{}).
-		Watches(&hcplinkv1beta1.HostedControlPlane{}, handler.EnqueueRequestsFromMapFunc(r.crsOfNamespace)).
+		// Only spec changes of the HostedControlPlane matter; its status
+		// (other controllers' conditions) does not.
+		Watches(&hcplinkv1beta1.HostedControlPlane{}, handler.EnqueueRequestsFromMapFunc(r.crsOfNamespace),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: 2}).
 		Complete(r)
 }

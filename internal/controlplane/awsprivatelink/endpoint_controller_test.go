@@ -289,6 +289,13 @@ func TestThrottlingConverges(t *testing.T) {
 		t.Errorf("%d endpoints, want 1", n)
 	}
 	total, _, byOp := x.calls()
+	var throttled int64
+	for _, c := range byOp {
+		throttled += c.Throttled + c.Failed
+	}
+	if throttled == 0 {
+		t.Error("no call was throttled: the fault rule did not apply")
+	}
 	if total > int64(passes+1)*25 {
 		t.Errorf("%d calls in %d passes: %v", total, passes+1, byOp)
 	}
