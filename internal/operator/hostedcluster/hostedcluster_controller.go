@@ -460,6 +460,11 @@ func updateMetadataOnly[T client.Object](existing, desired T) bool {
 
 func updateHostedControlPlane(existing, desired *hcplinkv1beta1.HostedControlPlane) bool {
 	changed := mergeMetadata(existing, desired)
+	for _, f := range desired.Finalizers {
+		if existing.DeletionTimestamp.IsZero() && controllerutil.AddFinalizer(existing, f) {
+			changed = true
+		}
+	}
 	if !equality.Semantic.DeepEqual(existing.Spec, desired.Spec) {
 		existing.Spec = desired.Spec
 		changed = true

@@ -31,6 +31,10 @@ const (
 
 // reconcileDelete takes the cluster down in order:
 //
+//  0. request the deletion of the HostedControlPlane. The operator's
+//     finalizer keeps it Terminating: the control-plane operator sees the
+//     cluster is going, so its observers stop recreating the private-link
+//     objects, while it keeps running and reporting its credentials;
 //  1. delete the AWSEndpointService and AzurePrivateLinkService objects and
 //     wait until they are gone: their finalizers remove the cloud resources
 //     (the control-plane operator removes the endpoint, its security group
@@ -42,7 +46,8 @@ const (
 //     gives up: it removes their finalizers, sets
 //     CloudResourcesMayHaveLeaked and emits a Warning event naming the
 //     resources;
-//  2. delete the HostedControlPlane and wait until it is gone;
+//  2. release the HostedControlPlane (remove the operator's finalizer) and
+//     wait until it is gone;
 //  3. delete the control-plane operator's Deployment, RoleBinding, Role,
 //     ServiceAccount and credentials, and wait until they are gone;
 //  4. request the deletion of the namespace. Deletion is complete once the
@@ -92,6 +97,13 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 			Reason: reason, Message: bound(message, maxConditionMessage), ObservedGeneration: gen})
 	}
 
+	// 0. Mark the control plane as going, so nothing recreates what step 1
+	// deletes.
+	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: hc.Name}}
+	if _, err := r.deleteAndCheck(ctx, hcp); err != nil {
+		return false, 0, err
+	}
+
 	// 1. Private-link objects, while the control-plane operator still runs.
 	remaining, err := r.deletePrivateLinkObjects(ctx, s.namespace)
 	if err != nil {
@@ -118,8 +130,11 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 		return false, afterAbandonRequeue, nil
 	}
 
-	// 2. The HostedControlPlane, while the control-plane operator still runs.
-	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: hc.Name}}
+	// 2. Release the HostedControlPlane, while the control-plane operator
+	// still runs.
+	if err := removeFinalizer(ctx, r.Client, hcp, hcplinkv1beta1.OperatorFinalizer); client.IgnoreNotFound(err) != nil {
+		return false, 0, fmt.Errorf("releasing the HostedControlPlane: %w", err)
+	}
 	if gone, err := r.deleteAndCheck(ctx, hcp); err != nil || !gone {
 		deleting(WaitingForControlPlaneDeletionReason, fmt.Sprintf("waiting for the HostedControlPlane %s/%s to be deleted", s.namespace, hc.Name))
 		return false, objectDeletionPoll, err

@@ -98,11 +98,22 @@ func (f *deletionFixture) assertWaiting(t *testing.T) {
 	if endpoint.DeletionTimestamp.IsZero() || !contains(endpoint.Finalizers, testFinalizer) {
 		t.Errorf("endpoint object: deletionTimestamp %v, finalizers %v; want deletion requested, finalizer kept", endpoint.DeletionTimestamp, endpoint.Finalizers)
 	}
-	// The control-plane operator, its credentials and the HostedControlPlane
-	// stay, so that it can clean up.
+	// The control-plane operator and its credentials stay, so that it can
+	// clean up. The HostedControlPlane stays too, but Terminating and held by
+	// the operator's finalizer: that is how the control-plane operator knows
+	// the cluster is going and stops recreating the private-link objects.
 	for _, o := range f.controlPlaneObjects() {
-		if !exists(t, o) || !o.GetDeletionTimestamp().IsZero() {
-			t.Errorf("%T %s is gone or going while the private-link cleanup runs", o, o.GetName())
+		if !exists(t, o) {
+			t.Errorf("%T %s is gone while the private-link cleanup runs", o, o.GetName())
+			continue
+		}
+		hcp, isHCP := o.(*hcplinkv1beta1.HostedControlPlane)
+		switch {
+		case isHCP && (hcp.DeletionTimestamp.IsZero() || !contains(hcp.Finalizers, hcplinkv1beta1.OperatorFinalizer)):
+			t.Errorf("HostedControlPlane: deletionTimestamp %v, finalizers %v; want deletion requested and held by %s",
+				hcp.DeletionTimestamp, hcp.Finalizers, hcplinkv1beta1.OperatorFinalizer)
+		case !isHCP && !o.GetDeletionTimestamp().IsZero():
+			t.Errorf("%T %s is going while the private-link cleanup runs", o, o.GetName())
 		}
 	}
 	if condition(f.hc, CloudResourcesMayHaveLeakedCondition) != nil {

@@ -123,6 +123,11 @@ func desiredHostedControlPlane(hc *hcplinkv1beta1.HostedCluster, nodePools []hcp
 		ObjectMeta: objectMeta(hc, hc.Name, nil),
 		Spec:       *spec.DeepCopy(),
 	}
+	// The operator's finalizer keeps a deleted HostedControlPlane readable
+	// (Terminating) until the private-link cleanup is over: its deletion is
+	// how the control-plane operator learns that the cluster is going, and
+	// its credentials condition is what the escape hatch reads.
+	hcp.Finalizers = []string{hcplinkv1beta1.OperatorFinalizer}
 	return hcp
 }
 
