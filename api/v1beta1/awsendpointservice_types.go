@@ -79,6 +79,10 @@ const (
 	// DNSRecordsPendingReason: the VPC endpoint is available but its DNS
 	// records are not written yet.
 	DNSRecordsPendingReason = "DNSRecordsPending"
+
+	// WaitingForSubnetsReason: spec.subnetIDs is still empty (no NodePool
+	// names a subnet yet).
+	WaitingForSubnetsReason = "WaitingForSubnets"
 )
 
 // AWSEndpointServiceSpec is the desired state of one private path over AWS

@@ -230,7 +230,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	}
 	s.ec2Region = regionOption(cr.Status.Region)
 
-	out = r.reconcileNormal(ctx, s)
+	// A slow or stuck cloud never holds a worker for long.
+	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
+	defer cancel()
+	out = r.reconcileNormal(passCtx, s)
 	return ctrl.Result{RequeueAfter: out.requeue}, nil
 }
 
@@ -247,7 +250,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome {
 			message: "The cluster names no VPC (spec.platform.aws.cloudProviderConfig.vpc)", requeue: jitter(permanentRequeue)}
 	}
 	if len(cr.Spec.SubnetIDs) == 0 {
-		return *waiting(WaitingForSubnetsReason, "Waiting for the operator to list the NodePools' subnets in spec.subnetIDs", 0)
+		return *waiting(hcplinkv1beta1.WaitingForSubnetsReason, "Waiting for the operator to list the NodePools' subnets in spec.subnetIDs", 0)
 	}
 
 	if err := r.reconcileSecurityGroup(ctx, s); err != nil {
@@ -296,9 +299,6 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome {
 	}
 	return readyOutcome(cr.Status.EndpointID, cr.Status.DNSNames, r.driftInterval())
 }
-
-// WaitingForSubnetsReason: spec.subnetIDs is still empty.
-const WaitingForSubnetsReason = "WaitingForSubnets"
 
 func regionOption(region string) func(*ec2.Options) {
 	return func(o *ec2.Options) {

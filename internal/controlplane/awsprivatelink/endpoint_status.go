@@ -36,6 +36,10 @@ const (
 	// notVisibleRequeue: the endpoint service is not visible to the
 	// customer account until the operator allows its principal.
 	notVisibleRequeue = 30 * time.Second
+	// passTimeout bounds one pass's cloud calls, so that a slow or stuck
+	// cloud never holds a worker (the deferred status write gets its own
+	// context).
+	passTimeout = 2 * time.Minute
 	// zoneMissingRequeue: the private hosted zone is created by a person or
 	// the infrastructure CLI.
 	zoneMissingRequeue = 2 * time.Minute
