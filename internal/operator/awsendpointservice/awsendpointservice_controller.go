@@ -463,6 +463,12 @@ func (r *Reconciler) ensureService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 			return nil, errorOutcome(err, defaultBackoff, r.Rand)
 		}
 	}
+	// Allow the control-plane operator's principal before publishing the
+	// name: it acts on the name at once, and until it is allowed the service
+	// is invisible to it (it would back off for nothing).
+	if o := r.ensurePermissions(ctx, cr, hc, svc); !o.done() {
+		return nil, o
+	}
 	// Record the name at once: a restart from here adopts, never duplicates.
 	if err := r.setServiceName(ctx, cr, awssdk.ToString(svc.ServiceName)); err != nil {
 		return nil, errorOutcome(err, defaultBackoff, r.Rand)
