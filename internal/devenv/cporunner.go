@@ -49,6 +49,8 @@ type cpoRunner struct {
 
 	mu      sync.Mutex
 	running map[types.NamespacedName]*runningCPO
+	// held are the Deployments whose operator a test has stopped on purpose.
+	held map[types.NamespacedName]bool
 }
 
 type runningCPO struct {
@@ -80,8 +82,11 @@ func (r *cpoRunner) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		return ctrl.Result{}, err
 	}
 	r.mu.Lock()
-	current := r.running[req.NamespacedName]
+	current, held := r.running[req.NamespacedName], r.held[req.NamespacedName]
 	r.mu.Unlock()
+	if held {
+		return ctrl.Result{}, nil
+	}
 	if current == nil || current.credentials != credentials {
 		r.stop(req.NamespacedName)
 		if err := r.start(req.NamespacedName, credentials); err != nil {
@@ -224,6 +229,22 @@ func (r *cpoRunner) stop(key types.NamespacedName) {
 	cpo.cancel()
 	<-cpo.done
 	r.log.Info("stopped control-plane operator", "namespace", key.Namespace)
+}
+
+// hold stops a control-plane operator and keeps it stopped until release.
+func (r *cpoRunner) hold(key types.NamespacedName) {
+	r.mu.Lock()
+	r.held[key] = true
+	r.mu.Unlock()
+	r.stop(key)
+}
+
+// release lets a held control-plane operator run again; the caller
+// triggers a reconcile of its Deployment.
+func (r *cpoRunner) release(key types.NamespacedName) {
+	r.mu.Lock()
+	delete(r.held, key)
+	r.mu.Unlock()
 }
 
 // stopAll stops every control-plane operator (at shutdown).

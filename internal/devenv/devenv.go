@@ -16,12 +16,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -82,10 +85,17 @@ type Env struct {
 	workDir       string
 	ownsWorkDir   bool
 	driftInterval time.Duration
-	kube          *envtest.Environment
-	cpos          *cpoRunner
-	cancel        context.CancelFunc
-	stopped       []chan error
+
+	// The in-process management operator, which tests may stop and start.
+	operatorOptions operator.Options
+	operatorLog     logr.Logger
+	operatorMu      sync.Mutex
+	operatorCancel  context.CancelFunc
+	operatorDone    chan error
+	kube            *envtest.Environment
+	cpos            *cpoRunner
+	cancel          context.CancelFunc
+	stopped         []chan error
 }
 
 // Start brings the environment up; Stop takes it down.
@@ -160,19 +170,17 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			return nil, err
 		}
 	} else {
-		mgmtAWS := e.ManagementAWS
-		e.goRun(func() error {
-			return operator.Run(ctrl.LoggerInto(runCtx, opts.Log.WithName("operator")), operator.Options{
-				RestConfig:                   e.Kube,
-				PrivatePlatform:              "AWS",
-				AWSPrivateRegion:             Region,
-				AWS:                          &mgmtAWS,
-				ControlPlaneOperatorImage:    "hcplink:devenv",
-				MetricsBindAddress:           metricsAddr,
-				HealthProbeBindAddress:       "0",
-				EndpointServiceDriftInterval: opts.DriftInterval,
-			})
-		})
+		e.operatorOptions = operator.Options{
+			RestConfig:                   e.Kube,
+			PrivatePlatform:              "AWS",
+			AWSPrivateRegion:             Region,
+			ControlPlaneOperatorImage:    "hcplink:devenv",
+			MetricsBindAddress:           metricsAddr,
+			HealthProbeBindAddress:       "0",
+			EndpointServiceDriftInterval: opts.DriftInterval,
+		}
+		e.operatorLog = opts.Log.WithName("operator")
+		e.StartOperator()
 	}
 	step("ready: KUBECONFIG=%s, cloud at %s", e.KubeconfigPath, e.CloudURL)
 	return e, nil
@@ -213,7 +221,7 @@ func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logge
 		return err
 	}
 	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir, driftInterval: e.driftInterval,
-		log: log.WithName("kubelet"), running: map[types.NamespacedName]*runningCPO{}}
+		log: log.WithName("kubelet"), running: map[types.NamespacedName]*runningCPO{}, held: map[types.NamespacedName]bool{}}
 	if err := e.cpos.SetupWithManager(mgr); err != nil {
 		return err
 	}
@@ -226,6 +234,66 @@ func (e *Env) goRun(run func() error) {
 	done := make(chan error, 1)
 	e.stopped = append(e.stopped, done)
 	go func() { done <- run() }()
+}
+
+// StartOperator starts the in-process management operator (Start does it;
+// tests call it again after StopOperator, to play a restart).
+func (e *Env) StartOperator() {
+	e.operatorMu.Lock()
+	defer e.operatorMu.Unlock()
+	if e.operatorCancel != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	e.operatorCancel, e.operatorDone = cancel, done
+	opts := e.operatorOptions
+	// Each run instruments its own copy of the configuration.
+	cfg := e.ManagementAWS.Copy()
+	cfg.APIOptions = slices.Clone(cfg.APIOptions)
+	opts.AWS = &cfg
+	go func() { done <- operator.Run(ctrl.LoggerInto(ctx, e.operatorLog), opts) }()
+}
+
+// StopOperator stops the in-process management operator and waits until it
+// has stopped.
+func (e *Env) StopOperator() error {
+	e.operatorMu.Lock()
+	defer e.operatorMu.Unlock()
+	if e.operatorCancel == nil {
+		return nil
+	}
+	e.operatorCancel()
+	err := <-e.operatorDone
+	e.operatorCancel, e.operatorDone = nil, nil
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// StopControlPlaneOperator stops the control-plane operator of one
+// control-plane namespace and keeps it stopped until
+// StartControlPlaneOperator, as if its pod were gone.
+func (e *Env) StopControlPlaneOperator(namespace string) {
+	e.cpos.hold(types.NamespacedName{Namespace: namespace, Name: cpoName})
+}
+
+// StartControlPlaneOperator lets a stopped control-plane operator run again.
+func (e *Env) StartControlPlaneOperator(ctx context.Context, namespace string) error {
+	key := types.NamespacedName{Namespace: namespace, Name: cpoName}
+	e.cpos.release(key)
+	// Touch the Deployment so that the kubelet stand-in looks at it again.
+	var deploy appsv1.Deployment
+	if err := e.Client.Get(ctx, key, &deploy); err != nil {
+		return err
+	}
+	patch := client.MergeFrom(deploy.DeepCopy())
+	if deploy.Annotations == nil {
+		deploy.Annotations = map[string]string{}
+	}
+	deploy.Annotations["devenv.hcplink.io/restarted-at"] = time.Now().UTC().Format(time.RFC3339Nano)
+	return e.Client.Patch(ctx, &deploy, patch)
 }
 
 // RunningControlPlaneOperators lists the HCP namespaces whose control-plane
@@ -241,6 +309,9 @@ func (e *Env) Stop() error {
 	}
 	if e.cpos != nil {
 		e.cpos.stopAll()
+	}
+	if err := e.StopOperator(); err != nil {
+		errs = append(errs, err)
 	}
 	for _, done := range e.stopped {
 		select {
