@@ -1,5 +1,7 @@
 package v1beta1
 
+import "time"
+
 // IsPublic reports whether the control plane is reachable from the
 // internet: Public or PublicAndPrivate. The empty value is the default,
 // Public.
@@ -63,4 +65,22 @@ func PublishingStrategyFor(services []ServicePublishingStrategyMapping, service 
 		}
 	}
 	return ServicePublishingStrategy{Type: RoutePublishing}, false
+}
+
+// PausedFor interprets a pausedUntil value at now: "true" pauses until the
+// value changes (remaining is 0); an RFC3339 time in the future pauses for
+// remaining. A past time, an unset value or a malformed one (the CRD refuses
+// those) does not pause.
+func PausedFor(pausedUntil *string, now time.Time) (paused bool, remaining time.Duration) {
+	if pausedUntil == nil {
+		return false, 0
+	}
+	if *pausedUntil == "true" {
+		return true, 0
+	}
+	until, err := time.Parse(time.RFC3339, *pausedUntil)
+	if err != nil || !now.Before(until) {
+		return false, 0
+	}
+	return true, until.Sub(now)
 }

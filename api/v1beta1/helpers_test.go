@@ -1,6 +1,9 @@
 package v1beta1
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestEndpointAccess(t *testing.T) {
 	tests := []struct {
@@ -106,6 +109,34 @@ func TestPublishingStrategyFor(t *testing.T) {
 			}
 			if hostname != tt.wantHostname {
 				t.Errorf("route hostname = %q, want %q", hostname, tt.wantHostname)
+			}
+		})
+	}
+}
+
+func TestPausedFor(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s string) *string { return &s }
+	tests := []struct {
+		name          string
+		value         *string
+		wantPaused    bool
+		wantRemaining time.Duration
+	}{
+		{"unset", nil, false, 0},
+		{"true", at("true"), true, 0},
+		{"future time", at("2026-03-01T12:30:00Z"), true, 30 * time.Minute},
+		{"future time with offset", at("2026-03-01T13:30:00+01:00"), true, 30 * time.Minute},
+		{"past time", at("2026-03-01T11:59:59Z"), false, 0},
+		{"exactly now", at("2026-03-01T12:00:00Z"), false, 0},
+		{"malformed", at("tomorrow"), false, 0},
+		{"false is not a pause", at("false"), false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			paused, remaining := PausedFor(tt.value, now)
+			if paused != tt.wantPaused || remaining != tt.wantRemaining {
+				t.Errorf("PausedFor = %v, %v; want %v, %v", paused, remaining, tt.wantPaused, tt.wantRemaining)
 			}
 		})
 	}

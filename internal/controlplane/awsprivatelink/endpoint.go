@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -228,21 +227,4 @@ func (r *Reconciler) syncTags(ctx context.Context, s *scope, resourceID string, 
 		}
 	}
 	return nil
-}
-
-// pausedFor reports whether pausedUntil pauses reconciliation at now:
-// "true" pauses until the value changes; a future RFC3339 time pauses for
-// the remaining duration.
-func pausedFor(pausedUntil *string, now time.Time) (bool, time.Duration) {
-	if pausedUntil == nil {
-		return false, 0
-	}
-	if *pausedUntil == "true" {
-		return true, 0
-	}
-	until, err := time.Parse(time.RFC3339, *pausedUntil)
-	if err != nil || !now.Before(until) {
-		return false, 0
-	}
-	return true, until.Sub(now)
 }

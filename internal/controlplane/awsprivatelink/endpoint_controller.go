@@ -216,7 +216,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		}
 	}()
 
-	if paused, remaining := pausedFor(hcp.Spec.PausedUntil, time.Now()); paused {
+	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, time.Now()); paused {
 		out = outcome{status: metav1.ConditionUnknown, reason: hcplinkv1beta1.ReconciliationPausedReason,
 			message: "Reconciliation is paused by the cluster's pausedUntil; the VPC endpoint is left as it is", requeue: remaining}
 		return ctrl.Result{RequeueAfter: out.requeue}, nil

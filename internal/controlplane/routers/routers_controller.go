@@ -72,7 +72,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
-	if paused, remaining := pausedFor(hcp.Spec.PausedUntil, r.now()); paused {
+	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, r.now()); paused {
 		log.V(1).Info("Reconciliation is paused", "pausedUntil", *hcp.Spec.PausedUntil)
 		cond := metav1.Condition{
 			Type:    RoutersReadyCondition,

@@ -3,7 +3,6 @@ package routers
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,22 +73,4 @@ func hasLoadBalancerAddress(svc *corev1.Service) bool {
 		}
 	}
 	return false
-}
-
-// pausedFor reports whether pausedUntil pauses reconciliation at now: "true"
-// pauses until the value changes (remaining is 0); an RFC3339 time in the
-// future pauses for remaining. A past time, or an unset or malformed value
-// (the CRD refuses malformed ones), does not pause.
-func pausedFor(pausedUntil *string, now time.Time) (paused bool, remaining time.Duration) {
-	if pausedUntil == nil {
-		return false, 0
-	}
-	if *pausedUntil == "true" {
-		return true, 0
-	}
-	until, err := time.Parse(time.RFC3339, *pausedUntil)
-	if err != nil || !now.Before(until) {
-		return false, 0
-	}
-	return true, until.Sub(now)
 }

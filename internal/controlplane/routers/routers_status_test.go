@@ -2,7 +2,6 @@ package routers
 
 import (
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -89,33 +88,6 @@ func TestRoutersReadyCondition(t *testing.T) {
 			if got.Type != RoutersReadyCondition || got.Status != tt.wantStatus || got.Reason != tt.wantReason || got.Message != tt.wantMessage {
 				t.Errorf("got %s=%s %s %q\nwant %s=%s %s %q", got.Type, got.Status, got.Reason, got.Message,
 					RoutersReadyCondition, tt.wantStatus, tt.wantReason, tt.wantMessage)
-			}
-		})
-	}
-}
-
-func TestPausedFor(t *testing.T) {
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name          string
-		value         *string
-		wantPaused    bool
-		wantRemaining time.Duration
-	}{
-		{"unset", nil, false, 0},
-		{"true", ptr.To("true"), true, 0},
-		{"future time", ptr.To("2026-03-01T12:30:00Z"), true, 30 * time.Minute},
-		{"future time with offset", ptr.To("2026-03-01T13:30:00+01:00"), true, 30 * time.Minute},
-		{"past time", ptr.To("2026-03-01T11:59:59Z"), false, 0},
-		{"exactly now", ptr.To("2026-03-01T12:00:00Z"), false, 0},
-		{"malformed", ptr.To("tomorrow"), false, 0},
-		{"false is not a pause", ptr.To("false"), false, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			paused, remaining := pausedFor(tt.value, now)
-			if paused != tt.wantPaused || remaining != tt.wantRemaining {
-				t.Errorf("pausedFor = %v, %v; want %v, %v", paused, remaining, tt.wantPaused, tt.wantRemaining)
 			}
 		})
 	}

@@ -261,7 +261,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !served(hc) {
 		return ctrl.Result{}, nil
 	}
-	if paused, remaining := pausedFor(hc.Spec.PausedUntil, r.now()); paused {
+	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.now()); paused {
 		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
 		return ctrl.Result{RequeueAfter: remaining}, nil
 	}

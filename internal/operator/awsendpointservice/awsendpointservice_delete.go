@@ -24,7 +24,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cr *hcplinkv1beta1.AWS
 		return ctrl.Result{}, nil
 	}
 	if hc != nil {
-		if paused, remaining := pausedFor(hc.Spec.PausedUntil, r.now()); paused {
+		if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.now()); paused {
 			return ctrl.Result{RequeueAfter: remaining}, nil
 		}
 	}

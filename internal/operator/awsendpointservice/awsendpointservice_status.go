@@ -294,23 +294,6 @@ func ownedBy(tags []ec2types.Tag, infraID, crName string) bool {
 	return m[hcplinkv1beta1.ClusterTagKey(infraID)] == hcplinkv1beta1.ClusterTagValueOwned && m[hcplinkv1beta1.EndpointServiceTagKey] == crName
 }
 
-// pausedFor reports whether pausedUntil pauses reconciliation at now:
-// "true" until the value changes (remaining 0), an RFC3339 time in the
-// future for remaining; otherwise not.
-func pausedFor(pausedUntil *string, now time.Time) (paused bool, remaining time.Duration) {
-	if pausedUntil == nil {
-		return false, 0
-	}
-	if *pausedUntil == "true" {
-		return true, 0
-	}
-	until, err := time.Parse(time.RFC3339, *pausedUntil)
-	if err != nil || !now.Before(until) {
-		return false, 0
-	}
-	return true, until.Sub(now)
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""

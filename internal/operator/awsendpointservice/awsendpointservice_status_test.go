@@ -192,28 +192,6 @@ func TestAvailableCondition(t *testing.T) {
 	}
 }
 
-func TestPausedFor(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	str := func(s string) *string { return &s }
-	cases := []struct {
-		in        *string
-		paused    bool
-		remaining time.Duration
-	}{
-		{nil, false, 0},
-		{str("true"), true, 0},
-		{str("2026-01-01T01:00:00Z"), true, time.Hour},
-		{str("2025-12-31T00:00:00Z"), false, 0},
-		{str("garbage"), false, 0},
-	}
-	for _, tc := range cases {
-		p, r := pausedFor(tc.in, now)
-		if p != tc.paused || r != tc.remaining {
-			t.Errorf("pausedFor(%v) = %v, %v", tc.in, p, r)
-		}
-	}
-}
-
 func TestJitter(t *testing.T) {
 	for _, f := range []float64{0, 0.5, 0.999} {
 		d := jittered(10*time.Minute, func() float64 { return f })
