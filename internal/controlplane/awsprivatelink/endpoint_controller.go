@@ -18,10 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -36,6 +33,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/conditions"
 )
 
 // EndpointFieldOwner is the field manager of the endpoint controller's
@@ -385,38 +383,8 @@ func nullIfEmpty(v string) any {
 // controller's field owner, when it reads differently: the operator's
 // AWSEndpointServiceAvailable on the same object is never touched.
 func (r *Reconciler) applyCondition(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, cond metav1.Condition) error {
-	cond.ObservedGeneration = cr.Generation
-	existing := meta.FindStatusCondition(cr.Status.Conditions, cond.Type)
-	if existing != nil && existing.Status == cond.Status && existing.Reason == cond.Reason &&
-		existing.Message == cond.Message && existing.ObservedGeneration == cond.ObservedGeneration {
-		return nil
-	}
-	if existing != nil && existing.Status == cond.Status {
-		cond.LastTransitionTime = existing.LastTransitionTime
-	} else {
-		cond.LastTransitionTime = metav1.Now()
-	}
-	entry, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&cond)
-	if err != nil {
-		return err
-	}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(hcplinkv1beta1.GroupVersion.String())
-	u.SetKind("AWSEndpointService")
-	u.SetNamespace(cr.Namespace)
-	u.SetName(cr.Name)
-	u.SetUID(cr.UID)
-	if err := unstructured.SetNestedSlice(u.Object, []any{entry}, "status", "conditions"); err != nil {
-		return err
-	}
-	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(EndpointFieldOwner), client.ForceOwnership); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing condition %s of AWSEndpointService %s: %w", cond.Type, cr.Name, err)
-	}
-	meta.SetStatusCondition(&cr.Status.Conditions, cond)
-	return nil
+	_, err := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner}.Apply(ctx, cr, &cr.Status.Conditions, cond)
+	return err
 }
 
 // patchAnnotation sets (or removes, when value is "") one annotation.

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/hcpstatus"
+	"github.com/hcplink/hcplink/internal/conditions"
 )
 
 // FieldOwner is the field manager of this controller's writes.
@@ -100,7 +100,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Info("Checking the AWS credentials failed", "reason", cond.Reason, "error", err.Error())
 	}
-	if _, werr := hcpstatus.ApplyCondition(ctx, r.Client, hcp, cond, FieldOwner); werr != nil {
+	if _, werr := (conditions.Writer{Client: r.Client, FieldOwner: FieldOwner}).Apply(ctx, hcp, &hcp.Status.Conditions, cond); werr != nil {
 		return ctrl.Result{}, werr
 	}
 	return ctrl.Result{RequeueAfter: jittered(recheckInterval(cond.Status))}, nil

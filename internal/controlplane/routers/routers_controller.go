@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/hcpstatus"
+	"github.com/hcplink/hcplink/internal/conditions"
 )
 
 // FieldOwner is the field manager of this controller's writes.
@@ -80,7 +80,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			Reason:  hcplinkv1beta1.ReconciliationPausedReason,
 			Message: fmt.Sprintf("Reconciliation is paused until %s; the router Services are left as they are", pausedUntilText(*hcp.Spec.PausedUntil)),
 		}
-		if _, err := hcpstatus.ApplyCondition(ctx, r.Client, hcp, cond, FieldOwner); err != nil {
+		if _, err := r.conditions().Apply(ctx, hcp, &hcp.Status.Conditions, cond); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{RequeueAfter: remaining}, nil
@@ -91,7 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if _, err := hcpstatus.ApplyCondition(ctx, r.Client, hcp, routersReadyCondition(desired, actual), FieldOwner); err != nil {
+	if _, err := r.conditions().Apply(ctx, hcp, &hcp.Status.Conditions, routersReadyCondition(desired, actual)); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
@@ -196,4 +196,9 @@ func (r *Reconciler) now() time.Time {
 		return r.Now()
 	}
 	return time.Now()
+}
+
+// conditions writes this controller's condition on the HostedControlPlane.
+func (r *Reconciler) conditions() conditions.Writer {
+	return conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Now: r.now}
 }

@@ -35,10 +35,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -52,6 +49,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/conditions"
 )
 
 // ControllerName names the controller (logs, metrics).
@@ -699,36 +697,5 @@ func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AWS
 // server-side apply of that one entry under FieldOwner; nothing is written
 // when it already reads the same.
 func (r *Reconciler) applyCondition(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, cond metav1.Condition) (bool, error) {
-	cond.ObservedGeneration = cr.Generation
-	existing := meta.FindStatusCondition(cr.Status.Conditions, cond.Type)
-	if existing != nil && sameCondition(*existing, cond) {
-		return false, nil
-	}
-	if existing != nil && existing.Status == cond.Status {
-		cond.LastTransitionTime = existing.LastTransitionTime
-	}
-	if cond.LastTransitionTime.IsZero() {
-		cond.LastTransitionTime = metav1.NewTime(r.now())
-	}
-	entry, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&cond)
-	if err != nil {
-		return false, fmt.Errorf("converting condition %s: %w", cond.Type, err)
-	}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(hcplinkv1beta1.GroupVersion.String())
-	u.SetKind("AWSEndpointService")
-	u.SetNamespace(cr.Namespace)
-	u.SetName(cr.Name)
-	u.SetUID(cr.UID)
-	if err := unstructured.SetNestedSlice(u.Object, []any{entry}, "status", "conditions"); err != nil {
-		return false, fmt.Errorf("building condition %s: %w", cond.Type, err)
-	}
-	if err := r.Client.Status().Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("writing condition %s of AWSEndpointService %s/%s: %w", cond.Type, cr.Namespace, cr.Name, err)
-	}
-	meta.SetStatusCondition(&cr.Status.Conditions, cond)
-	return true, nil
+	return conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Now: r.now}.Apply(ctx, cr, &cr.Status.Conditions, cond)
 }

@@ -172,13 +172,6 @@ func serviceStateOutcome(svc *ec2types.ServiceConfiguration, pendingPoll, drift 
 	return outcome{}, false
 }
 
-// sameCondition reports whether two conditions read the same (type,
-// status, reason, message, observedGeneration).
-func sameCondition(a, b metav1.Condition) bool {
-	return a.Type == b.Type && a.Status == b.Status && a.Reason == b.Reason &&
-		a.Message == b.Message && a.ObservedGeneration == b.ObservedGeneration
-}
-
 // subnetUnion is the sorted, deduplicated union of the NodePools' subnet
 // IDs (empty IDs skipped), capped at maxSubnets; wanted is how many there
 // were before the cap.
