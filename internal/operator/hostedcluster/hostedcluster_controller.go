@@ -572,14 +572,15 @@ func (r *Reconciler) aggregatePrivateLink(ctx context.Context, s *scope, condTyp
 
 // patchStatus writes this pass's condition changes and the control-plane
 // namespace with a JSON patch that touches only the operator's condition
-// types, and only when something changed. When the cached object says
-// something changed, the patch is computed again against a fresh read: the
-// cache may not have seen the previous pass's write yet.
+// types, and only when something changed. Whether something changed is
+// decided against a fresh read, never the cache: the cache may not have
+// seen the previous pass's write yet, and the controller's own status
+// writes do not bring the cluster back, so a write skipped because the
+// cache still showed the old value would leave the previous pass's
+// condition (a conflict's "will be retried") standing until some other
+// event.
 func (r *Reconciler) patchStatus(ctx context.Context, s *scope) error {
 	now := metav1.NewTime(r.now())
-	if len(statusPatch(s.hc, s.conditions, s.cpNamespace, now)) == 0 {
-		return nil
-	}
 	reader := r.APIReader
 	if reader == nil {
 		reader = r.Client
