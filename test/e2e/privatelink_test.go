@@ -643,6 +643,9 @@ func (c *plCluster) leftovers(last *plState, withNLBs bool) []string {
 // The control-plane operator's role has an IAM path, which the endpoint
 // service's principal must leave out.
 func TestPrivateLinkHappyPath(t *testing.T) {
+	// Parallel: it runs beside the other parallel scenarios once the
+	// sequential ones are done; it counts no account-wide calls.
+	t.Parallel()
 	zones := env.Customer.Zones[:2]
 	c := plCreateCluster(t, "pl-happy", "plhappy", zones, func(c *plCluster, hc *hcplinkv1beta1.HostedCluster) {
 		hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = plPathedRole(t, c, c.roleARN)
@@ -669,6 +672,9 @@ func TestPrivateLinkHappyPath(t *testing.T) {
 // the cloud holds exactly the private path the cluster asks for, and that
 // nothing was replaced that did not have to be.
 func TestPrivateLinkClusterChanges(t *testing.T) {
+	// Parallel: it runs beside the other parallel scenarios once the
+	// sequential ones are done; it counts no account-wide calls.
+	t.Parallel()
 	ctx := context.Background()
 	zones := env.Customer.Zones
 	c := plCreateCluster(t, "pl-changes", "plchanges", zones[:2], nil)
@@ -795,7 +801,8 @@ func TestPrivateLinkClusterChanges(t *testing.T) {
 // of a zone the endpoint already serves must not make the endpoint ask for
 // two subnets in one zone (DuplicateSubnetsInSameZone): the endpoint keeps
 // one subnet per zone, the lexicographically smallest, and stays available
-// throughout.
+// throughout. Not parallel: it counts the customer account's failed
+// endpoint calls, which other clusters' controllers could add to.
 func TestPrivateLinkTwoNodePoolsInOneZone(t *testing.T) {
 	zones := env.Customer.Zones[:2]
 	c := plCreateCluster(t, "pl-onezone", "plonezone", zones, nil)
