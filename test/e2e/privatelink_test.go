@@ -797,8 +797,9 @@ func TestPrivateLinkClusterChanges(t *testing.T) {
 	})
 }
 
-// TestPrivateLinkTwoNodePoolsInOneZone: a second NodePool on another subnet
-// of a zone the endpoint already serves must not make the endpoint ask for
+// TestPrivateLinkTwoNodePoolsInOneZone: NodePools on other subnets of a
+// zone the endpoint already serves (one whose ID sorts after the seed
+// subnet's, then one that sorts before) must not make the endpoint ask for
 // two subnets in one zone (DuplicateSubnetsInSameZone): the endpoint keeps
 // one subnet per zone, the lexicographically smallest, and stays available
 // throughout. Not parallel: it counts the customer account's failed
