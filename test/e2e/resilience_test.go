@@ -560,6 +560,12 @@ func rsSanitisedMessages(t *testing.T) {
 			return err
 		}
 		hcMsg = rsConditionMessage(hc.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition)
+		// The HostedCluster folds the CR's condition in a moment later; an
+		// earlier False ("waiting for the endpoint service") is not the one
+		// under test.
+		if !strings.Contains(hcMsg, "UnauthorizedOperation") {
+			return fmt.Errorf("the HostedCluster does not show the endpoint error yet: %q", hcMsg)
+		}
 		return nil
 	})
 	t.Logf("condition message: %s", crMsg)
