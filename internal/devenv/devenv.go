@@ -237,11 +237,14 @@ func (e *Env) goRun(run func() error) {
 }
 
 // StartOperator starts the in-process management operator (Start does it;
-// tests call it again after StopOperator, to play a restart).
+// tests call it again after StopOperator, to play a restart). It does
+// nothing when the operator runs as its own process.
 func (e *Env) StartOperator() {
 	e.operatorMu.Lock()
 	defer e.operatorMu.Unlock()
-	if e.operatorCancel != nil {
+	// Already running, or running as its own process (Options.OperatorBinary),
+	// which this does not manage.
+	if e.operatorCancel != nil || e.OperatorPID != 0 {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
