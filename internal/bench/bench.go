@@ -218,7 +218,13 @@ func peakRSS(pid int) int64 {
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
+	return parseVmHWM(string(b))
+}
+
+// parseVmHWM finds "VmHWM: <n> kB" in a /proc/<pid>/status text and
+// returns it in bytes (0 when absent).
+func parseVmHWM(status string) int64 {
+	for _, line := range strings.Split(status, "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			if err == nil {
@@ -227,6 +233,14 @@ func peakRSS(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// perClusterHour scales calls seen over window, with the operators checking
+// for drift every drift, to calls per cluster per hour at the production
+// drift interval.
+func perClusterHour(calls int64, clusters int, window, drift time.Duration) float64 {
+	scale := (time.Hour.Seconds() / window.Seconds()) * (drift.Seconds() / DefaultDriftInterval.Seconds())
+	return float64(calls) / float64(clusters) * scale
 }
 
 type report struct {
@@ -258,13 +272,12 @@ func (r report) print(out io.Writer) {
 	fmt.Fprintf(out, "  %-52s %12.2f\n", "all operations", float64(totals.Total)/n)
 
 	quiet := sim.Totals(r.quiet)
-	scale := (time.Hour.Seconds() / r.window.Seconds()) * (r.drift.Seconds() / DefaultDriftInterval.Seconds())
 	fmt.Fprintf(out, "\nsteady state (observed %v, drift every %v, scaled to %v)\n", r.window, r.drift, DefaultDriftInterval)
-	fmt.Fprintf(out, "  %-52s %12.2f\n", "calls per cluster-hour", float64(quiet.Total)/n*scale)
+	fmt.Fprintf(out, "  %-52s %12.2f\n", "calls per cluster-hour", perClusterHour(quiet.Total, r.clusters, r.window, r.drift))
 	fmt.Fprintf(out, "  %-52s %12d\n", "mutating calls in the window (must be 0)", quiet.Mutating)
-	for _, op := range sortedKeys(byOperation(r.quiet)) {
-		c := byOperation(r.quiet)[op]
-		fmt.Fprintf(out, "    %-50s %12.2f per cluster-hour\n", op, float64(c.Total)/n*scale)
+	quietByOp := byOperation(r.quiet)
+	for _, op := range sortedKeys(quietByOp) {
+		fmt.Fprintf(out, "    %-50s %12.2f per cluster-hour\n", op, perClusterHour(quietByOp[op].Total, r.clusters, r.window, r.drift))
 	}
 	if r.peakRSS > 0 {
 		fmt.Fprintf(out, "\n%-54s %9.1f MiB\n", "management operator peak memory (VmHWM)", float64(r.peakRSS)/(1<<20))
