@@ -389,8 +389,7 @@ func (t *tour) proveNothingLeft() error {
 						left = append(left, fmt.Sprintf("%s NLB %s", account.ID, id))
 					}
 				}
-				for id, svc := range region.PrivateLink.Services {
-					_ = svc
+				for id := range region.PrivateLink.Services {
 					left = append(left, fmt.Sprintf("%s endpoint service %s", account.ID, id))
 				}
 				for id, ep := range region.PrivateLink.Endpoints {
