@@ -24,10 +24,6 @@ const (
 	// AWSSuccessReason: the condition holds.
 	AWSSuccessReason = "AWSSuccess"
 
-	// AWSErrorReason: an AWS call failed for a reason no other reason
-	// covers; the message has the error code and what to do.
-	AWSErrorReason = "AWSError"
-
 	// LoadBalancerNotFoundReason: the network load balancer named in
 	// spec.networkLoadBalancerName does not exist (yet, or any more).
 	LoadBalancerNotFoundReason = "LoadBalancerNotFound"

@@ -33,6 +33,25 @@ const (
 	// InternalErrorReason: an unexpected error; the condition is Unknown.
 	InternalErrorReason = "InternalError"
 
+	// CloudErrorReason: a cloud call failed for a reason no other reason
+	// covers (the cloud failed, or refused for another reason); the message
+	// has the error code and what to do.
+	CloudErrorReason = "CloudError"
+
+	// DependencyReason: the cloud cannot do it yet because another
+	// resource depends on it or is changing (DependencyViolation, existing
+	// connections); the controller retries after a growing delay.
+	DependencyReason = "Dependency"
+
+	// InvalidCredentialsReason (ValidCloudCredentials=False): the cloud
+	// refused the credentials: a role that does not exist or does not trust
+	// the service account, a revoked key.
+	InvalidCredentialsReason = "InvalidCredentials"
+
+	// CredentialCheckFailedReason (ValidCloudCredentials=Unknown): the
+	// check could not be made (the cloud did not answer, or throttled it).
+	CredentialCheckFailedReason = "CredentialCheckFailed"
+
 	// ValidCloudCredentialsCondition (on a HostedControlPlane, by the control-plane operator): True when its cloud credentials authenticate; False (InvalidCredentials) when the cloud refuses them.
 	ValidCloudCredentialsCondition = "ValidCloudCredentials"
 )

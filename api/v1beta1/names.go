@@ -31,6 +31,13 @@ const (
 	// ClusterTagValueOwned is the value of the cluster tag on resources
 	// hcplink created and deletes.
 	ClusterTagValueOwned = "owned"
+
+	// ManagementClusterTagKey names, on management-side cloud resources
+	// (endpoint services, Private Link Services, NAT subnets), the
+	// management cluster that owns them, so that several management
+	// clusters can share one account or subscription and no sweeper ever
+	// touches another's resources.
+	ManagementClusterTagKey = "hcplink.io/management-cluster"
 )
 
 // HostedControlPlaneNamespace returns the namespace that holds the control

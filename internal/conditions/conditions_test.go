@@ -86,3 +86,37 @@ func TestWritersKeepEachOthersConditions(t *testing.T) {
 		t.Fatalf("applying to a deleted object = %v, %v; want no write and no error", wrote, err)
 	}
 }
+
+// A manager that owns two types and applies them one at a time keeps both:
+// server-side apply drops what a manager stops sending.
+func TestWriterKeepsItsOwnOtherTypes(t *testing.T) {
+	env := testenv.Start(t)
+	ctx := context.Background()
+	obj := &hcplinkv1beta1.AWSEndpointService{
+		ObjectMeta: metav1.ObjectMeta{Namespace: env.NewNamespace(t), Name: "private-router"},
+		Spec:       hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: "k8s-nlb"},
+	}
+	if err := env.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	w := conditions.Writer{Client: env.Client, FieldOwner: "test-two-types", Types: []string{"First", "Second"}}
+	for _, typ := range []string{"First", "Second", "First"} {
+		if _, err := w.Apply(ctx, obj, &obj.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "R" + typ, Message: typ}); err != nil {
+			t.Fatalf("applying %s: %v", typ, err)
+		}
+	}
+	// A change to First after Second was written must keep Second.
+	if _, err := w.Apply(ctx, obj, &obj.Status.Conditions, metav1.Condition{Type: "First", Status: metav1.ConditionFalse, Reason: "Changed", Message: "changed"}); err != nil {
+		t.Fatal(err)
+	}
+	var got hcplinkv1beta1.AWSEndpointService
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), &got); err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, "Second"); c == nil || c.Reason != "RSecond" {
+		t.Fatalf("Second was dropped or changed when First was written: %+v", got.Status.Conditions)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, "First"); c == nil || c.Reason != "Changed" {
+		t.Fatalf("First = %+v, want reason Changed", c)
+	}
+}

@@ -24,8 +24,23 @@ const (
 	// CodeExistingVpcEndpointConnections: a service cannot be deleted while
 	// consumer endpoints are connected; reject them first.
 	CodeExistingVpcEndpointConnections = "ExistingVpcEndpointConnections"
-	// CodeInvalidParameter: among others, the NLB already backs a service.
+	// CodeInvalidParameter: among others, the NLB already backs a service,
+	// or a subnet lies in a zone the service does not serve.
 	CodeInvalidParameter = "InvalidParameter"
+	// CodeDependencyViolation: a security group is still used (by the
+	// endpoint's network interfaces while the endpoint is deleted).
+	CodeDependencyViolation = "DependencyViolation"
+	// CodeInvalidServiceName: the endpoint service is not visible to the
+	// caller's account (not allowed yet, or gone).
+	CodeInvalidServiceName = "InvalidServiceName"
+	// CodeNoSuchHostedZone: the Route 53 zone is gone.
+	CodeNoSuchHostedZone = "NoSuchHostedZone"
+	// CodeDuplicatePermission: an ingress rule that already exists.
+	CodeDuplicatePermission = "InvalidPermission.Duplicate"
+	// CodeDuplicateGroup: a security group of that name exists in the VPC.
+	CodeDuplicateGroup = "InvalidGroup.Duplicate"
+	// CodeSubnetNotFound: a subnet the request names does not exist.
+	CodeSubnetNotFound = "InvalidSubnetID.NotFound"
 )
 
 // Endpoint service states (ec2types.ServiceState) and VPC endpoint states as

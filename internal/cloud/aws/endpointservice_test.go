@@ -28,7 +28,7 @@ func TestUnsuccessfulIsTyped(t *testing.T) {
 	code := "ExistingVpcEndpointConnections"
 	err := unsuccessful("deleting", []ec2types.UnsuccessfulItem{{ResourceId: ptr("vpce-svc-1"),
 		Error: &ec2types.UnsuccessfulItemError{Code: &code, Message: ptr("Service has existing active VPC Endpoint connections!")}}})
-	if ErrorCode(err) != CodeExistingVpcEndpointConnections || Classify(err) != ClassClientError {
+	if ErrorCode(err) != CodeExistingVpcEndpointConnections || Classify(err) != ClassDependency {
 		t.Errorf("code %q class %q", ErrorCode(err), Classify(err))
 	}
 	nf := "InvalidVpcEndpointService.NotFound"

@@ -8,28 +8,23 @@ import (
 
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/hcplink/hcplink/internal/cloud"
 )
 
-// Error classes. Every AWS error falls into exactly one; controllers decide
-// what to do by class, never by message text.
-type ErrorClass string
+// ErrorClass is the shared class of a cloud error (internal/cloud); the
+// names below keep this package's call sites short.
+type ErrorClass = cloud.Class
 
 const (
-	// ClassNone: no error.
-	ClassNone ErrorClass = ""
-	// ClassThrottled: AWS throttled the caller; back off with jitter.
-	ClassThrottled ErrorClass = "throttled"
-	// ClassNotFound: the resource is absent; act on that.
-	ClassNotFound ErrorClass = "not_found"
-	// ClassAccessDenied: the credentials were refused or lack a permission;
-	// permanent until someone fixes IAM, so retry rarely.
-	ClassAccessDenied ErrorClass = "access_denied"
-	// ClassClientError: AWS refused the request (invalid parameter,
-	// dependency, conflict); usually permanent for the same input.
-	ClassClientError ErrorClass = "client_error"
-	// ClassServerError: AWS failed, or the request never got an answer
-	// (network error, timeout); transient.
-	ClassServerError ErrorClass = "server_error"
+	ClassNone         = cloud.ClassNone
+	ClassThrottled    = cloud.ClassThrottled
+	ClassNotFound     = cloud.ClassNotFound
+	ClassAccessDenied = cloud.ClassAccessDenied
+	ClassInvalidInput = cloud.ClassInvalidInput
+	ClassDependency   = cloud.ClassDependency
+	ClassClientError  = cloud.ClassClientError
+	ClassServerError  = cloud.ClassServerError
 )
 
 // throttlingCodes are the codes AWS services answer when they throttle.
@@ -89,6 +84,33 @@ var accessDeniedCodes = map[string]bool{
 	"AccessDeniedForDependencyException": true,
 }
 
+// dependencyCodes say the request must wait for another resource's state:
+// a security group still used by an endpoint's interfaces, a service that
+// still has connections, an operation already under way.
+var dependencyCodes = map[string]bool{
+	CodeDependencyViolation:            true,
+	CodeExistingVpcEndpointConnections: true,
+	"IncorrectState":                   true,
+	"InvalidState":                     true,
+	"ResourceInUse":                    true,
+	"ResourceInUseException":           true,
+	"ConcurrentModification":           true,
+	"ConflictingDomainExists":          true,
+}
+
+// invalidInputCodes say a value in the request is wrong, beyond the
+// general rule that codes starting with "Invalid" do (see IsInvalidInput).
+var invalidInputCodes = map[string]bool{
+	"ValidationError":            true,
+	"DuplicateSubnetsInSameZone": true,
+	"InvalidInput":               true,
+	"InvalidChangeBatch":         true,
+	"MalformedPolicyDocument":    true,
+	"MissingParameter":           true,
+	"UnknownParameter":           true,
+	"InvalidDomainName":          true,
+}
+
 // ErrorCode returns the AWS error code of err ("InvalidVpcEndpointId.NotFound",
 // "Throttling", ...) or "" when err carries none (nil, network errors).
 func ErrorCode(err error) string {
@@ -118,6 +140,24 @@ func IsAccessDenied(err error) bool {
 	return accessDeniedCodes[ErrorCode(err)]
 }
 
+// IsDependency reports whether the request must wait for another
+// resource's state (DependencyViolation and the like).
+func IsDependency(err error) bool {
+	return dependencyCodes[ErrorCode(err)]
+}
+
+// IsInvalidInput reports whether a value in the request is wrong: a known
+// validation code, or an "Invalid…" code that is not a not-found, an
+// access-denied or a dependency code (InvalidParameterValue,
+// InvalidSubnetID.Malformed, InvalidVpcID.Malformed…).
+func IsInvalidInput(err error) bool {
+	code := ErrorCode(err)
+	if invalidInputCodes[code] {
+		return true
+	}
+	return strings.HasPrefix(code, "Invalid") && !IsNotFound(err) && !IsAccessDenied(err) && !dependencyCodes[code] && !throttlingCodes[code]
+}
+
 // IsServerError reports whether AWS failed or no answer came (network
 // error, timeout): a transient error worth retrying soon. Throttling is not
 // a server error; see IsThrottling.
@@ -126,7 +166,7 @@ func IsServerError(err error) bool {
 }
 
 // Classify puts err into one class. The code decides first (throttling,
-// not found, access denied); then the fault the SDK reports or the HTTP
+// not found, access denied, dependency, invalid input); then the fault the SDK reports or the HTTP
 // status (5xx: server error); an error without an AWS code or an HTTP answer
 // (connection refused, timeout) is a server error. A cancelled context is a
 // client error: the caller gave up.
@@ -141,6 +181,10 @@ func Classify(err error) ErrorClass {
 		return ClassNotFound
 	case IsAccessDenied(err):
 		return ClassAccessDenied
+	case IsDependency(err):
+		return ClassDependency
+	case IsInvalidInput(err):
+		return ClassInvalidInput
 	}
 	var sendErr *smithyhttp.RequestSendError
 	if errors.As(err, &sendErr) {
@@ -164,4 +208,17 @@ func Classify(err error) ErrorClass {
 		return ClassClientError
 	}
 	return ClassServerError
+}
+
+// Wrap classifies an AWS error and says what hcplink was doing when it
+// happened: the one way an AWS error leaves a provider. nil stays nil; an
+// error already wrapped keeps its class and gains nothing.
+func Wrap(doing string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := cloud.AsError(err); ok {
+		return err
+	}
+	return &cloud.Error{Doing: doing, Class: Classify(err), Code: ErrorCode(err), Message: ErrorMessage(err), Err: err}
 }

@@ -60,6 +60,10 @@ func explanation(class ErrorClass) string {
 		return "the credentials were refused or lack a permission; grant it to the role and the controller retries."
 	case ClassServerError:
 		return "AWS did not answer or failed; retrying soon."
+	case ClassDependency:
+		return "another resource still depends on it or is changing; retrying after a delay."
+	case ClassInvalidInput:
+		return "a value in the request is not valid; check the cluster's AWS settings."
 	default:
 		return "AWS refused the request; check the cluster's AWS settings."
 	}

@@ -135,12 +135,12 @@ func errorOutcome(err error) outcome {
 			return outcome{status: metav1.ConditionUnknown, reason: hcplinkv1beta1.InternalErrorReason,
 				message: "An unexpected error occurred; retrying soon: " + awscloud.Bound(awscloud.Scrub(err.Error()), 200), requeue: jitter(transientRequeue)}
 		}
-		return outcome{status: metav1.ConditionFalse, reason: hcplinkv1beta1.AWSErrorReason, message: msg, requeue: jitter(transientRequeue)}
+		return outcome{status: metav1.ConditionFalse, reason: hcplinkv1beta1.CloudErrorReason, message: msg, requeue: jitter(transientRequeue)}
 	case awscloud.ClassNotFound, awscloud.ClassClientError:
 		if isInvalidInput(awscloud.ErrorCode(err)) {
 			return outcome{status: metav1.ConditionFalse, reason: hcplinkv1beta1.InvalidParameterReason, message: msg, requeue: jitter(permanentRequeue)}
 		}
-		return outcome{status: metav1.ConditionFalse, reason: hcplinkv1beta1.AWSErrorReason, message: msg, requeue: jitter(permanentRequeue)}
+		return outcome{status: metav1.ConditionFalse, reason: hcplinkv1beta1.CloudErrorReason, message: msg, requeue: jitter(permanentRequeue)}
 	}
 	return outcome{status: metav1.ConditionUnknown, reason: hcplinkv1beta1.InternalErrorReason,
 		message: "An unexpected error occurred; retrying soon", requeue: jitter(transientRequeue)}

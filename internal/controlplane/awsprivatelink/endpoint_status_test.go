@@ -61,7 +61,7 @@ func TestErrorOutcome(t *testing.T) {
 		{"throttled", op("RequestLimitExceeded", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, throttleMin.Seconds()},
 		{"access denied", op("UnauthorizedOperation", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.AccessDeniedReason, permanentRequeue.Seconds()},
 		{"invalid input", op("InvalidSubnetID.NotFound", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.InvalidParameterReason, permanentRequeue.Seconds()},
-		{"server", op("InternalError", smithy.FaultServer), metav1.ConditionFalse, hcplinkv1beta1.AWSErrorReason, transientRequeue.Seconds()},
+		{"server", op("InternalError", smithy.FaultServer), metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, transientRequeue.Seconds()},
 		{"zone mismatch", &zoneMismatchError{served: []string{"use1-az1"}, unserved: []string{"subnet-1 (use1-az3)"}, cause: op("InvalidParameter", smithy.FaultClient)},
 			metav1.ConditionFalse, hcplinkv1beta1.ZoneMismatchReason, permanentRequeue.Seconds()},
 	}

@@ -109,12 +109,12 @@ func errorOutcome(err error, b backoff, rnd func() float64) outcome {
 	case awscloud.ClassAccessDenied:
 		o.reason, o.requeue = hcplinkv1beta1.AccessDeniedReason, b.permanent
 	case awscloud.ClassClientError:
-		o.reason, o.requeue = hcplinkv1beta1.AWSErrorReason, b.permanent
+		o.reason, o.requeue = hcplinkv1beta1.CloudErrorReason, b.permanent
 		if strings.HasPrefix(awscloud.ErrorCode(ce.err), "Invalid") {
 			o.reason = hcplinkv1beta1.InvalidParameterReason
 		}
 	case awscloud.ClassNotFound, awscloud.ClassServerError:
-		o.reason, o.requeue = hcplinkv1beta1.AWSErrorReason, between(b.transientMin, b.transientMax, rnd)
+		o.reason, o.requeue = hcplinkv1beta1.CloudErrorReason, between(b.transientMin, b.transientMax, rnd)
 	default:
 		o.status, o.reason, o.requeue = metav1.ConditionUnknown, hcplinkv1beta1.InternalErrorReason, between(b.transientMin, b.transientMax, rnd)
 	}

@@ -39,8 +39,8 @@ func TestErrorOutcome(t *testing.T) {
 		{"throttled", cloud("creating", apiErr("RequestLimitExceeded", "Request limit exceeded.")), metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, b.throttledMin, b.throttledMax, false},
 		{"access denied", cloud("creating", apiErr("UnauthorizedOperation", "You are not authorized")), metav1.ConditionFalse, hcplinkv1beta1.AccessDeniedReason, b.permanent, b.permanent, false},
 		{"invalid input", cloud("creating", apiErr("InvalidPrincipal", "Invalid Principal")), metav1.ConditionFalse, hcplinkv1beta1.InvalidParameterReason, b.permanent, b.permanent, false},
-		{"other client error", cloud("creating", apiErr("IncorrectState", "nope")), metav1.ConditionFalse, hcplinkv1beta1.AWSErrorReason, b.permanent, b.permanent, false},
-		{"transient", cloud("creating", errors.New("connection reset")), metav1.ConditionFalse, hcplinkv1beta1.AWSErrorReason, b.transientMin, b.transientMax, false},
+		{"other client error", cloud("creating", apiErr("IncorrectState", "nope")), metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, b.permanent, b.permanent, false},
+		{"transient", cloud("creating", errors.New("connection reset")), metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, b.transientMin, b.transientMax, false},
 		{"not a cloud error", errors.New("etcd fell over"), metav1.ConditionUnknown, hcplinkv1beta1.InternalErrorReason, 0, 0, true},
 	}
 	for _, tc := range cases {

@@ -28,7 +28,7 @@ func TestAggregateCondition(t *testing.T) {
 	manyFalse := make([]conditionSource, 60)
 	for i := range manyFalse {
 		manyFalse[i] = src(strings.Repeat("n", 10)+string(rune('a'+i%26))+string(rune('a'+i/26)),
-			cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.AWSErrorReason, strings.Repeat("m", 60)))
+			cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, strings.Repeat("m", 60)))
 	}
 	tests := []struct {
 		name           string
@@ -54,8 +54,8 @@ func TestAggregateCondition(t *testing.T) {
 			src("kube-apiserver-private", cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, "throttled; retrying"))},
 			status: metav1.ConditionFalse, reason: hcplinkv1beta1.PrivateLinkUnavailableReason,
 			message: "kube-apiserver-private: throttled; retrying; private-router: rejected"},
-		{name: "False without a message uses the reason", sources: []conditionSource{src("private-router", cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.AWSErrorReason, ""))},
-			status: metav1.ConditionFalse, reason: hcplinkv1beta1.AWSErrorReason, message: "private-router: AWSError"},
+		{name: "False without a message uses the reason", sources: []conditionSource{src("private-router", cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, ""))},
+			status: metav1.ConditionFalse, reason: hcplinkv1beta1.CloudErrorReason, message: "private-router: AWSError"},
 		{name: "False wins over not reported", sources: []conditionSource{src("a", cond(endpointType, metav1.ConditionFalse, "R", "broken")), src("b")},
 			status: metav1.ConditionFalse, reason: "R", message: "a: broken"},
 		{name: "True and not reported yet is Unknown, not True", sources: []conditionSource{src("private-router", ok), src("kube-apiserver-private")},
@@ -64,7 +64,7 @@ func TestAggregateCondition(t *testing.T) {
 			status: metav1.ConditionUnknown, reason: hcplinkv1beta1.PrivateLinkStatusUnknownReason, message: "kube-apiserver-private: describe failed"},
 		{name: "list error makes it Unknown whatever the objects say", sources: []conditionSource{src("private-router", ok)}, listErr: errors.New("the server is on fire"),
 			status: metav1.ConditionUnknown, reason: hcplinkv1beta1.InternalErrorReason, contains: []string{"listing the AWSEndpointService objects failed", "on fire"}},
-		{name: "many False messages are bounded", sources: manyFalse, status: metav1.ConditionFalse, reason: hcplinkv1beta1.AWSErrorReason,
+		{name: "many False messages are bounded", sources: manyFalse, status: metav1.ConditionFalse, reason: hcplinkv1beta1.CloudErrorReason,
 			contains: []string{"more"}, maxMessageSize: maxConditionMessage},
 	}
 	for _, tt := range tests {

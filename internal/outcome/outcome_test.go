@@ -1,0 +1,126 @@
+package outcome
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloud"
+)
+
+func cloudErr(class cloud.Class, retryAfter time.Duration) error {
+	return &cloud.Error{Doing: "creating VPC endpoint", Class: class, Code: "Code", Message: "EC2 CreateVpcEndpoint failed with Code.", RetryAfter: retryAfter}
+}
+
+func TestFromError(t *testing.T) {
+	p := DefaultPolicy
+	tests := []struct {
+		name       string
+		err        error
+		status     metav1.ConditionStatus
+		reason     string
+		lo, hi     time.Duration
+		grows      bool
+		unexpected bool
+	}{
+		{"throttled", cloudErr(cloud.ClassThrottled, 0), metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, p.Throttled.Base, p.Throttled.Base + p.Throttled.Spread, true, false},
+		{"throttled with a longer Retry-After", cloudErr(cloud.ClassThrottled, time.Minute), metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, time.Minute, time.Minute, true, false},
+		{"access denied", cloudErr(cloud.ClassAccessDenied, 0), metav1.ConditionFalse, hcplinkv1beta1.AccessDeniedReason, p.Person.Base, p.Person.Base + p.Person.Spread, true, false},
+		{"invalid input", cloudErr(cloud.ClassInvalidInput, 0), metav1.ConditionFalse, hcplinkv1beta1.InvalidParameterReason, p.Person.Base, p.Person.Base + p.Person.Spread, true, false},
+		{"dependency", cloudErr(cloud.ClassDependency, 0), metav1.ConditionFalse, hcplinkv1beta1.DependencyReason, p.Dependency.Base, p.Dependency.Base + p.Dependency.Spread, true, false},
+		{"not found", cloudErr(cloud.ClassNotFound, 0), metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, p.NotFound.Base, p.NotFound.Base + p.NotFound.Spread, true, false},
+		{"server error", cloudErr(cloud.ClassServerError, 0), metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, p.Transient.Base, p.Transient.Base + p.Transient.Spread, true, false},
+		{"other refusal", cloudErr(cloud.ClassClientError, 0), metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, p.Person.Base, p.Person.Base + p.Person.Spread, true, false},
+		{"wrapped cloud error", fmt.Errorf("security group: %w", cloudErr(cloud.ClassThrottled, 0)), metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, p.Throttled.Base, p.Throttled.Base + p.Throttled.Spread, true, false},
+		{"not a cloud error", errors.New("boom"), metav1.ConditionUnknown, hcplinkv1beta1.InternalErrorReason, 0, 0, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := FromError(tt.err)
+			if o.Status != tt.status || o.Reason != tt.reason {
+				t.Errorf("condition = %s/%s, want %s/%s", o.Status, o.Reason, tt.status, tt.reason)
+			}
+			if o.After < tt.lo || o.After > tt.hi {
+				t.Errorf("After = %v, want within [%v, %v]", o.After, tt.lo, tt.hi)
+			}
+			if o.Grows() != tt.grows || o.IsUnexpected() != tt.unexpected {
+				t.Errorf("grows=%v unexpected=%v, want %v %v", o.Grows(), o.IsUnexpected(), tt.grows, tt.unexpected)
+			}
+			if o.Done() {
+				t.Error("an error outcome must not be Done")
+			}
+		})
+	}
+}
+
+func TestFromErrorMessageNamesWhatFailed(t *testing.T) {
+	o := FromError(fmt.Errorf("security group: %w", cloudErr(cloud.ClassAccessDenied, 0)))
+	want := "Security group: creating VPC endpoint: EC2 CreateVpcEndpoint failed with Code."
+	if o.Message != want {
+		t.Errorf("message = %q, want %q", o.Message, want)
+	}
+}
+
+func TestTrackerGrowsResetsAndSaysWhen(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	tr := &Tracker{Now: func() time.Time { return now }}
+	first := WaitOnPerson(hcplinkv1beta1.DNSZoneNotFoundReason, "The zone is missing.")
+	var delays []time.Duration
+	for range 8 {
+		o := tr.Resolve("uid-1", first)
+		delays = append(delays, o.After)
+		if !strings.Contains(o.Message, "Next check at ") || !strings.HasPrefix(o.Message, "The zone is missing.") {
+			t.Fatalf("message %q does not say when the next check is", o.Message)
+		}
+	}
+	if delays[0] != first.After {
+		t.Errorf("first delay = %v, want the outcome's own %v", delays[0], first.After)
+	}
+	for i := 1; i < len(delays); i++ {
+		if delays[i] < delays[i-1]*8/10 {
+			t.Errorf("delay %d (%v) shrank from %v: %v", i, delays[i], delays[i-1], delays)
+		}
+	}
+	if last := delays[len(delays)-1]; last < DefaultPolicy.Person.Cap*9/10 || last > DefaultPolicy.Person.Cap*11/10 {
+		t.Errorf("after 8 repeats the delay is %v, want about the cap %v", last, DefaultPolicy.Person.Cap)
+	}
+	// Another key is independent; a success resets.
+	if o := tr.Resolve("uid-2", first); o.After != first.After {
+		t.Errorf("another object's first delay = %v", o.After)
+	}
+	tr.Resolve("uid-1", Ready(hcplinkv1beta1.AsExpectedReason, "ok", time.Minute))
+	if o := tr.Resolve("uid-1", first); o.After != first.After {
+		t.Errorf("after a success the delay = %v, want it reset to %v", o.After, first.After)
+	}
+	// A different reason starts over too.
+	tr.Resolve("uid-1", first)
+	other := WaitOnPerson(hcplinkv1beta1.AccessDeniedReason, "Denied.")
+	if o := tr.Resolve("uid-1", other); o.After != other.After {
+		t.Errorf("a new reason's first delay = %v, want %v", o.After, other.After)
+	}
+}
+
+func TestFixedWaitsDoNotGrow(t *testing.T) {
+	tr := &Tracker{}
+	w := Wait(hcplinkv1beta1.EndpointPendingReason, "pending", 15*time.Second)
+	for range 3 {
+		if o := tr.Resolve("k", w); o.After != 15*time.Second || o.Message != "pending" {
+			t.Fatalf("a fixed wait changed: %+v", o)
+		}
+	}
+}
+
+func TestBound(t *testing.T) {
+	long := strings.Repeat("é", MaxMessageLength)
+	if got := Bound(long); len(got) > MaxMessageLength || !strings.HasSuffix(got, "…") {
+		t.Errorf("Bound gave %d bytes", len(got))
+	}
+	if got := Bound("a\n  b"); got != "a b" {
+		t.Errorf("Bound(%q) = %q", "a\n  b", got)
+	}
+}

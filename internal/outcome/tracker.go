@@ -1,0 +1,81 @@
+package outcome
+
+import (
+	"sync"
+	"time"
+)
+
+// Tracker makes delays grow per object: while the same reason repeats for
+// the same key (an object's UID), each delay doubles from the outcome's
+// first one up to its cap; any other outcome, a success above all, starts
+// over. Messages of growing outcomes say when the next check is, so a
+// person who fixed something knows when hcplink will notice.
+//
+// The zero Tracker is ready to use; it is safe for concurrent use.
+type Tracker struct {
+	// Now tells the time for the "next check" wording; nil is the wall
+	// clock.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	repeats map[string]repeat
+}
+
+type repeat struct {
+	reason string
+	count  int
+}
+
+// Resolve returns o with its delay grown for the count of times key has
+// had o's reason in a row, and records it. An outcome that does not grow
+// (Ready, Continue, a fixed wait) clears key.
+func (t *Tracker) Resolve(key string, o Outcome) Outcome {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !o.Grows() {
+		delete(t.repeats, key)
+		return o
+	}
+	if t.repeats == nil {
+		t.repeats = map[string]repeat{}
+	}
+	r := t.repeats[key]
+	if r.reason != o.Reason {
+		r = repeat{reason: o.Reason}
+	}
+	o.After = grown(o.After, o.grow.cap, r.count)
+	r.count++
+	t.repeats[key] = r
+	o.Message = bound(o.Message + " Next check at " + t.now().Add(o.After).UTC().Format("15:04:05") + " UTC.")
+	return o
+}
+
+// Forget drops key (its object is gone).
+func (t *Tracker) Forget(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.repeats, key)
+}
+
+// grown doubles first count times, never past cap (and never below
+// first), with a ±10 % jitter once it has grown.
+func grown(first, cap time.Duration, count int) time.Duration {
+	d := first
+	for i := 0; i < count && d < cap; i++ {
+		d *= 2
+	}
+	if d > cap {
+		d = cap
+	}
+	if count > 0 {
+		d = Between(d*9/10, d*11/10)
+	}
+	return max(d, first)
+}
+
+func (t *Tracker) now() time.Time {
+	if t.Now == nil {
+		return time.Now()
+	}
+	return t.Now()
+}
