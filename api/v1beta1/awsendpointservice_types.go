@@ -183,6 +183,16 @@ type AWSEndpointServiceStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=21
 	VPCID string `json:"vpcID,omitempty"`
+
+	// subnetZoneIDs maps each subnet of the cluster's NodePools to its
+	// availability-zone ID, as the customer account reports it. Written by
+	// the control-plane operator (which can read the customer's subnets),
+	// read by the operator so that when it caps spec.subnetIDs it keeps one
+	// subnet per zone instead of dropping whole zones.
+	//
+	// +optional
+	// +kubebuilder:validation:MaxProperties=100
+	SubnetZoneIDs map[string]string `json:"subnetZoneIDs,omitempty"`
 }
 
 // AWSEndpointService is one private path of a hosted cluster over AWS

@@ -4,12 +4,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Condition types of a HostedControlPlane, written by the control-plane
-// operator.
+// Condition types of a HostedControlPlane.
 const (
 	// HostedControlPlaneAvailableCondition is True when the control plane
-	// serves.
+	// serves, private path included. Written by the operator, mirroring the
+	// HostedCluster's Available.
 	HostedControlPlaneAvailableCondition = "Available"
+
+	// CloudCleanupCompleteCondition is written by the control-plane
+	// operator while the control plane is being deleted: True once nothing
+	// it made for the cluster (tagged kubernetes.io/cluster/<infraID>)
+	// remains in the customer's account, False with what remains. The
+	// operator releases the HostedControlPlane only after it is True (or
+	// after the bounded escape hatch for invalid credentials).
+	CloudCleanupCompleteCondition = "CloudCleanupComplete"
 )
 
 // HostedControlPlaneSpec is what the control-plane operator needs to build
