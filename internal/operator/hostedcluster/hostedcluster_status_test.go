@@ -55,7 +55,7 @@ func TestAggregateCondition(t *testing.T) {
 			status: metav1.ConditionFalse, reason: hcplinkv1beta1.PrivateLinkUnavailableReason,
 			message: "kube-apiserver-private: throttled; retrying; private-router: rejected"},
 		{name: "False without a message uses the reason", sources: []conditionSource{src("private-router", cond(endpointType, metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, ""))},
-			status: metav1.ConditionFalse, reason: hcplinkv1beta1.CloudErrorReason, message: "private-router: AWSError"},
+			status: metav1.ConditionFalse, reason: hcplinkv1beta1.CloudErrorReason, message: "private-router: CloudError"},
 		{name: "False wins over not reported", sources: []conditionSource{src("a", cond(endpointType, metav1.ConditionFalse, "R", "broken")), src("b")},
 			status: metav1.ConditionFalse, reason: "R", message: "a: broken"},
 		{name: "True and not reported yet is Unknown, not True", sources: []conditionSource{src("private-router", ok), src("kube-apiserver-private")},
