@@ -77,6 +77,10 @@ type Env struct {
 	CustomerAWS   aws.Config
 	Management    ManagementNetwork
 	Customer      CustomerNetwork
+	// SecondCustomer is another customer's account and VPC (see
+	// SecondCustomerAccount).
+	SecondCustomerAWS aws.Config
+	SecondCustomer    CustomerNetwork
 
 	// OperatorPID is the management operator's process when it runs as one
 	// (Options.OperatorBinary); 0 when it runs in this process.
@@ -149,9 +153,15 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if e.CustomerAWS, err = e.accountConfig(ctx, CustomerAccount); err != nil {
 		return nil, err
 	}
+	if e.SecondCustomerAWS, err = e.accountConfig(ctx, SecondCustomerAccount); err != nil {
+		return nil, err
+	}
 	step("seeding the management and customer VPCs")
 	if e.Management, e.Customer, err = seedNetworks(ctx, e.ManagementAWS, e.CustomerAWS); err != nil {
 		return nil, fmt.Errorf("seeding cloud fixtures: %w", err)
+	}
+	if e.SecondCustomer, err = seedCustomer(ctx, e.SecondCustomerAWS, SecondCustomerAccount, "devenv-second-customer", "10.2"); err != nil {
+		return nil, fmt.Errorf("seeding the second customer: %w", err)
 	}
 
 	step("starting the stand-ins for the cloud provider's load-balancer controller, the kubelet and the namespace controller")

@@ -2,7 +2,6 @@ package devenv
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
 
-	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 )
 
 // The two accounts of the local cloud. The access key ID is the account
@@ -23,14 +22,18 @@ import (
 const (
 	ManagementAccount = "111111111111"
 	CustomerAccount   = "222222222222"
-	Region            = "us-east-1"
+	// SecondCustomerAccount is another customer with its own VPC, so that a
+	// test can make one customer's cloud slow (cloudsim scopes faults by
+	// account) while another's clusters converge.
+	SecondCustomerAccount = "444444444444"
+	Region                = "us-east-1"
 
 	// oidcHost issues the service-account tokens the kubelet stand-in mints;
 	// the customer account trusts it, as it would trust a real cluster's
 	// issuer.
 	oidcHost = "oidc.devenv.hcplink.local"
 	// tokenAudience is the audience STS expects in web-identity tokens.
-	tokenAudience = "sts.amazonaws.com"
+	tokenAudience = awscloud.ServiceAccountTokenAudience
 )
 
 // zoneCount is how many availability zones both VPCs span.
@@ -46,6 +49,7 @@ type ManagementNetwork struct {
 
 // CustomerNetwork is the customer's VPC, where the workers run.
 type CustomerNetwork struct {
+	Account      string
 	VPCID        string
 	CIDR         string
 	Zones        []string // zone names, in the customer account's naming
@@ -86,35 +90,43 @@ func seedNetworks(ctx context.Context, mgmt, customer aws.Config) (ManagementNet
 		m.PublicSubnets = append(m.PublicSubnets, public)
 	}
 
-	c.CIDR = "10.1.0.0/16"
-	vpc, err = createVPC(ctx, ec2.NewFromConfig(customer), "devenv-customer", c.CIDR)
+	c, err = seedCustomer(ctx, customer, CustomerAccount, "devenv-customer", "10.1")
+	return m, c, err
+}
+
+// seedCustomer creates a customer's VPC (<prefix>.0.0/16), one private
+// subnet per zone and the OIDC provider its control-plane operator roles
+// trust.
+func seedCustomer(ctx context.Context, cfg aws.Config, account, name, prefix string) (CustomerNetwork, error) {
+	c := CustomerNetwork{Account: account, CIDR: prefix + ".0.0/16"}
+	vpc, err := createVPC(ctx, ec2.NewFromConfig(cfg), name, c.CIDR)
 	if err != nil {
-		return m, c, fmt.Errorf("customer VPC: %w", err)
+		return c, fmt.Errorf("customer VPC %s: %w", name, err)
 	}
 	c.VPCID = vpc
-	c.Zones, err = zoneNames(ctx, ec2.NewFromConfig(customer))
+	c.Zones, err = zoneNames(ctx, ec2.NewFromConfig(cfg))
 	if err != nil {
-		return m, c, err
+		return c, err
 	}
 	c.SubnetByAZ = map[string]string{}
 	for i, zone := range c.Zones {
-		subnet, err := createSubnet(ctx, ec2.NewFromConfig(customer), vpc, zone, fmt.Sprintf("10.1.%d.0/20", 128+16*i),
-			"devenv-customer-private-"+zone, map[string]string{"kubernetes.io/role/internal-elb": "1"})
+		subnet, err := createSubnet(ctx, ec2.NewFromConfig(cfg), vpc, zone, fmt.Sprintf("%s.%d.0/20", prefix, 128+16*i),
+			name+"-private-"+zone, map[string]string{"kubernetes.io/role/internal-elb": "1"})
 		if err != nil {
-			return m, c, err
+			return c, err
 		}
 		c.SubnetByAZ[zone] = subnet
 	}
-	out, err := iam.NewFromConfig(customer).CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
+	out, err := iam.NewFromConfig(cfg).CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
 		Url:            aws.String("https://" + oidcHost),
 		ClientIDList:   []string{tokenAudience},
 		ThumbprintList: []string{strings.Repeat("0", 40)},
 	})
 	if err != nil {
-		return m, c, fmt.Errorf("customer OIDC provider: %w", err)
+		return c, fmt.Errorf("customer OIDC provider in %s: %w", account, err)
 	}
 	c.OIDCProvider = aws.ToString(out.OpenIDConnectProviderArn)
-	return m, c, nil
+	return c, nil
 }
 
 func zoneNames(ctx context.Context, client *ec2.Client) ([]string, error) {
@@ -186,40 +198,32 @@ type AWSClusterFixture struct {
 	PrivateZoneID               string
 }
 
-// controlPlaneOperatorPolicy is the customer-side permissions the
-// control-plane operator needs (seed 002's controlPlaneOperator policy).
-const controlPlaneOperatorPolicy = `{"Version":"2012-10-17","Statement":[
-{"Effect":"Allow","Action":["ec2:CreateVpcEndpoint","ec2:DescribeVpcEndpoints","ec2:ModifyVpcEndpoint","ec2:DeleteVpcEndpoints","ec2:CreateTags","ec2:CreateSecurityGroup","ec2:AuthorizeSecurityGroupIngress","ec2:AuthorizeSecurityGroupEgress","ec2:DeleteSecurityGroup","ec2:RevokeSecurityGroupIngress","ec2:RevokeSecurityGroupEgress","ec2:DescribeSecurityGroups","ec2:DescribeVpcs","ec2:DescribeSubnets","route53:ListHostedZones"],"Resource":"*"},
-{"Effect":"Allow","Action":["route53:ChangeResourceRecordSets","route53:ListResourceRecordSets"],"Resource":"arn:aws:route53:::hostedzone/%s"}]}`
-
 // PrepareAWSCluster creates, in the customer account, what a private AWS
 // cluster needs before it is created: the control-plane operator's IAM role
 // (trusting the devenv issuer for the CPO's service account in the
 // cluster's control-plane namespace) and the <name>.hypershift.local private
 // zone on the customer VPC. It is idempotent.
 func (e *Env) PrepareAWSCluster(ctx context.Context, namespace, name, infraID string) (AWSClusterFixture, error) {
+	return e.PrepareAWSClusterIn(ctx, e.Customer, e.CustomerAWS, namespace, name, infraID)
+}
+
+// PrepareAWSClusterIn is PrepareAWSCluster in a given customer's account
+// (e.Customer with e.CustomerAWS, or e.SecondCustomer with
+// e.SecondCustomerAWS). The role's permissions are exactly
+// awscloud.ControlPlaneOperatorPolicy(), the policy the README gives
+// customers, and its trust policy is awscloud.ControlPlaneOperatorTrustPolicy.
+func (e *Env) PrepareAWSClusterIn(ctx context.Context, customer CustomerNetwork, cfg aws.Config, namespace, name, infraID string) (AWSClusterFixture, error) {
 	var f AWSClusterFixture
-	zoneID, err := e.ensurePrivateZone(ctx, name+".hypershift.local")
+	zoneID, err := ensurePrivateZone(ctx, cfg, customer.VPCID, awscloud.PrivateZoneName(name))
 	if err != nil {
 		return f, err
 	}
 	f.PrivateZoneID = zoneID
 
-	hcpNamespace := hcplinkv1beta1.HostedControlPlaneNamespace(namespace, name)
-	trust, _ := json.Marshal(map[string]any{
-		"Version": "2012-10-17",
-		"Statement": []map[string]any{{
-			"Effect":    "Allow",
-			"Principal": map[string]string{"Federated": e.Customer.OIDCProvider},
-			"Action":    "sts:AssumeRoleWithWebIdentity",
-			"Condition": map[string]any{"StringEquals": map[string]string{
-				oidcHost + ":sub": "system:serviceaccount:" + hcpNamespace + ":control-plane-operator",
-			}},
-		}},
-	})
-	client := iam.NewFromConfig(e.CustomerAWS)
+	trust := awscloud.ControlPlaneOperatorTrustPolicy(customer.OIDCProvider, oidcHost, namespace, name)
+	client := iam.NewFromConfig(cfg)
 	roleName := infraID + "-control-plane-operator"
-	out, err := client.CreateRole(ctx, &iam.CreateRoleInput{RoleName: &roleName, AssumeRolePolicyDocument: aws.String(string(trust))})
+	out, err := client.CreateRole(ctx, &iam.CreateRoleInput{RoleName: &roleName, AssumeRolePolicyDocument: aws.String(trust)})
 	var exists *iamtypes.EntityAlreadyExistsException
 	switch {
 	case errors.As(err, &exists):
@@ -235,15 +239,15 @@ func (e *Env) PrepareAWSCluster(ctx context.Context, namespace, name, infraID st
 	}
 	if _, err := client.PutRolePolicy(ctx, &iam.PutRolePolicyInput{
 		RoleName: &roleName, PolicyName: &roleName,
-		PolicyDocument: aws.String(fmt.Sprintf(controlPlaneOperatorPolicy, zoneID)),
+		PolicyDocument: aws.String(awscloud.ControlPlaneOperatorPolicy()),
 	}); err != nil {
 		return f, fmt.Errorf("writing the policy of %s: %w", roleName, err)
 	}
 	return f, nil
 }
 
-func (e *Env) ensurePrivateZone(ctx context.Context, name string) (string, error) {
-	client := route53.NewFromConfig(e.CustomerAWS)
+func ensurePrivateZone(ctx context.Context, cfg aws.Config, vpcID, name string) (string, error) {
+	client := route53.NewFromConfig(cfg)
 	found, err := client.ListHostedZonesByName(ctx, &route53.ListHostedZonesByNameInput{DNSName: aws.String(name)})
 	if err != nil {
 		return "", fmt.Errorf("looking up zone %s: %w", name, err)
@@ -257,7 +261,7 @@ func (e *Env) ensurePrivateZone(ctx context.Context, name string) (string, error
 		Name:             aws.String(name),
 		CallerReference:  aws.String("devenv-" + name),
 		HostedZoneConfig: &r53types.HostedZoneConfig{PrivateZone: true, Comment: aws.String("hcplink devenv")},
-		VPC:              &r53types.VPC{VPCId: aws.String(e.Customer.VPCID), VPCRegion: r53types.VPCRegion(Region)},
+		VPC:              &r53types.VPC{VPCId: aws.String(vpcID), VPCRegion: r53types.VPCRegion(Region)},
 	})
 	if err != nil {
 		return "", fmt.Errorf("creating private zone %s: %w", name, err)
