@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
@@ -67,6 +69,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}
 	}()
 	t := &tour{env: env, out: out, track: newTracker(out, opts.StepTimeout)}
+	t.printTopology()
 	return t.run(ctx, opts.Keep)
 }
 
@@ -76,6 +79,17 @@ type tour struct {
 	track *tracker
 	hc    *hcplinkv1beta1.HostedCluster
 	hcpNS string
+}
+
+// printTopology says who owns what before anything is made.
+func (t *tour) printTopology() {
+	fmt.Fprintf(t.out, `
+Two AWS accounts take part:
+  %s (the provider): the management cluster's VPC %s, the routers' NLBs and the VPC endpoint services
+  %s (the customer): the workers' VPC %s, the VPC endpoint, its security group and the private zone
+The control-plane operator works in the customer account through a role the customer made; the
+endpoint service lets only that role's account connect.
+`, accountLabel(devenv.ManagementAccount), t.env.Management.VPCID, accountLabel(devenv.CustomerAccount), t.env.Customer.VPCID)
 }
 
 func (t *tour) run(ctx context.Context, keep bool) error {
@@ -170,7 +184,7 @@ func (t *tour) dataFlow() []step {
 			if err != nil {
 				return "", err
 			}
-			return aws.ToString(lb.LoadBalancerName), nil
+			return fmt.Sprintf("%s in the %s", aws.ToString(lb.LoadBalancerName), accountLabel(devenv.ManagementAccount)), nil
 		}},
 		{"2 observer records the NLB in an AWSEndpointService", func(ctx context.Context) (string, error) {
 			eps, err := t.endpointService(ctx)
@@ -180,7 +194,7 @@ func (t *tour) dataFlow() []step {
 			if eps.Spec.NetworkLoadBalancerName == "" {
 				return "", fmt.Errorf("no NLB name yet")
 			}
-			return "awsendpointservice/private-router", nil
+			return "awsendpointservice/private-router in " + t.hcpNS, nil
 		}},
 		{"3 operator collects the NodePools' subnets", func(ctx context.Context) (string, error) {
 			eps, err := t.endpointService(ctx)
@@ -190,9 +204,9 @@ func (t *tour) dataFlow() []step {
 			if len(eps.Spec.SubnetIDs) < 2 {
 				return "", fmt.Errorf("subnetIDs %v", eps.Spec.SubnetIDs)
 			}
-			return strings.Join(eps.Spec.SubnetIDs, ","), nil
+			return strings.Join(eps.Spec.SubnetIDs, ",") + " (customer subnets)", nil
 		}},
-		{"4 operator creates the VPC endpoint service", func(ctx context.Context) (string, error) {
+		{"4 operator creates the endpoint service, allows the CPO role", func(ctx context.Context) (string, error) {
 			eps, err := t.endpointService(ctx)
 			if err != nil {
 				return "", err
@@ -200,7 +214,14 @@ func (t *tour) dataFlow() []step {
 			if eps.Status.EndpointServiceName == "" {
 				return "", fmt.Errorf("no endpoint service yet")
 			}
-			return eps.Status.EndpointServiceName, nil
+			id, principals, err := t.allowedPrincipals(ctx, eps.Status.EndpointServiceName)
+			if err != nil {
+				return "", err
+			}
+			if len(principals) == 0 {
+				return "", fmt.Errorf("endpoint service %s allows no principal yet", id)
+			}
+			return fmt.Sprintf("%s in the %s; allowed principal %s", id, accountLabel(devenv.ManagementAccount), strings.Join(principals, ", ")), nil
 		}},
 		{"5 control-plane operator creates the VPC endpoint", func(ctx context.Context) (string, error) {
 			eps, err := t.endpointService(ctx)
@@ -210,17 +231,19 @@ func (t *tour) dataFlow() []step {
 			if eps.Status.EndpointID == "" {
 				return "", fmt.Errorf("no endpoint yet")
 			}
-			return eps.Status.EndpointID + " sg " + eps.Status.SecurityGroupID, nil
-		}},
-		{"6 control-plane operator writes the hypershift.local records", func(ctx context.Context) (string, error) {
-			eps, err := t.endpointService(ctx)
+			ep, err := t.vpcEndpoint(ctx, eps.Status.EndpointID)
 			if err != nil {
 				return "", err
 			}
-			if len(eps.Status.DNSNames) == 0 {
-				return "", fmt.Errorf("no records yet")
+			zoneIDs, err := t.endpointZoneIDs(ctx, ep)
+			if err != nil {
+				return "", err
 			}
-			return strings.Join(eps.Status.DNSNames, ","), nil
+			return fmt.Sprintf("%s (%s) and security group %s in the %s, zone IDs %s",
+				eps.Status.EndpointID, ep.State, eps.Status.SecurityGroupID, accountLabel(devenv.CustomerAccount), strings.Join(zoneIDs, ",")), nil
+		}},
+		{"6 control-plane operator writes the hypershift.local records", func(ctx context.Context) (string, error) {
+			return t.recordsWritten(ctx)
 		}},
 		{"HostedCluster reports the private link available", func(ctx context.Context) (string, error) {
 			var hc hcplinkv1beta1.HostedCluster
@@ -237,6 +260,43 @@ func (t *tour) dataFlow() []step {
 	}
 }
 
+// recordsWritten reports the api and *.apps records once Route 53 holds
+// both, pointing at the VPC endpoint's DNS name: read from the zone, not
+// from the names the control-plane operator meant to write.
+func (t *tour) recordsWritten(ctx context.Context) (string, error) {
+	eps, err := t.endpointService(ctx)
+	if err != nil {
+		return "", err
+	}
+	if eps.Status.EndpointID == "" {
+		return "", fmt.Errorf("no endpoint yet")
+	}
+	ep, err := t.vpcEndpoint(ctx, eps.Status.EndpointID)
+	if err != nil {
+		return "", err
+	}
+	if len(ep.DnsEntries) == 0 {
+		return "", fmt.Errorf("endpoint %s has no DNS name yet", eps.Status.EndpointID)
+	}
+	target := aws.ToString(ep.DnsEntries[0].DnsName)
+	zoneID, err := t.privateZone(ctx)
+	if err != nil {
+		return "", err
+	}
+	sets, err := t.recordsInZone(ctx, zoneID)
+	if err != nil {
+		return "", err
+	}
+	zone := awscloud.PrivateZoneName(clusterName)
+	got := recordsTo(sets, target)
+	for _, want := range []string{"*.apps." + zone, "api." + zone} {
+		if !slices.Contains(got, want) {
+			return "", fmt.Errorf("zone %s has no record %s to %s yet", zoneID, want, target)
+		}
+	}
+	return fmt.Sprintf("%s in zone %s (%s, %s) → %s", strings.Join(got, ", "), zoneID, zone, accountLabel(devenv.CustomerAccount), target), nil
+}
+
 func (t *tour) createCluster(ctx context.Context, zones []string) error {
 	if err := t.env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
@@ -245,6 +305,8 @@ func (t *tour) createCluster(ctx context.Context, zones []string) error {
 	if err != nil {
 		return fmt.Errorf("preparing the customer account: %w", err)
 	}
+	fmt.Fprintf(t.out, "  + %s: role %s, private zone %s (%s)\n", accountLabel(devenv.CustomerAccount),
+		fixture.ControlPlaneOperatorRoleARN, fixture.PrivateZoneID, awscloud.PrivateZoneName(clusterName))
 	t.hcpNS = hcplinkv1beta1.HostedControlPlaneNamespace(clusterNamespace, clusterName)
 	t.hc = &hcplinkv1beta1.HostedCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: clusterNamespace, Name: clusterName},

@@ -15,10 +15,12 @@ type step struct {
 	check func(ctx context.Context) (detail string, err error)
 }
 
-// record is one finished step for the summary table.
+// record is one finished step for the summary table: how long the step
+// itself took, and when it finished counted from the start of the tour.
 type record struct {
-	title   string
-	seconds float64
+	title      string
+	took       time.Duration
+	sinceStart time.Duration
 }
 
 // tracker prints each step as it completes and keeps the timings.
@@ -48,14 +50,8 @@ func (t *tracker) wait(ctx context.Context, steps ...step) error {
 			fmt.Fprintf(t.out, "  ✗ %s: not reached within %v: %v\n", s.title, t.stepTimeout, err)
 			return fmt.Errorf("%s: %w", s.title, err)
 		}
-		now := time.Now()
-		t.records = append(t.records, record{title: s.title, seconds: now.Sub(t.last).Seconds()})
-		t.last = now
-		line := fmt.Sprintf("  ✓ %-58s %6.1fs", s.title, now.Sub(t.start).Seconds())
-		if detail != "" {
-			line += "  " + detail
-		}
-		fmt.Fprintln(t.out, line)
+		r := t.finish(s.title, time.Now())
+		fmt.Fprintln(t.out, progressLine(r, detail))
 	}
 	return nil
 }
@@ -82,13 +78,43 @@ func (t *tracker) section(title string) {
 	t.last = time.Now()
 }
 
-// summary prints the table of steps and their durations.
-func (t *tracker) summary() {
-	fmt.Fprintf(t.out, "\n%-60s %8s\n", "step", "seconds")
-	fmt.Fprintln(t.out, strings.Repeat("-", 69))
-	for _, r := range t.records {
-		fmt.Fprintf(t.out, "%-60s %8.1f\n", r.title, r.seconds)
+// finish records a step that holds at now.
+func (t *tracker) finish(title string, now time.Time) record {
+	r := record{title: title, took: now.Sub(t.last), sinceStart: now.Sub(t.start)}
+	t.records = append(t.records, r)
+	t.last = now
+	return r
+}
+
+// progressLine is the line printed when a step holds: how long it took and
+// when, since the start, it finished; then the details read from the cloud.
+func progressLine(r record, detail string) string {
+	line := fmt.Sprintf("  ✓ %-62s took %5.1fs, at %6.1fs since start", r.title, r.took.Seconds(), r.sinceStart.Seconds())
+	if detail != "" {
+		line += "\n      " + detail
 	}
-	fmt.Fprintln(t.out, strings.Repeat("-", 69))
-	fmt.Fprintf(t.out, "%-60s %8.1f\n", "total", time.Since(t.start).Seconds())
+	return line
+}
+
+// Column headings of the summary; both times are printed so that neither
+// can be mistaken for the other.
+const (
+	tookHeading  = "took (s)"
+	sinceHeading = "done at, since start (s)"
+)
+
+// summary prints the table of steps: each step's own duration (from the
+// previous step, or from the action that began its section) and when it
+// was done, counted from the start of the tour.
+func (t *tracker) summary() {
+	width := 62
+	fmt.Fprintf(t.out, "\n%-*s %9s %25s\n", width, "step", tookHeading, sinceHeading)
+	rule := strings.Repeat("-", width+36)
+	fmt.Fprintln(t.out, rule)
+	for _, r := range t.records {
+		fmt.Fprintf(t.out, "%-*s %9.1f %25.1f\n", width, r.title, r.took.Seconds(), r.sinceStart.Seconds())
+	}
+	fmt.Fprintln(t.out, rule)
+	fmt.Fprintf(t.out, "%-*s %9s %25.1f\n", width, "total", "", time.Since(t.start).Seconds())
+	fmt.Fprintln(t.out, "took: from the previous step, or from the change that began the section; since start: from the start of the tour.")
 }
