@@ -57,7 +57,7 @@ func (c *Counters) Record(account string, key CallKey, outcome Outcome) {
 		byKey[key] = cc
 	}
 	cc.Total++
-	if IsMutating(key.Operation) {
+	if IsMutating(key) {
 		cc.Mutating++
 	}
 	switch outcome {
@@ -118,11 +118,25 @@ func SortedKeys(byKey map[string]CallCount) []string {
 // readOnlyPrefixes are the verbs AWS counts as non-mutating.
 var readOnlyPrefixes = []string{"Describe", "List", "Get", "Search", "Lookup"}
 
+// tokenExchanges are STS operations that issue credentials and change no
+// resource: a controller exchanging its web-identity token is not writing.
+var tokenExchanges = map[string]bool{
+	"AssumeRole":                true,
+	"AssumeRoleWithWebIdentity": true,
+	"AssumeRoleWithSAML":        true,
+	"GetSessionToken":           true,
+	"GetFederationToken":        true,
+}
+
 // IsMutating tells whether an operation changes state, by AWS's own rule:
-// Describe*, List*, Get* and the like do not; everything else does.
-func IsMutating(operation string) bool {
+// Describe*, List*, Get* and the like do not, nor do STS token exchanges;
+// everything else does.
+func IsMutating(key CallKey) bool {
+	if key.Service == "sts" && tokenExchanges[key.Operation] {
+		return false
+	}
 	for _, p := range readOnlyPrefixes {
-		if strings.HasPrefix(operation, p) {
+		if strings.HasPrefix(key.Operation, p) {
 			return false
 		}
 	}

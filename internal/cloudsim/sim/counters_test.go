@@ -3,20 +3,23 @@ package sim
 import "testing"
 
 func TestIsMutating(t *testing.T) {
-	for op, want := range map[string]bool{
-		"DescribeVpcEndpoints":          false,
-		"ListResourceRecordSets":        false,
-		"GetHostedZone":                 false,
-		"GetCallerIdentity":             false,
-		"CreateVpcEndpoint":             true,
-		"ModifyVpcEndpoint":             true,
-		"ChangeResourceRecordSets":      true,
-		"DeleteVpcEndpoints":            true,
-		"AuthorizeSecurityGroupIngress": true,
-		"AssumeRole":                    true,
+	for key, want := range map[CallKey]bool{
+		{"ec2", "DescribeVpcEndpoints"}:          false,
+		{"route53", "ListResourceRecordSets"}:    false,
+		{"route53", "GetHostedZone"}:             false,
+		{"sts", "GetCallerIdentity"}:             false,
+		{"sts", "AssumeRoleWithWebIdentity"}:     false, // a token exchange writes nothing
+		{"sts", "AssumeRole"}:                    false,
+		{"ec2", "CreateVpcEndpoint"}:             true,
+		{"ec2", "ModifyVpcEndpoint"}:             true,
+		{"route53", "ChangeResourceRecordSets"}:  true,
+		{"ec2", "DeleteVpcEndpoints"}:            true,
+		{"ec2", "AuthorizeSecurityGroupIngress"}: true,
+		{"iam", "AssumeRole"}:                    true, // only STS's exchanges are exempt
+		{"iam", "CreateOpenIDConnectProvider"}:   true,
 	} {
-		if got := IsMutating(op); got != want {
-			t.Errorf("IsMutating(%s) = %v, want %v", op, got, want)
+		if got := IsMutating(key); got != want {
+			t.Errorf("IsMutating(%s) = %v, want %v", key, got, want)
 		}
 	}
 }

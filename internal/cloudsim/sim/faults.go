@@ -177,7 +177,7 @@ func (f *Faults) take(c Call, now time.Time) bool {
 	if !ok {
 		return true
 	}
-	mutating := IsMutating(c.Key.Operation)
+	mutating := IsMutating(c.Key)
 	limit := limits.NonMutating
 	if mutating {
 		limit = limits.Mutating
