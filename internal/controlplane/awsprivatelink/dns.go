@@ -8,29 +8,33 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // recordTTL is the TTL of the endpoint's CNAMEs: the endpoint's DNS name
 // changes only when the endpoint is replaced.
 const recordTTL = 300
 
-// PrivateZoneName is the private hosted zone of the cluster's records.
-func PrivateZoneName(hcpName string) string {
-	return hcpName + ".hypershift.local"
-}
+// PreviousEndpointsAnnotation lists the VPC endpoints this CR had before a
+// replacement (newest last, a few at most): records that still point at
+// one of them are ours to repoint or delete.
+const PreviousEndpointsAnnotation = "hcplink.io/previous-endpoint-ids"
+
+// maxPreviousEndpoints bounds PreviousEndpointsAnnotation: replacements
+// are rare, and records are repointed at the first pass after one.
+const maxPreviousEndpoints = 5
 
 // DesiredRecordNames are the names (in the zone, without trailing dot) the
 // CR's endpoint serves: kube-apiserver-private → api; private-router →
 // *.apps, plus api when the API server is published by Route.
 func DesiredRecordNames(crName string, hcp *hcplinkv1beta1.HostedControlPlane) []string {
-	zone := PrivateZoneName(hcp.Name)
+	zone := awscloud.PrivateZoneName(hcp.Name)
 	switch crName {
 	case routers.KubeAPIServerPrivateServiceName:
 		return []string{"api." + zone}
@@ -45,29 +49,14 @@ func DesiredRecordNames(crName string, hcp *hcplinkv1beta1.HostedControlPlane) [
 	return nil
 }
 
-// recordName normalises a Route 53 record name: lower case, no trailing
-// dot, octal escapes (\052 for *) decoded.
-func recordName(name string) string {
-	name = strings.ToLower(strings.TrimSuffix(name, "."))
-	var b strings.Builder
-	for i := 0; i < len(name); i++ {
-		if name[i] == '\\' && i+3 < len(name) && isOctal(name[i+1]) && isOctal(name[i+2]) && isOctal(name[i+3]) {
-			b.WriteByte((name[i+1]-'0')*64 + (name[i+2]-'0')*8 + (name[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(name[i])
-	}
-	return b.String()
-}
-
-func isOctal(c byte) bool { return c >= '0' && c <= '7' }
+// recordName normalises a Route 53 record name.
+func recordName(name string) string { return awscloud.RecordName(name) }
 
 // RecordChanges compares the wanted CNAMEs (name → target) and the zone's
 // records (by normalised name) with the names written before, and returns
 // the changes: UPSERT for a missing or different record, DELETE for a
-// record written before, no longer wanted, that still points at our
-// endpoint (ours(value)). Nothing when everything matches.
+// record written before, no longer wanted, that still points at one of our
+// endpoints (ours(value)). Nothing when everything matches.
 func RecordChanges(want map[string]string, have map[string]r53types.ResourceRecordSet, written []string, ours func(value string) bool) []r53types.Change {
 	var changes []r53types.Change
 	names := make([]string, 0, len(want))
@@ -77,8 +66,7 @@ func RecordChanges(want map[string]string, have map[string]r53types.ResourceReco
 	sort.Strings(names)
 	for _, n := range names {
 		target := want[n]
-		if rs, ok := have[n]; ok && rs.Type == r53types.RRTypeCname && aws.ToInt64(rs.TTL) == recordTTL &&
-			len(rs.ResourceRecords) == 1 && strings.TrimSuffix(aws.ToString(rs.ResourceRecords[0].Value), ".") == target {
+		if rs, ok := have[n]; ok && aws.ToInt64(rs.TTL) == recordTTL && awscloud.CNAMEValue(rs) == strings.ToLower(target) {
 			continue
 		}
 		changes = append(changes, r53types.Change{Action: r53types.ChangeActionUpsert, ResourceRecordSet: &r53types.ResourceRecordSet{
@@ -86,138 +74,175 @@ func RecordChanges(want map[string]string, have map[string]r53types.ResourceReco
 			ResourceRecords: []r53types.ResourceRecord{{Value: aws.String(target)}},
 		}})
 	}
-	for _, n := range written {
-		n = recordName(n)
-		if _, wanted := want[n]; wanted {
-			continue
-		}
-		rs, ok := have[n]
-		if !ok || rs.Type != r53types.RRTypeCname || len(rs.ResourceRecords) != 1 || !ours(aws.ToString(rs.ResourceRecords[0].Value)) {
-			continue // gone already, or someone else's
+	for _, n := range staleNames(want, have, written) {
+		rs := have[n]
+		if !ours(awscloud.CNAMEValue(rs)) {
+			continue // someone else's
 		}
 		changes = append(changes, r53types.Change{Action: r53types.ChangeActionDelete, ResourceRecordSet: &rs})
 	}
 	return changes
 }
 
-// endpointOwnsValue: a record value is the endpoint's when it is one of its
-// DNS names, which all start with the endpoint ID.
-func endpointOwnsValue(endpointID string) func(string) bool {
+// staleNames are the names written before, no longer wanted, still in the
+// zone as single-value CNAMEs.
+func staleNames(want map[string]string, have map[string]r53types.ResourceRecordSet, written []string) []string {
+	var out []string
+	for _, n := range written {
+		n = recordName(n)
+		if _, wanted := want[n]; wanted {
+			continue
+		}
+		if rs, ok := have[n]; ok && awscloud.CNAMEValue(rs) != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// endpointOwnsValue: a record value is ours when it is a DNS name of one
+// of the endpoints ids (VPC endpoint DNS names start with the endpoint ID).
+func endpointOwnsValue(ids ...string) func(string) bool {
 	return func(v string) bool {
-		return endpointID != "" && strings.HasPrefix(strings.ToLower(v), strings.ToLower(endpointID)+"-")
+		id := awscloud.EndpointIDOfDNSName(v)
+		return id != "" && slices.Contains(ids, id)
 	}
 }
 
-// reconcileDNS makes the zone's records match, writing only differences.
-func (r *Reconciler) reconcileDNS(ctx context.Context, s *scope, target string) (*outcome, error) {
-	zoneID, o, err := r.privateZone(ctx, s)
-	if o != nil || err != nil {
-		return o, err
+// ownedEndpoints are the endpoint IDs whose records this CR may repoint or
+// delete: the current endpoint, those it had before (annotation), and any
+// other endpoint the given record values name that carries this CR's
+// ownership tags.
+func (r *Reconciler) ownedEndpoints(ctx context.Context, s *scope, values []string) ([]string, error) {
+	ids := previousEndpoints(s.cr)
+	if s.cr.Status.EndpointID != "" {
+		ids = append(ids, s.cr.Status.EndpointID)
 	}
+	for _, v := range values {
+		id := awscloud.EndpointIDOfDNSName(v)
+		if id == "" || slices.Contains(ids, id) || s.endpoints.EC2 == nil {
+			continue
+		}
+		ep, err := s.endpoints.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if ep != nil && awscloud.OwnedBy(awscloud.TagMap(ep.Tags), s.infraID(), s.cr.Name) {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+func previousEndpoints(cr *hcplinkv1beta1.AWSEndpointService) []string {
+	var out []string
+	for _, id := range strings.Split(cr.Annotations[PreviousEndpointsAnnotation], ",") {
+		if id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// rememberEndpoint adds id to the endpoints this CR had, before it is
+// forgotten in status.
+func (r *Reconciler) rememberEndpoint(ctx context.Context, s *scope, id string) error {
+	ids := previousEndpoints(s.cr)
+	if id == "" || slices.Contains(ids, id) {
+		return nil
+	}
+	ids = append(ids, id)
+	if len(ids) > maxPreviousEndpoints {
+		ids = ids[len(ids)-maxPreviousEndpoints:]
+	}
+	return r.patchAnnotation(ctx, s.cr, PreviousEndpointsAnnotation, strings.Join(ids, ","))
+}
+
+// reconcileDNS makes the zone's records match, writing only differences.
+// A zone deleted and created again is looked up again in the same pass.
+func (r *Reconciler) reconcileDNS(ctx context.Context, s *scope, target string) outcome.Outcome {
 	wantNames := DesiredRecordNames(s.cr.Name, s.hcp)
 	want := map[string]string{}
 	for _, n := range wantNames {
 		want[n] = target
 	}
-	have, err := r.listRecords(ctx, zoneID)
-	if awscloud.ErrorCode(err) == "NoSuchHostedZone" {
-		s.cr.Status.DNSZoneID = ""
-		return waiting(hcplinkv1beta1.DNSRecordsPendingReason, "The private hosted zone was deleted; looking it up again", pendingRequeue), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	changes := RecordChanges(want, have, s.cr.Status.DNSNames, endpointOwnsValue(s.cr.Status.EndpointID))
-	if len(changes) > 0 {
-		// Track every name before writing, so that a crash after the write
-		// still deletes what it wrote.
-		tracked := append([]string(nil), s.cr.Status.DNSNames...)
-		for _, n := range wantNames {
-			if !slices.Contains(tracked, n) {
-				tracked = append(tracked, n)
-			}
+	for attempt := 0; ; attempt++ {
+		zoneID, o := r.privateZone(ctx, s)
+		if !o.Done() {
+			return o
 		}
-		sort.Strings(tracked)
-		s.cr.Status.DNSNames = tracked
-		if err := r.persist(ctx, s); err != nil {
-			return nil, err
-		}
-		_, err := r.Route53.ChangeResourceRecordSets(ctx, &route53.ChangeResourceRecordSetsInput{
-			HostedZoneId: aws.String(zoneID),
-			ChangeBatch:  &r53types.ChangeBatch{Comment: aws.String("hcplink: VPC endpoint " + s.cr.Status.EndpointID), Changes: changes},
-		})
-		if awscloud.ErrorCode(err) == "NoSuchHostedZone" {
+		err := r.syncRecords(ctx, s, zoneID, want)
+		if awscloud.IsNoSuchHostedZone(err) && attempt == 0 {
+			ctrl.LoggerFrom(ctx).Info("The private hosted zone was deleted; looking it up again", "zone", zoneID)
 			s.cr.Status.DNSZoneID = ""
-			return waiting(hcplinkv1beta1.DNSRecordsPendingReason, "The private hosted zone was deleted; looking it up again", pendingRequeue), nil
+			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("changing records in zone %s: %w", zoneID, err)
+			if awscloud.IsNoSuchHostedZone(err) {
+				s.cr.Status.DNSZoneID = ""
+			}
+			return outcome.FromError(fmt.Errorf("DNS records: %w", err))
 		}
-		ctrl.LoggerFrom(ctx).Info("Changed DNS records", "zone", zoneID, "changes", len(changes))
+		s.cr.Status.DNSNames = wantNames
+		return outcome.Continue()
 	}
-	s.cr.Status.DNSNames = wantNames
-	return nil, nil
+}
+
+// syncRecords writes the differences between the wanted records and the
+// zone's.
+func (r *Reconciler) syncRecords(ctx context.Context, s *scope, zoneID string, want map[string]string) error {
+	have, err := s.records.CNAMEs(ctx, zoneID)
+	if err != nil {
+		return err
+	}
+	var staleValues []string
+	for _, n := range staleNames(want, have, s.cr.Status.DNSNames) {
+		staleValues = append(staleValues, awscloud.CNAMEValue(have[n]))
+	}
+	owned, err := r.ownedEndpoints(ctx, s, staleValues)
+	if err != nil {
+		return err
+	}
+	changes := RecordChanges(want, have, s.cr.Status.DNSNames, endpointOwnsValue(owned...))
+	if len(changes) == 0 {
+		return nil
+	}
+	// Track every name before writing, so that a crash after the write
+	// still deletes what it wrote.
+	tracked := append([]string(nil), s.cr.Status.DNSNames...)
+	for n := range want {
+		if !slices.Contains(tracked, n) {
+			tracked = append(tracked, n)
+		}
+	}
+	sort.Strings(tracked)
+	s.cr.Status.DNSNames = tracked
+	if err := r.persist(ctx, s); err != nil {
+		return err
+	}
+	if err := s.records.ChangeRecords(ctx, zoneID, "hcplink: VPC endpoint "+s.cr.Status.EndpointID, changes); err != nil {
+		return err
+	}
+	ctrl.LoggerFrom(ctx).Info("Changed DNS records", "zone", zoneID, "changes", len(changes))
+	return nil
 }
 
 // privateZone returns the zone ID from status, or looks the private zone
-// up by name once and keeps it in status.
-func (r *Reconciler) privateZone(ctx context.Context, s *scope) (string, *outcome, error) {
+// up by name and keeps it in status. A missing zone waits on a person,
+// rechecked soon at first.
+func (r *Reconciler) privateZone(ctx context.Context, s *scope) (string, outcome.Outcome) {
 	if s.cr.Status.DNSZoneID != "" {
-		return s.cr.Status.DNSZoneID, nil, nil
+		return s.cr.Status.DNSZoneID, outcome.Continue()
 	}
-	name := PrivateZoneName(s.hcp.Name)
-	out, err := r.Route53.ListHostedZonesByName(ctx, &route53.ListHostedZonesByNameInput{DNSName: aws.String(name), MaxItems: aws.Int32(100)})
+	name := awscloud.PrivateZoneName(s.hcp.Name)
+	zoneID, err := s.records.FindPrivateZone(ctx, name, s.vpcID())
 	if err != nil {
-		return "", nil, fmt.Errorf("looking up private zone %s: %w", name, err)
-	}
-	var candidates []string
-	for _, z := range out.HostedZones {
-		if recordName(aws.ToString(z.Name)) == name && z.Config != nil && z.Config.PrivateZone {
-			candidates = append(candidates, strings.TrimPrefix(aws.ToString(z.Id), "/hostedzone/"))
-		}
-	}
-	var zoneID string
-	switch len(candidates) {
-	case 0:
-	case 1:
-		zoneID = candidates[0]
-	default:
-		// Several private zones of that name: the one attached to our VPC.
-		for _, id := range candidates {
-			z, err := r.Route53.GetHostedZone(ctx, &route53.GetHostedZoneInput{Id: aws.String(id)})
-			if err != nil {
-				return "", nil, fmt.Errorf("reading private zone %s: %w", id, err)
-			}
-			for _, v := range z.VPCs {
-				if aws.ToString(v.VPCId) == s.vpcID() {
-					zoneID = id
-				}
-			}
-		}
+		return "", outcome.FromError(fmt.Errorf("DNS records: %w", err))
 	}
 	if zoneID == "" {
-		return "", waiting(hcplinkv1beta1.DNSZoneNotFoundReason, fmt.Sprintf(
-			"The private hosted zone %s does not exist: create it in the cluster's AWS account, associated with VPC %s (the infrastructure CLI creates it)", name, s.vpcID()),
-			jitter(zoneMissingRequeue)), nil
+		return "", outcome.WaitOnPerson(hcplinkv1beta1.DNSZoneNotFoundReason, fmt.Sprintf(
+			"The private hosted zone %s does not exist: create it in the cluster's AWS account, associated with VPC %s (the infrastructure CLI creates it)", name, s.vpcID()))
 	}
 	s.cr.Status.DNSZoneID = zoneID
-	return zoneID, nil, nil
-}
-
-// listRecords lists the zone's records by normalised name.
-func (r *Reconciler) listRecords(ctx context.Context, zoneID string) (map[string]r53types.ResourceRecordSet, error) {
-	out := map[string]r53types.ResourceRecordSet{}
-	p := route53.NewListResourceRecordSetsPaginator(r.Route53, &route53.ListResourceRecordSetsInput{HostedZoneId: aws.String(zoneID)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, rs := range page.ResourceRecordSets {
-			if rs.Type == r53types.RRTypeCname {
-				out[recordName(aws.ToString(rs.Name))] = rs
-			}
-		}
-	}
-	return out, nil
+	return zoneID, outcome.Continue()
 }

@@ -4,93 +4,109 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
-// stateIs compares an endpoint state case-insensitively: the API answers
-// lower camel case ("pendingAcceptance"), the SDK's constants are upper.
-func stateIs(state ec2types.State, want string) bool {
-	return strings.EqualFold(string(state), want)
-}
+// stateIs compares an endpoint state case-insensitively.
+func stateIs(state ec2types.State, want string) bool { return awscloud.EndpointStateIs(state, want) }
 
 // isGone: the endpoint is deleting or deleted and will not serve again.
-func isGone(state ec2types.State) bool {
-	return stateIs(state, "deleting") || stateIs(state, "deleted")
-}
+func isGone(state ec2types.State) bool { return awscloud.EndpointGone(state) }
 
 // reconcileEndpoint finds, adopts or creates the VPC endpoint and keeps its
-// subnets, our security group and its tags as wanted.
-func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope, subnets []ec2types.Subnet, svc serviceInfo) (*ec2types.VpcEndpoint, error) {
+// subnets (one per zone, in the zones the service accepts), our security
+// group and its tags as wanted.
+func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope, subnets []ec2types.Subnet, svc serviceInfo) (*ec2types.VpcEndpoint, outcome.Outcome) {
+	ep, err := r.currentEndpoint(ctx, s)
+	if err != nil {
+		return nil, outcome.FromError(fmt.Errorf("VPC endpoint: %w", err))
+	}
+	use := r.usableSubnets(s, subnets, svc)
+	apply := func(use []ec2types.Subnet) error {
+		if ep == nil {
+			created, err := r.createEndpoint(ctx, s, use)
+			ep = created
+			return err
+		}
+		return r.modifyEndpoint(ctx, s, ep, use)
+	}
+	err = apply(use)
+	if err != nil && zoneRefusal(err, use, svc) {
+		// The service takes subnets only in the zones its load balancer
+		// serves: use those, and say which are not reached.
+		r.rememberRefusal(s, svc)
+		use = ServedSubnets(use, svc.zoneIDs)
+		if len(use) == 0 {
+			return nil, zoneMismatchOutcome(svc.zoneIDs, UnservedSubnets(subnets, svc.zoneIDs))
+		}
+		err = apply(use)
+	}
+	if err != nil {
+		return nil, outcome.FromError(fmt.Errorf("VPC endpoint: %w", err))
+	}
+	if dropped := UnservedSubnets(subnets, zonesOf(use)); len(dropped) > 0 {
+		s.notes = append(s.notes, unservedNote(dropped))
+	}
+	set, remove := awscloud.TagDiff(s.desiredTags(nil), awscloud.TagMap(ep.Tags), s.managedTag)
+	if err := awscloud.UpdateTags(ctx, r.EC2, s.cr.Status.Region, aws.ToString(ep.VpcEndpointId), set, remove); err != nil {
+		return nil, outcome.FromError(fmt.Errorf("VPC endpoint: %w", err))
+	}
+	return ep, outcome.Continue()
+}
+
+func zonesOf(subnets []ec2types.Subnet) []string {
+	out := []string{}
+	for _, sn := range subnets {
+		out = append(out, aws.ToString(sn.AvailabilityZoneId))
+	}
+	return out
+}
+
+// currentEndpoint returns the endpoint in status, replacing it when it is
+// gone or points at another service, else one adopted by its tags; nil
+// when there is none (to be created).
+func (r *Reconciler) currentEndpoint(ctx context.Context, s *scope) (*ec2types.VpcEndpoint, error) {
 	cr := s.cr
-	var ep *ec2types.VpcEndpoint
 	if id := cr.Status.EndpointID; id != "" {
-		out, err := r.EC2.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{VpcEndpointIds: []string{id}}, s.ec2Region)
-		switch {
-		case awscloud.IsNotFound(err):
-		case err != nil:
-			return nil, fmt.Errorf("describing VPC endpoint %s: %w", id, err)
-		case len(out.VpcEndpoints) == 1:
-			ep = &out.VpcEndpoints[0]
+		ep, err := s.endpoints.Get(ctx, id)
+		if err != nil {
+			return nil, err
 		}
 		switch {
 		case ep == nil || isGone(ep.State):
 			ctrl.LoggerFrom(ctx).Info("VPC endpoint is gone; creating a new one", "endpoint", id)
-			if err := r.replaceEndpoint(ctx, s); err != nil {
-				return nil, err
-			}
-			ep = nil
+			return nil, r.replaceEndpoint(ctx, s)
 		case aws.ToString(ep.ServiceName) != cr.Status.EndpointServiceName:
 			ctrl.LoggerFrom(ctx).Info("VPC endpoint points at another endpoint service; replacing it", "endpoint", id, "service", aws.ToString(ep.ServiceName))
-			if _, err := r.EC2.DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{id}}, s.ec2Region); err != nil && !awscloud.IsNotFound(err) {
-				return nil, fmt.Errorf("deleting VPC endpoint %s of another service: %w", id, err)
-			}
-			if err := r.replaceEndpoint(ctx, s); err != nil {
+			if err := s.endpoints.Delete(ctx, id); err != nil {
 				return nil, err
 			}
-			ep = nil
+			return nil, r.replaceEndpoint(ctx, s)
 		}
+		return ep, nil
 	}
-	if ep == nil {
-		adopted, err := r.adoptEndpoint(ctx, s)
-		if err != nil {
-			return nil, err
-		}
-		ep = adopted
-	}
-	if ep == nil {
-		created, err := r.createEndpoint(ctx, s, subnets, svc)
-		if err != nil {
-			return nil, err
-		}
-		return created, nil
-	}
-	if cr.Status.EndpointID != aws.ToString(ep.VpcEndpointId) {
-		cr.Status.EndpointID = aws.ToString(ep.VpcEndpointId)
-		if err := r.persist(ctx, s); err != nil {
-			return nil, err
-		}
-	}
-	if err := r.modifyEndpoint(ctx, s, ep, subnets, svc); err != nil {
+	ep, err := r.adoptEndpoint(ctx, s)
+	if err != nil || ep == nil {
 		return nil, err
 	}
-	if err := r.syncTags(ctx, s, aws.ToString(ep.VpcEndpointId), awscloud.TagMap(ep.Tags)); err != nil {
-		return nil, err
-	}
-	return ep, nil
+	cr.Status.EndpointID = aws.ToString(ep.VpcEndpointId)
+	return ep, r.persist(ctx, s)
 }
 
 // replaceEndpoint forgets the endpoint and raises the token generation so
-// that the next create makes a new endpoint.
+// that the next create makes a new endpoint. The old ID stays among the
+// endpoints whose records we may delete.
 func (r *Reconciler) replaceEndpoint(ctx context.Context, s *scope) error {
+	if err := r.rememberEndpoint(ctx, s, s.cr.Status.EndpointID); err != nil {
+		return err
+	}
 	s.cr.Status.EndpointID = ""
 	if err := r.persist(ctx, s); err != nil {
 		return err
@@ -102,8 +118,8 @@ func (r *Reconciler) replaceEndpoint(ctx context.Context, s *scope) error {
 // + endpoint service), in the VPC, to the same service; extra ones (should
 // never exist) are deleted.
 func (r *Reconciler) adoptEndpoint(ctx context.Context, s *scope) (*ec2types.VpcEndpoint, error) {
-	filters := append(ownFilters(s), ec2types.Filter{Name: aws.String("service-name"), Values: []string{s.cr.Status.EndpointServiceName}})
-	eps, err := r.listEndpoints(ctx, s, filters)
+	filters := append(ownFilters(s), awscloud.Filter("service-name", s.cr.Status.EndpointServiceName))
+	eps, err := s.endpoints.List(ctx, filters)
 	if err != nil {
 		return nil, err
 	}
@@ -116,50 +132,31 @@ func (r *Reconciler) adoptEndpoint(ctx context.Context, s *scope) (*ec2types.Vpc
 	if len(live) == 0 {
 		return nil, nil
 	}
-	sort.Slice(live, func(i, j int) bool {
-		return aws.ToTime(live[i].CreationTimestamp).Before(aws.ToTime(live[j].CreationTimestamp))
-	})
 	for _, extra := range live[1:] {
 		ctrl.LoggerFrom(ctx).Info("Deleting a duplicate VPC endpoint", "endpoint", aws.ToString(extra.VpcEndpointId))
-		if _, err := r.EC2.DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{aws.ToString(extra.VpcEndpointId)}}, s.ec2Region); err != nil && !awscloud.IsNotFound(err) {
-			return nil, fmt.Errorf("deleting duplicate VPC endpoint: %w", err)
+		if err := s.endpoints.Delete(ctx, aws.ToString(extra.VpcEndpointId)); err != nil {
+			return nil, err
 		}
 	}
 	ctrl.LoggerFrom(ctx).Info("Adopted VPC endpoint found by its tags", "endpoint", aws.ToString(live[0].VpcEndpointId))
 	return &live[0], nil
 }
 
-func (r *Reconciler) listEndpoints(ctx context.Context, s *scope, filters []ec2types.Filter) ([]ec2types.VpcEndpoint, error) {
-	var out []ec2types.VpcEndpoint
-	p := ec2.NewDescribeVpcEndpointsPaginator(r.EC2, &ec2.DescribeVpcEndpointsInput{Filters: filters})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx, s.ec2Region)
-		if err != nil {
-			return nil, fmt.Errorf("listing VPC endpoints by tag: %w", err)
-		}
-		out = append(out, page.VpcEndpoints...)
-	}
-	return out, nil
-}
-
 // createEndpoint creates the endpoint with the CR's ClientToken and writes
 // its ID to status at once.
-func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, subnets []ec2types.Subnet, svc serviceInfo) (*ec2types.VpcEndpoint, error) {
+func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, subnets []ec2types.Subnet) (*ec2types.VpcEndpoint, error) {
 	cr := s.cr
-	out, err := r.EC2.CreateVpcEndpoint(ctx, &ec2.CreateVpcEndpointInput{
-		VpcEndpointType:   ec2types.VpcEndpointTypeInterface,
-		VpcId:             aws.String(cr.Status.VPCID),
-		ServiceName:       aws.String(cr.Status.EndpointServiceName),
-		SubnetIds:         subnetIDs(subnets),
-		SecurityGroupIds:  []string{cr.Status.SecurityGroupID},
-		PrivateDnsEnabled: aws.Bool(false),
-		ClientToken:       aws.String(awscloud.ClientToken(clientTokenPurpose, string(cr.UID), tokenGeneration(cr))),
-		TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeVpcEndpoint, s.desiredTags()),
-	}, s.ec2Region)
+	ep, err := s.endpoints.Create(ctx, awscloud.EndpointSpec{
+		VPCID:            cr.Status.VPCID,
+		ServiceName:      cr.Status.EndpointServiceName,
+		SubnetIDs:        subnetIDs(subnets),
+		SecurityGroupIDs: []string{cr.Status.SecurityGroupID},
+		ClientToken:      awscloud.ClientToken(clientTokenPurpose, string(cr.UID), tokenGeneration(cr)),
+		Tags:             s.desiredTags(nil),
+	})
 	if err != nil {
-		return nil, fmt.Errorf("creating VPC endpoint: %w", zoneError(err, subnets, svc))
+		return nil, err
 	}
-	ep := out.VpcEndpoint
 	cr.Status.EndpointID = aws.ToString(ep.VpcEndpointId)
 	ctrl.LoggerFrom(ctx).Info("Created VPC endpoint", "endpoint", cr.Status.EndpointID, "subnets", subnetIDs(subnets))
 	if err := r.persist(ctx, s); err != nil {
@@ -188,7 +185,7 @@ func EndpointModification(haveSubnets, wantSubnets, haveGroups []string, ourGrou
 	return addSubnets, removeSubnets, addGroups
 }
 
-func (r *Reconciler) modifyEndpoint(ctx context.Context, s *scope, ep *ec2types.VpcEndpoint, subnets []ec2types.Subnet, svc serviceInfo) error {
+func (r *Reconciler) modifyEndpoint(ctx context.Context, s *scope, ep *ec2types.VpcEndpoint, subnets []ec2types.Subnet) error {
 	var haveGroups []string
 	for _, g := range ep.Groups {
 		haveGroups = append(haveGroups, aws.ToString(g.GroupId))
@@ -198,33 +195,10 @@ func (r *Reconciler) modifyEndpoint(ctx context.Context, s *scope, ep *ec2types.
 		return nil
 	}
 	id := aws.ToString(ep.VpcEndpointId)
-	if _, err := r.EC2.ModifyVpcEndpoint(ctx, &ec2.ModifyVpcEndpointInput{
-		VpcEndpointId: aws.String(id), AddSubnetIds: add, RemoveSubnetIds: remove, AddSecurityGroupIds: groups,
-	}, s.ec2Region); err != nil {
-		return fmt.Errorf("modifying VPC endpoint %s: %w", id, zoneError(err, subnets, svc))
+	if err := s.endpoints.Modify(ctx, id, add, remove, groups); err != nil {
+		return err
 	}
 	ctrl.LoggerFrom(ctx).Info("Modified VPC endpoint", "endpoint", id, "addSubnets", add, "removeSubnets", remove, "addSecurityGroups", groups)
 	ep.SubnetIds = subnetIDs(subnets)
-	return nil
-}
-
-// syncTags makes the resource's tags follow desiredTags, touching only keys
-// we manage.
-func (r *Reconciler) syncTags(ctx context.Context, s *scope, resourceID string, actual map[string]string) error {
-	set, remove := awscloud.TagDiff(s.desiredTags(), actual, s.managedTag)
-	if len(set) > 0 {
-		if _, err := r.EC2.CreateTags(ctx, &ec2.CreateTagsInput{Resources: []string{resourceID}, Tags: awscloud.EC2Tags(set)}, s.ec2Region); err != nil {
-			return fmt.Errorf("tagging %s: %w", resourceID, err)
-		}
-	}
-	if len(remove) > 0 {
-		tags := make([]ec2types.Tag, 0, len(remove))
-		for _, k := range remove {
-			tags = append(tags, ec2types.Tag{Key: aws.String(k)})
-		}
-		if _, err := r.EC2.DeleteTags(ctx, &ec2.DeleteTagsInput{Resources: []string{resourceID}, Tags: tags}, s.ec2Region); err != nil {
-			return fmt.Errorf("removing tags from %s: %w", resourceID, err)
-		}
-	}
 	return nil
 }

@@ -3,8 +3,8 @@ package awsprivatelink
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -34,6 +33,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // EndpointFieldOwner is the field manager of the endpoint controller's
@@ -57,17 +57,46 @@ const clientTokenPurpose = "vpc-endpoint"
 // Reconciler is the control-plane operator's endpoint controller: for each
 // AWSEndpointService in its namespace it keeps a VPC endpoint, its security
 // group and DNS records in the customer's VPC, and removes them on
-// deletion.
+// deletion. It orchestrates and sets conditions; the cloud calls are the
+// providers' (internal/cloud/aws).
 type Reconciler struct {
 	Client  client.Client
 	EC2     awscloud.EC2API
 	Route53 awscloud.Route53API
 	// DriftInterval is how often a healthy endpoint is checked; zero means
-	// DefaultDriftInterval. Each check is jittered by 10–20%.
+	// DefaultDriftInterval. Each check is jittered by ±15%.
 	DriftInterval time.Duration
+	// Tracker grows the delays of repeated trouble per CR; nil uses a
+	// private one.
+	Tracker *outcome.Tracker
+	// MaxConcurrentReconciles is the worker count; zero means
+	// DefaultMaxConcurrentReconciles.
+	MaxConcurrentReconciles int
+
+	initOnce sync.Once
+	tracker  *outcome.Tracker
 
 	zonesMu sync.Mutex
 	zoneIDs map[string]map[string]string // region → zone name → zone ID
+	// refused remembers, per CR, the zone IDs the endpoint service refused
+	// subnets in, so that a steady state does not retry a refused subnet.
+	refused map[types.UID]refusal
+}
+
+// refusal: the zones a service refused, while it served these zones.
+type refusal struct {
+	service string
+	served  string // the served zone IDs, joined, when the refusal was seen
+}
+
+func (r *Reconciler) outcomes() *outcome.Tracker {
+	r.initOnce.Do(func() {
+		r.tracker = r.Tracker
+		if r.tracker == nil {
+			r.tracker = &outcome.Tracker{}
+		}
+	})
+	return r.tracker
 }
 
 // SetupWithManager registers the controller: AWSEndpointServices, the
@@ -76,6 +105,10 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
+	}
+	workers := r.MaxConcurrentReconciles
+	if workers <= 0 {
+		workers = DefaultMaxConcurrentReconciles
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("awsendpoint").
@@ -94,7 +127,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// (other controllers' conditions) does not.
 		Watches(&hcplinkv1beta1.HostedControlPlane{}, handler.EnqueueRequestsFromMapFunc(r.crsOfNamespace),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: 2}).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: workers}).
 		Complete(r)
 }
 
@@ -122,38 +155,30 @@ type scope struct {
 	cr   *hcplinkv1beta1.AWSEndpointService
 	base *hcplinkv1beta1.AWSEndpointService // status as last written
 	hcp  *hcplinkv1beta1.HostedControlPlane // nil when gone (deletion only)
-	// region overrides the clients' region per call: cleanup uses the
-	// region kept in status.
-	ec2Region func(*ec2.Options)
+
+	// The providers, in the region kept in status.
+	groups    awscloud.SecurityGroups
+	endpoints awscloud.VPCEndpoints
+	records   awscloud.Records
+
+	// notes are what the ready message must add (zones not reached).
+	notes []string
+	// missingSubnets are NodePool subnets that no longer exist.
+	missingSubnets []string
 }
 
 func (s *scope) infraID() string { return s.cr.Status.InfraID }
 func (s *scope) vpcID() string   { return s.cr.Status.VPCID }
 
-// ownTags are the tags that find a resource again: cluster + CR name.
-func (s *scope) ownTags() map[string]string {
-	return map[string]string{
-		hcplinkv1beta1.ClusterTagKey(s.infraID()): hcplinkv1beta1.ClusterTagValueOwned,
-		hcplinkv1beta1.EndpointServiceTagKey:      s.cr.Name,
-	}
-}
-
 // desiredTags are resourceTags plus the ownership tags.
-func (s *scope) desiredTags() map[string]string {
-	tags := map[string]string{}
-	for _, t := range s.cr.Spec.ResourceTags {
-		tags[t.Key] = t.Value
-	}
-	for k, v := range s.ownTags() {
-		tags[k] = v
-	}
-	return tags
+func (s *scope) desiredTags(extra map[string]string) map[string]string {
+	return awscloud.ResourceTags(s.cr.Spec.ResourceTags, s.infraID(), s.cr.Name, extra)
 }
 
 // managedTag says whether we may remove a tag key: ours, or a resourceTags
 // key we put there earlier.
 func (s *scope) managedTag(key string) bool {
-	if _, ok := s.ownTags()[key]; ok {
+	if _, ok := awscloud.OwnershipTags(s.infraID(), s.cr.Name)[key]; ok {
 		return true
 	}
 	for _, k := range strings.Split(s.cr.Annotations[ResourceTagKeysAnnotation], ",") {
@@ -164,19 +189,28 @@ func (s *scope) managedTag(key string) bool {
 	return false
 }
 
+// ownFilters select this CR's resources: the ownership pair, in the VPC.
 func ownFilters(s *scope) []ec2types.Filter {
-	f := []ec2types.Filter{
-		{Name: aws.String("tag:" + hcplinkv1beta1.ClusterTagKey(s.infraID())), Values: []string{hcplinkv1beta1.ClusterTagValueOwned}},
-		{Name: aws.String("tag:" + hcplinkv1beta1.EndpointServiceTagKey), Values: []string{s.cr.Name}},
-	}
+	f := awscloud.OwnershipFilters(s.infraID(), s.cr.Name)
 	if s.vpcID() != "" {
-		f = append(f, ec2types.Filter{Name: aws.String("vpc-id"), Values: []string{s.vpcID()}})
+		f = append(f, awscloud.Filter("vpc-id", s.vpcID()))
 	}
 	return f
 }
 
+func (r *Reconciler) newScope(cr *hcplinkv1beta1.AWSEndpointService, hcp *hcplinkv1beta1.HostedControlPlane) *scope {
+	return &scope{cr: cr, base: cr.DeepCopy(), hcp: hcp}
+}
+
+// useRegion points the providers at the region kept in status.
+func (r *Reconciler) useRegion(s *scope) {
+	s.groups = awscloud.SecurityGroups{EC2: r.EC2, Region: s.cr.Status.Region}
+	s.endpoints = awscloud.VPCEndpoints{EC2: r.EC2, Region: s.cr.Status.Region}
+	s.records = awscloud.Records{Route53: r.Route53}
+}
+
 // Reconcile drives one AWSEndpointService toward a usable VPC endpoint.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, reterr error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cr := &hcplinkv1beta1.AWSEndpointService{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -185,7 +219,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	s := &scope{cr: cr, base: cr.DeepCopy(), hcp: hcp}
+	s := r.newScope(cr, hcp)
 	if !cr.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)
 	}
@@ -203,21 +237,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		s.base = cr.DeepCopy()
 	}
 
-	var out outcome
-	defer func() {
-		if err := r.persist(ctx, s); err != nil {
-			reterr = errors.Join(reterr, err)
-			return
-		}
-		if err := r.applyCondition(ctx, cr, out.condition()); err != nil {
-			reterr = errors.Join(reterr, err)
-		}
-	}()
-
 	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, time.Now()); paused {
-		out = outcome{status: metav1.ConditionUnknown, reason: hcplinkv1beta1.ReconciliationPausedReason,
-			message: "Reconciliation is paused by the cluster's pausedUntil; the VPC endpoint is left as it is", requeue: remaining}
-		return ctrl.Result{RequeueAfter: out.requeue}, nil
+		return r.finish(ctx, s, outcome.Unknown(hcplinkv1beta1.ReconciliationPausedReason,
+			"Reconciliation is paused by the cluster's pausedUntil; the VPC endpoint is left as it is", remaining))
 	}
 
 	// What cleanup needs, kept before anything is created.
@@ -226,84 +248,89 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if aws.CloudProviderConfig != nil {
 		cr.Status.VPCID = aws.CloudProviderConfig.VPC
 	}
-	s.ec2Region = regionOption(cr.Status.Region)
+	r.useRegion(s)
 
 	// A slow or stuck cloud never holds a worker for long.
 	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
-	out = r.reconcileNormal(passCtx, s)
-	return ctrl.Result{RequeueAfter: out.requeue}, nil
+	o := r.reconcileNormal(passCtx, s)
+	return r.finish(ctx, s, withCredentialsCause(o, hcp))
+}
+
+// finish resolves the pass's outcome (growing repeated trouble), writes
+// the status and the condition, and asks for the next look.
+func (r *Reconciler) finish(ctx context.Context, s *scope, o outcome.Outcome) (ctrl.Result, error) {
+	o = r.outcomes().Resolve(string(s.cr.UID), o)
+	if err := r.persist(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := r.applyCondition(ctx, s.cr, o.Condition(hcplinkv1beta1.AWSEndpointAvailableCondition)); err != nil {
+		return ctrl.Result{}, err
+	}
+	if o.Err != nil {
+		return ctrl.Result{}, o.Err
+	}
+	return ctrl.Result{RequeueAfter: o.After}, nil
 }
 
 // reconcileNormal runs the phases in order; the first that cannot finish
 // decides the condition.
-func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome {
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outcome {
 	cr := s.cr
 	if cr.Status.EndpointServiceName == "" {
-		return *waiting(hcplinkv1beta1.WaitingForEndpointServiceReason,
-			"Waiting for the operator to create the VPC endpoint service for load balancer "+cr.Spec.NetworkLoadBalancerName, 0)
+		return outcome.WaitForEvent(hcplinkv1beta1.WaitingForEndpointServiceReason,
+			"Waiting for the operator to create the VPC endpoint service for load balancer "+cr.Spec.NetworkLoadBalancerName)
 	}
 	if cr.Status.VPCID == "" {
-		return outcome{status: metav1.ConditionFalse, reason: hcplinkv1beta1.InvalidParameterReason,
-			message: "The cluster names no VPC (spec.platform.aws.cloudProviderConfig.vpc)", requeue: jitter(permanentRequeue)}
+		return outcome.WaitOnPerson(hcplinkv1beta1.InvalidParameterReason, "The cluster names no VPC (spec.platform.aws.cloudProviderConfig.vpc)")
 	}
-	if len(cr.Spec.SubnetIDs) == 0 {
-		return *waiting(hcplinkv1beta1.WaitingForSubnetsReason, "Waiting for the operator to list the NodePools' subnets in spec.subnetIDs", 0)
+	wanted := WantedSubnetIDs(cr, s.hcp)
+	if len(wanted) == 0 {
+		return outcome.WaitForEvent(hcplinkv1beta1.WaitingForSubnetsReason, "Waiting for the operator to list the NodePools' subnets in spec.subnetIDs")
 	}
 
-	if err := r.reconcileSecurityGroup(ctx, s); err != nil {
-		return errorOutcome(fmt.Errorf("security group: %w", err))
+	if o := r.reconcileSecurityGroup(ctx, s); !o.Done() {
+		return o
 	}
-	subnets, err := r.selectSubnets(ctx, s)
-	if err != nil {
-		return errorOutcome(fmt.Errorf("subnets: %w", err))
+	subnets, o := r.selectSubnets(ctx, s, wanted)
+	if !o.Done() {
+		return o
 	}
-	svc, o, err := r.serviceZones(ctx, s)
-	if o != nil {
-		return *o
+	svc, o := r.serviceZones(ctx, s)
+	if !o.Done() {
+		return o
 	}
-	if err != nil {
-		return errorOutcome(fmt.Errorf("endpoint service: %w", err))
-	}
-	ep, err := r.reconcileEndpoint(ctx, s, subnets, svc)
-	if err != nil {
-		return errorOutcome(fmt.Errorf("VPC endpoint: %w", err))
+	ep, o := r.reconcileEndpoint(ctx, s, subnets, svc)
+	if !o.Done() {
+		return o
 	}
 	if err := r.recordTagKeys(ctx, s); err != nil {
-		return errorOutcome(err)
+		return outcome.FromError(err)
 	}
 	state := endpointStateOutcome(cr.Status.EndpointID, ep.State)
-	if state != nil && !stateIs(ep.State, "pending") {
-		return *state // rejected, failed...: no records to a dead endpoint
+	if !state.Done() && !awscloud.EndpointStateIs(ep.State, "pending") {
+		return state // rejected, failed...: no records to a dead endpoint
 	}
 
-	target := endpointDNSName(ep)
+	target := awscloud.EndpointDNSName(ep)
 	if target == "" {
-		return *waiting(hcplinkv1beta1.EndpointPendingReason, "Waiting for VPC endpoint "+cr.Status.EndpointID+" to get DNS names", pendingRequeue)
+		return outcome.Wait(hcplinkv1beta1.EndpointPendingReason, "Waiting for VPC endpoint "+cr.Status.EndpointID+" to get DNS names", pendingRequeue)
 	}
 	// Records are written while the endpoint is still pending: nodes that
 	// ask early should not cache a negative answer.
-	if o, err := r.reconcileDNS(ctx, s, target); err != nil {
-		return errorOutcome(fmt.Errorf("DNS records: %w", err))
-	} else if o != nil {
-		return *o
+	if o := r.reconcileDNS(ctx, s, target); !o.Done() {
+		return o
 	}
 	if err := r.reconcileExternalNames(ctx, s, target); err != nil {
-		return outcome{status: metav1.ConditionUnknown, reason: hcplinkv1beta1.InternalErrorReason,
-			message: "Writing the ExternalName Services failed; retrying", requeue: jitter(transientRequeue)}
+		return outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 	}
-	if state != nil {
-		return *state
+	if !state.Done() {
+		return state
 	}
-	return readyOutcome(cr.Status.EndpointID, cr.Status.DNSNames, r.driftInterval())
-}
-
-func regionOption(region string) func(*ec2.Options) {
-	return func(o *ec2.Options) {
-		if region != "" {
-			o.Region = region
-		}
+	if len(s.missingSubnets) > 0 {
+		return missingSubnetsOutcome(cr.Status.EndpointID, s.missingSubnets)
 	}
+	return readyOutcome(cr.Status.EndpointID, cr.Status.DNSNames, s.notes, r.driftInterval())
 }
 
 // hostedControlPlane returns the CR's HostedControlPlane (its owner, or
@@ -346,6 +373,14 @@ func (r *Reconciler) persist(ctx context.Context, s *scope) error {
 	if equality.Semantic.DeepEqual(want, have) {
 		return nil
 	}
+	// A merge patch merges maps: keys no longer wanted are sent as null.
+	zones := map[string]any{}
+	for k := range have.SubnetZoneIDs {
+		zones[k] = nil
+	}
+	for k, v := range want.SubnetZoneIDs {
+		zones[k] = v
+	}
 	patch := map[string]any{"status": map[string]any{
 		"endpointID":      nullIfEmpty(want.EndpointID),
 		"dnsNames":        want.DNSNames,
@@ -354,6 +389,7 @@ func (r *Reconciler) persist(ctx context.Context, s *scope) error {
 		"region":          nullIfEmpty(want.Region),
 		"infraID":         nullIfEmpty(want.InfraID),
 		"vpcID":           nullIfEmpty(want.VPCID),
+		"subnetZoneIDs":   zones,
 	}}
 	raw, err := json.Marshal(patch)
 	if err != nil {
@@ -379,11 +415,13 @@ func nullIfEmpty(v string) any {
 	return v
 }
 
-// applyCondition sets AWSEndpointAvailable alone, server-side, under this
-// controller's field owner, when it reads differently: the operator's
-// AWSEndpointServiceAvailable on the same object is never touched.
+// applyCondition sets AWSEndpointAvailable, server-side, under this
+// controller's field owner (the only type it writes on the kind), when it
+// reads differently: the operator's AWSEndpointServiceAvailable on the same
+// object is never touched.
 func (r *Reconciler) applyCondition(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, cond metav1.Condition) error {
-	_, err := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner}.Apply(ctx, cr, &cr.Status.Conditions, cond)
+	_, err := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner,
+		Types: []string{hcplinkv1beta1.AWSEndpointAvailableCondition}}.Apply(ctx, cr, &cr.Status.Conditions, cond)
 	return err
 }
 
@@ -428,13 +466,59 @@ func tokenGeneration(cr *hcplinkv1beta1.AWSEndpointService) int64 {
 
 // --- subnets ---
 
-// selectSubnets describes spec.subnetIDs and keeps one per zone ID.
-func (r *Reconciler) selectSubnets(ctx context.Context, s *scope) ([]ec2types.Subnet, error) {
-	out, err := r.EC2.DescribeSubnets(ctx, &ec2.DescribeSubnetsInput{SubnetIds: s.cr.Spec.SubnetIDs}, s.ec2Region)
-	if err != nil {
-		return nil, fmt.Errorf("describing subnets %s: %w", strings.Join(s.cr.Spec.SubnetIDs, ", "), err)
+// WantedSubnetIDs are the subnets the endpoint may use: spec.subnetIDs (the
+// operator's list, capped) and every NodePool's subnet, sorted, once each.
+func WantedSubnetIDs(cr *hcplinkv1beta1.AWSEndpointService, hcp *hcplinkv1beta1.HostedControlPlane) []string {
+	ids := append([]string(nil), cr.Spec.SubnetIDs...)
+	if hcp != nil {
+		for _, np := range hcp.Spec.NodePools {
+			if strings.HasPrefix(np.SubnetID, "subnet-") {
+				ids = append(ids, np.SubnetID)
+			}
+		}
 	}
-	return SubnetsPerZone(out.Subnets), nil
+	sort.Strings(ids)
+	return slices.Compact(ids)
+}
+
+// selectSubnets describes the wanted subnets, records each one's zone ID in
+// status (the operator caps spec.subnetIDs per zone with it), drops the
+// ones that no longer exist (kept in s.missingSubnets: the endpoint and its
+// records go on with the rest) and keeps one per zone ID.
+func (r *Reconciler) selectSubnets(ctx context.Context, s *scope, wanted []string) ([]ec2types.Subnet, outcome.Outcome) {
+	found, missing, err := s.endpoints.Subnets(ctx, wanted)
+	if err != nil {
+		return nil, outcome.FromError(err)
+	}
+	zones := map[string]string{}
+	for _, sn := range found {
+		zones[aws.ToString(sn.SubnetId)] = aws.ToString(sn.AvailabilityZoneId)
+	}
+	if len(zones) > maxSubnetZoneIDs {
+		zones = firstKeys(zones, maxSubnetZoneIDs)
+	}
+	if len(zones) == 0 {
+		zones = nil
+	}
+	s.cr.Status.SubnetZoneIDs = zones
+	s.missingSubnets = missing
+	if len(found) == 0 {
+		return nil, outcome.WaitOnPerson(SubnetNotFoundReason, fmt.Sprintf(
+			"None of the subnets the cluster's NodePools name exist in the customer account (%s); fix the NodePools' subnets", strings.Join(missing, ", ")))
+	}
+	return SubnetsPerZone(found), outcome.Continue()
+}
+
+// maxSubnetZoneIDs is the API's bound on status.subnetZoneIDs.
+const maxSubnetZoneIDs = 100
+
+func firstKeys(m map[string]string, n int) map[string]string {
+	keys := slices.Sorted(maps.Keys(m))
+	out := map[string]string{}
+	for _, k := range keys[:n] {
+		out[k] = m[k]
+	}
+	return out
 }
 
 // SubnetsPerZone keeps one subnet per availability-zone ID, the one with
@@ -469,33 +553,30 @@ func subnetIDs(subnets []ec2types.Subnet) []string {
 
 // serviceInfo is what the customer account sees of the endpoint service.
 type serviceInfo struct {
+	name    string
 	zoneIDs []string // zone IDs the service's load balancer serves; nil when unknown
 }
 
 // serviceZones describes the endpoint service as the customer sees it and
 // turns its zones into zone IDs.
-func (r *Reconciler) serviceZones(ctx context.Context, s *scope) (serviceInfo, *outcome, error) {
+func (r *Reconciler) serviceZones(ctx context.Context, s *scope) (serviceInfo, outcome.Outcome) {
 	name := s.cr.Status.EndpointServiceName
-	out, err := r.EC2.DescribeVpcEndpointServices(ctx, &ec2.DescribeVpcEndpointServicesInput{ServiceNames: []string{name}}, s.ec2Region)
-	if awscloud.ErrorCode(err) == "InvalidServiceName" {
-		return serviceInfo{}, waiting(hcplinkv1beta1.WaitingForEndpointServiceReason,
-			"The endpoint service "+name+" is not visible to this cluster's AWS account yet: the operator allows the cluster's control-plane operator role on it; waiting", jitter(notVisibleRequeue)), nil
-	}
+	zones, byName, visible, err := s.endpoints.ServiceZones(ctx, name)
 	if err != nil {
-		return serviceInfo{}, nil, fmt.Errorf("describing endpoint service %s: %w", name, err)
+		return serviceInfo{}, outcome.FromError(err)
 	}
-	for _, d := range out.ServiceDetails {
-		if aws.ToString(d.ServiceName) != name {
-			continue
-		}
-		if len(d.AvailabilityZoneIds) > 0 {
-			return serviceInfo{zoneIDs: d.AvailabilityZoneIds}, nil, nil
-		}
-		ids, err := r.zoneIDsOf(ctx, s, d.AvailabilityZones)
-		return serviceInfo{zoneIDs: ids}, nil, err
+	if !visible {
+		return serviceInfo{}, outcome.Wait(hcplinkv1beta1.WaitingForEndpointServiceReason,
+			"The endpoint service "+name+" is not visible to this cluster's AWS account yet: the operator allows the cluster's control-plane operator role on it; waiting", outcome.Jitter(notVisibleRequeue))
 	}
-	return serviceInfo{}, waiting(hcplinkv1beta1.WaitingForEndpointServiceReason,
-		"The endpoint service "+name+" is not visible to this cluster's AWS account yet; waiting", jitter(notVisibleRequeue)), nil
+	if byName {
+		if zones, err = r.zoneIDsOf(ctx, s, zones); err != nil {
+			return serviceInfo{}, outcome.FromError(err)
+		}
+	}
+	sorted := append([]string{}, zones...)
+	sort.Strings(sorted)
+	return serviceInfo{name: name, zoneIDs: sorted}, outcome.Continue()
 }
 
 // zoneIDsOf maps this account's zone names to zone IDs, from a per-region
@@ -506,13 +587,9 @@ func (r *Reconciler) zoneIDsOf(ctx context.Context, s *scope, names []string) ([
 	m := r.zoneIDs[region]
 	r.zonesMu.Unlock()
 	if m == nil {
-		out, err := r.EC2.DescribeAvailabilityZones(ctx, &ec2.DescribeAvailabilityZonesInput{}, s.ec2Region)
-		if err != nil {
-			return nil, fmt.Errorf("describing availability zones: %w", err)
-		}
-		m = map[string]string{}
-		for _, z := range out.AvailabilityZones {
-			m[aws.ToString(z.ZoneName)] = aws.ToString(z.ZoneId)
+		var err error
+		if m, err = s.endpoints.ZoneIDsByName(ctx); err != nil {
+			return nil, err
 		}
 		r.zonesMu.Lock()
 		if r.zoneIDs == nil {
@@ -545,26 +622,48 @@ func UnservedSubnets(subnets []ec2types.Subnet, served []string) []string {
 	return out
 }
 
-// zoneError turns an InvalidParameter answer to a create or modify into a
-// zoneMismatchError when some subnets lie outside the served zones: the
-// service refused them (its load balancer does not balance across zones,
-// which the customer account cannot see beforehand).
-func zoneError(err error, subnets []ec2types.Subnet, svc serviceInfo) error {
-	if awscloud.ErrorCode(err) != "InvalidParameter" {
-		return err
+// ServedSubnets keeps the subnets in zones the service serves; all of them
+// when served is unknown.
+func ServedSubnets(subnets []ec2types.Subnet, served []string) []ec2types.Subnet {
+	if served == nil {
+		return subnets
 	}
-	unserved := UnservedSubnets(subnets, svc.zoneIDs)
-	if len(unserved) == 0 {
-		return err
+	var out []ec2types.Subnet
+	for _, sn := range subnets {
+		if slices.Contains(served, aws.ToString(sn.AvailabilityZoneId)) {
+			out = append(out, sn)
+		}
 	}
-	served := append([]string(nil), svc.zoneIDs...)
-	sort.Strings(served)
-	return &zoneMismatchError{served: served, unserved: unserved, cause: err}
+	return out
 }
 
-func endpointDNSName(ep *ec2types.VpcEndpoint) string {
-	if ep == nil || len(ep.DnsEntries) == 0 {
-		return ""
+// zoneRefusal reports whether err is the service refusing subnets outside
+// the zones it serves (InvalidParameter while some subnets lie there): its
+// load balancer does not balance across zones, which the customer account
+// cannot see beforehand.
+func zoneRefusal(err error, subnets []ec2types.Subnet, svc serviceInfo) bool {
+	return awscloud.ErrorCode(err) == awscloud.CodeInvalidParameter && len(UnservedSubnets(subnets, svc.zoneIDs)) > 0
+}
+
+// usableSubnets are the subnets to give the endpoint: all of them, minus
+// those in zones the service refused before (while it serves the same
+// zones).
+func (r *Reconciler) usableSubnets(s *scope, subnets []ec2types.Subnet, svc serviceInfo) []ec2types.Subnet {
+	r.zonesMu.Lock()
+	ref, ok := r.refused[s.cr.UID]
+	r.zonesMu.Unlock()
+	if !ok || ref.service != svc.name || ref.served != strings.Join(svc.zoneIDs, ",") {
+		return subnets
 	}
-	return strings.TrimSuffix(aws.ToString(ep.DnsEntries[0].DnsName), ".")
+	return ServedSubnets(subnets, svc.zoneIDs)
+}
+
+// rememberRefusal notes that the service refused the unserved zones.
+func (r *Reconciler) rememberRefusal(s *scope, svc serviceInfo) {
+	r.zonesMu.Lock()
+	defer r.zonesMu.Unlock()
+	if r.refused == nil {
+		r.refused = map[types.UID]refusal{}
+	}
+	r.refused[s.cr.UID] = refusal{service: svc.name, served: strings.Join(svc.zoneIDs, ",")}
 }

@@ -20,6 +20,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 func TestHappyPathAndSteadyState(t *testing.T) {
@@ -32,7 +33,7 @@ func TestHappyPathAndSteadyState(t *testing.T) {
 	x.clk.Advance(endpointPending + time.Second)
 	res = x.reconcile()
 	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason, "available")
-	if lo, hi := DefaultDriftInterval+DefaultDriftInterval/10, DefaultDriftInterval+DefaultDriftInterval/5; res.RequeueAfter < lo || res.RequeueAfter > hi {
+	if lo, hi := DefaultDriftInterval*85/100, DefaultDriftInterval*115/100; res.RequeueAfter < lo || res.RequeueAfter > hi {
 		t.Errorf("drift requeue %v, want in [%v, %v]", res.RequeueAfter, lo, hi)
 	}
 
@@ -59,7 +60,7 @@ func TestHappyPathAndSteadyState(t *testing.T) {
 	if aws.ToString(sg.GroupName) != infraID+"-vpce-private-router" || awscloud.TagMap(sg.Tags)["Name"] != aws.ToString(sg.GroupName) {
 		t.Errorf("security group name %s tags %v", aws.ToString(sg.GroupName), awscloud.TagMap(sg.Tags))
 	}
-	if got := ActualIngress(sg.IpPermissions); !reflect.DeepEqual(got, []IngressRule{{"tcp", 443, 443, "10.1.0.0/16"}}) {
+	if got := awscloud.ActualIngress(sg.IpPermissions); !reflect.DeepEqual(got, []IngressRule{{Protocol: "tcp", From: 443, To: 443, CIDR: "10.1.0.0/16"}}) {
 		t.Errorf("ingress %v", got)
 	}
 	if len(ep.Groups) != 1 || aws.ToString(ep.Groups[0].GroupId) != aws.ToString(sg.GroupId) {
@@ -161,7 +162,7 @@ func TestRulesAndTagsFollow(t *testing.T) {
 	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason)
 
 	sg := x.securityGroups()[0]
-	if got := ActualIngress(sg.IpPermissions); !reflect.DeepEqual(sortRules(got), []IngressRule{{"tcp", 443, 443, "10.2.0.0/16"}, {"tcp", 443, 443, "10.3.0.0/16"}}) {
+	if got := awscloud.ActualIngress(sg.IpPermissions); !reflect.DeepEqual(sortRules(got), []IngressRule{{Protocol: "tcp", From: 443, To: 443, CIDR: "10.2.0.0/16"}, {Protocol: "tcp", From: 443, To: 443, CIDR: "10.3.0.0/16"}}) {
 		t.Errorf("rules %v, want the new CIDRs only", got)
 	}
 	for what, tags := range map[string]map[string]string{"security group": awscloud.TagMap(sg.Tags), "endpoint": awscloud.TagMap(x.endpoint().Tags)} {
@@ -250,21 +251,48 @@ func TestZoneMissing(t *testing.T) {
 	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.DNSZoneNotFoundReason, "demo.hypershift.local", x.vpc)
 }
 
+// TestZoneMismatch: a service whose load balancer serves two of the three
+// zones (and does not balance across zones) gets an endpoint in those two;
+// the condition is True and names the zone it does not reach; the refused
+// subnet is not retried at every pass.
 func TestZoneMismatch(t *testing.T) {
 	x := newFixture(t, cloudOpts{nlbZoneCount: 2})
-	res := x.reconcile()
+	x.ready()
 	unserved := x.subnets[x.zoneIDs[2]]
-	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.ZoneMismatchReason, x.zoneIDs[0], x.zoneIDs[1], unserved+" ("+x.zoneIDs[2]+")")
-	if res.RequeueAfter < permanentRequeue {
-		t.Errorf("zone mismatch requeue %v, want a long one", res.RequeueAfter)
+	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason, unserved+" ("+x.zoneIDs[2]+")", "does not reach")
+	if got, want := sorted(x.endpoint().SubnetIds), x.subnetList(x.zoneIDs[:2]...); !reflect.DeepEqual(got, want) {
+		t.Errorf("endpoint subnets %v, want the served zones' %v", got, want)
 	}
-	if n := len(x.endpoints()); n != 0 {
-		t.Errorf("%d endpoints", n)
+	_, mutBefore, _ := x.calls()
+	for range 2 {
+		x.reconcile()
+	}
+	if _, mutAfter, byOp := x.calls(); mutAfter != mutBefore {
+		t.Errorf("steady state retried the refused subnet: %d mutating calls: %v", mutAfter-mutBefore, byOp)
 	}
 
 	// With cross-zone load balancing the same subnets are accepted.
 	y := newFixture(t, cloudOpts{nlbZoneCount: 2, crossZone: true})
 	y.ready()
+	if n := len(y.endpoint().SubnetIds); n != 3 {
+		t.Errorf("cross-zone: %d subnets, want 3", n)
+	}
+}
+
+// TestZoneMismatchNoZoneServed: when the service serves none of the
+// cluster's zones there is no endpoint and the condition says so.
+func TestZoneMismatchNoZoneServed(t *testing.T) {
+	x := newFixture(t, cloudOpts{nlbZoneCount: 2})
+	x.patchCR(func(cr *hcplinkv1beta1.AWSEndpointService) { cr.Spec.SubnetIDs = x.subnetList(x.zoneIDs[2]) })
+	res := x.reconcile()
+	unserved := x.subnets[x.zoneIDs[2]]
+	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.ZoneMismatchReason, x.zoneIDs[0], x.zoneIDs[1], unserved+" ("+x.zoneIDs[2]+")", "Next check at")
+	if p := outcome.DefaultPolicy.Person; res.RequeueAfter < p.Base || res.RequeueAfter > p.Base+p.Spread {
+		t.Errorf("zone mismatch first recheck %v, want the first step of waiting on a person", res.RequeueAfter)
+	}
+	if n := len(x.endpoints()); n != 0 {
+		t.Errorf("%d endpoints", n)
+	}
 }
 
 func TestThrottlingConverges(t *testing.T) {
@@ -277,8 +305,8 @@ func TestThrottlingConverges(t *testing.T) {
 		if c.Status == metav1.ConditionTrue {
 			break
 		}
-		if c.Reason == hcplinkv1beta1.ThrottledReason && (res.RequeueAfter < throttleMin || res.RequeueAfter > throttleMax) {
-			t.Errorf("throttled requeue %v, want within [%v, %v]", res.RequeueAfter, throttleMin, throttleMax)
+		if p := outcome.DefaultPolicy.Throttled; c.Reason == hcplinkv1beta1.ThrottledReason && (res.RequeueAfter < p.Base || res.RequeueAfter > p.Cap*11/10) {
+			t.Errorf("throttled requeue %v, want within [%v, %v]", res.RequeueAfter, p.Base, p.Cap)
 		}
 		x.clk.Advance(res.RequeueAfter)
 	}
@@ -372,8 +400,17 @@ func TestErrorMessagesSanitised(t *testing.T) {
 	if len(c.Message) > 2*awscloud.MaxMessageLength {
 		t.Errorf("message too long: %d", len(c.Message))
 	}
-	if res.RequeueAfter < permanentRequeue {
-		t.Errorf("permanent error requeue %v, want at least %v", res.RequeueAfter, permanentRequeue)
+	// A person must act: the first recheck is soon, the next ones grow,
+	// and the message says when.
+	p := outcome.DefaultPolicy.Person
+	if res.RequeueAfter < p.Base || res.RequeueAfter > p.Base+p.Spread {
+		t.Errorf("first recheck %v, want within [%v, %v]", res.RequeueAfter, p.Base, p.Base+p.Spread)
+	}
+	if !strings.Contains(c.Message, "Next check at") {
+		t.Errorf("message %q does not say when the next check is", c.Message)
+	}
+	if again := x.reconcile(); again.RequeueAfter < res.RequeueAfter*3/2 {
+		t.Errorf("second recheck %v did not grow from %v", again.RequeueAfter, res.RequeueAfter)
 	}
 }
 

@@ -2,13 +2,11 @@ package awsprivatelink
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
-	"github.com/aws/aws-sdk-go-v2/service/route53"
-	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,15 +14,17 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // reconcileDelete removes, in order, the DNS records, the VPC endpoint
 // (waiting until AWS no longer lists it) and the security group, then
 // drops the finalizer. It works from status alone: the HostedControlPlane
-// may be gone.
-func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (_ ctrl.Result, reterr error) {
+// may be gone. The pass has the same deadline as a normal one.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr
 	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
+		r.outcomes().Forget(string(cr.UID))
 		return ctrl.Result{}, nil
 	}
 	if cr.Status.InfraID == "" && s.hcp != nil {
@@ -33,99 +33,89 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (_ ctrl.Resu
 	if cr.Status.Region == "" && s.hcp != nil && s.hcp.Spec.Platform.AWS != nil {
 		cr.Status.Region = s.hcp.Spec.Platform.AWS.Region
 	}
-	s.ec2Region = regionOption(cr.Status.Region)
-
-	out := outcome{status: metav1.ConditionFalse, reason: hcplinkv1beta1.DeletingReason}
-	done := false
-	defer func() {
-		if done {
-			return
-		}
-		if err := r.persist(ctx, s); err != nil {
-			reterr = errors.Join(reterr, err)
-			return
-		}
-		if err := r.applyCondition(ctx, cr, out.condition()); err != nil {
-			reterr = errors.Join(reterr, err)
-		}
-	}()
-
+	r.useRegion(s)
 	if cr.Status.InfraID == "" {
 		// Nothing was ever created: resources are created only after the
 		// infraID is kept in status.
-		return r.dropFinalizer(ctx, s, &done)
+		return r.dropFinalizer(ctx, s)
 	}
 
-	if err := r.deleteRecords(ctx, s); err != nil {
-		out = errorOutcome(fmt.Errorf("deleting DNS records: %w", err))
-		out.reason, out.status = deletingReason(out), metav1.ConditionFalse
-		return ctrl.Result{RequeueAfter: out.requeue}, nil
+	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
+	defer cancel()
+	o := r.deleteResources(passCtx, s)
+	if o.Done() {
+		return r.dropFinalizer(ctx, s)
 	}
-	gone, err := r.deleteEndpoints(ctx, s)
-	if err != nil {
-		out = errorOutcome(fmt.Errorf("deleting the VPC endpoint: %w", err))
-		out.reason, out.status = deletingReason(out), metav1.ConditionFalse
-		return ctrl.Result{RequeueAfter: out.requeue}, nil
+	if o.Status == "" || o.Reason == hcplinkv1beta1.EndpointPendingReason {
+		o.Reason = hcplinkv1beta1.DeletingReason
 	}
-	if !gone {
-		out.message = "Waiting for VPC endpoint " + cr.Status.EndpointID + " to be deleted before its security group"
-		out.requeue = waitRequeue * 2
-		return ctrl.Result{RequeueAfter: out.requeue}, nil
-	}
-	sgGone, err := r.deleteSecurityGroups(ctx, s)
-	if err != nil {
-		out = errorOutcome(fmt.Errorf("deleting the security group: %w", err))
-		out.reason, out.status = deletingReason(out), metav1.ConditionFalse
-		return ctrl.Result{RequeueAfter: out.requeue}, nil
-	}
-	if !sgGone {
-		out.message = "Waiting for AWS to release security group " + cr.Status.SecurityGroupID + " (the endpoint's network interfaces are going)"
-		out.requeue = waitRequeue
-		return ctrl.Result{RequeueAfter: out.requeue}, nil
-	}
-	return r.dropFinalizer(ctx, s, &done)
+	o.Status = metav1.ConditionFalse
+	return r.finish(ctx, s, o)
 }
 
-// deletingReason keeps the error's own reason (Throttled, AccessDenied...)
-// so the user sees why deletion is stuck.
-func deletingReason(o outcome) string { return o.reason }
+// deleteResources runs the deletion phases; Continue when all is gone.
+func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outcome {
+	cr := s.cr
+	if err := r.deleteRecords(ctx, s); err != nil {
+		return outcome.FromError(fmt.Errorf("deleting DNS records: %w", err))
+	}
+	remaining, err := r.deleteEndpoints(ctx, s)
+	if err != nil {
+		return outcome.FromError(fmt.Errorf("deleting the VPC endpoint: %w", err))
+	}
+	if len(remaining) > 0 {
+		return outcome.Wait(hcplinkv1beta1.DeletingReason, "Waiting for VPC endpoint "+strings.Join(remaining, ", ")+" to be deleted before its security group", deletingRequeue)
+	}
+	if err := r.deleteSecurityGroups(ctx, s); err != nil {
+		// DependencyViolation while AWS releases the endpoint's network
+		// interfaces: the dependency class, retried after a growing delay.
+		return outcome.FromError(fmt.Errorf("deleting security group %s: %w", cr.Status.SecurityGroupID, err))
+	}
+	return outcome.Continue()
+}
 
-func (r *Reconciler) dropFinalizer(ctx context.Context, s *scope, done *bool) (ctrl.Result, error) {
+func (r *Reconciler) dropFinalizer(ctx context.Context, s *scope) (ctrl.Result, error) {
 	patch := client.MergeFrom(s.cr.DeepCopy())
 	controllerutil.RemoveFinalizer(s.cr, hcplinkv1beta1.ControlPlaneFinalizer)
 	if err := r.Client.Patch(ctx, s.cr, patch); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, fmt.Errorf("removing the finalizer: %w", err)
 	}
-	*done = true
+	r.outcomes().Forget(string(s.cr.UID))
+	r.zonesMu.Lock()
+	delete(r.refused, s.cr.UID)
+	r.zonesMu.Unlock()
 	ctrl.LoggerFrom(ctx).Info("Cleaned up the VPC endpoint, its security group and DNS records")
 	return ctrl.Result{}, nil
 }
 
 // deleteRecords deletes each record in status.dnsNames that still points
-// at our endpoint.
+// at one of our endpoints (the current one, one we had before, or one
+// tagged for this CR).
 func (r *Reconciler) deleteRecords(ctx context.Context, s *scope) error {
 	cr := s.cr
 	if len(cr.Status.DNSNames) == 0 || cr.Status.DNSZoneID == "" {
 		cr.Status.DNSNames = nil
 		return nil
 	}
-	have, err := r.listRecords(ctx, cr.Status.DNSZoneID)
-	if awscloud.ErrorCode(err) == "NoSuchHostedZone" {
+	have, err := s.records.CNAMEs(ctx, cr.Status.DNSZoneID)
+	if awscloud.IsNoSuchHostedZone(err) {
 		cr.Status.DNSNames, cr.Status.DNSZoneID = nil, ""
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	changes := RecordChanges(nil, have, cr.Status.DNSNames, endpointOwnsValue(cr.Status.EndpointID))
-	if len(changes) > 0 {
-		_, err := r.Route53.ChangeResourceRecordSets(ctx, &route53.ChangeResourceRecordSetsInput{
-			HostedZoneId: aws.String(cr.Status.DNSZoneID),
-			ChangeBatch:  &r53types.ChangeBatch{Changes: changes},
-		})
-		if err != nil && awscloud.ErrorCode(err) != "NoSuchHostedZone" {
-			return err
-		}
+	var values []string
+	for _, n := range staleNames(nil, have, cr.Status.DNSNames) {
+		values = append(values, awscloud.CNAMEValue(have[n]))
+	}
+	owned, err := r.ownedEndpoints(ctx, s, values)
+	if err != nil {
+		return err
+	}
+	changes := RecordChanges(nil, have, cr.Status.DNSNames, endpointOwnsValue(owned...))
+	if err := s.records.ChangeRecords(ctx, cr.Status.DNSZoneID, "", changes); err != nil && !awscloud.IsNoSuchHostedZone(err) {
+		return err
 	}
 	cr.Status.DNSNames = nil
 	return nil
@@ -133,24 +123,37 @@ func (r *Reconciler) deleteRecords(ctx context.Context, s *scope) error {
 
 // deleteEndpoints deletes our endpoint(s) — the one in status and any
 // found by tags — and reports whether they are all gone (not just
-// deleting).
-func (r *Reconciler) deleteEndpoints(ctx context.Context, s *scope) (bool, error) {
-	eps, err := r.listEndpoints(ctx, s, ownFilters(s))
+// deleting): the IDs of those still there.
+func (r *Reconciler) deleteEndpoints(ctx context.Context, s *scope) ([]string, error) {
+	eps, err := s.endpoints.List(ctx, ownFilters(s))
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if id := s.cr.Status.EndpointID; id != "" {
-		out, err := r.EC2.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{VpcEndpointIds: []string{id}}, s.ec2Region)
-		switch {
-		case awscloud.IsNotFound(err):
-		case err != nil:
-			return false, fmt.Errorf("describing VPC endpoint %s: %w", id, err)
-		default:
-			eps = append(eps, out.VpcEndpoints...)
+		ep, err := s.endpoints.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if ep != nil {
+			eps = append(eps, *ep)
 		}
 	}
-	var toDelete []string
-	remaining := 0
+	toDelete, remaining := endpointsToDelete(eps)
+	if err := s.endpoints.Delete(ctx, toDelete...); err != nil {
+		return nil, err
+	}
+	if len(toDelete) > 0 {
+		ctrl.LoggerFrom(ctx).Info("Deleting VPC endpoints", "endpoints", toDelete)
+	}
+	if len(remaining) == 0 {
+		s.cr.Status.EndpointID = ""
+	}
+	return remaining, nil
+}
+
+// endpointsToDelete: the endpoints not yet deleting (to delete) and those
+// not yet deleted (to wait for).
+func endpointsToDelete(eps []ec2types.VpcEndpoint) (toDelete, remaining []string) {
 	seen := map[string]bool{}
 	for _, ep := range eps {
 		id := aws.ToString(ep.VpcEndpointId)
@@ -158,38 +161,27 @@ func (r *Reconciler) deleteEndpoints(ctx context.Context, s *scope) (bool, error
 			continue
 		}
 		seen[id] = true
-		remaining++
+		remaining = append(remaining, id)
 		if !stateIs(ep.State, "deleting") {
 			toDelete = append(toDelete, id)
 		}
 	}
-	if len(toDelete) > 0 {
-		if _, err := r.EC2.DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: toDelete}, s.ec2Region); err != nil && !awscloud.IsNotFound(err) {
-			return false, err
-		}
-		ctrl.LoggerFrom(ctx).Info("Deleting VPC endpoints", "endpoints", toDelete)
-	}
-	if remaining == 0 {
-		s.cr.Status.EndpointID = ""
-		return true, nil
-	}
-	return false, nil
+	return toDelete, remaining
 }
 
-// deleteSecurityGroups revokes the rules of our group(s) and deletes them;
-// false while AWS still holds a group (DependencyViolation).
-func (r *Reconciler) deleteSecurityGroups(ctx context.Context, s *scope) (bool, error) {
-	groups, err := r.listSecurityGroups(ctx, s, ownFilters(s))
+// deleteSecurityGroups revokes the rules of our group(s) and deletes them.
+func (r *Reconciler) deleteSecurityGroups(ctx context.Context, s *scope) error {
+	groups, err := s.groups.List(ctx, ownFilters(s))
 	if err != nil {
-		return false, err
+		return err
 	}
 	if id := s.cr.Status.SecurityGroupID; id != "" {
-		out, err := r.EC2.DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{GroupIds: []string{id}}, s.ec2Region)
-		if err != nil && !awscloud.IsNotFound(err) {
-			return false, err
+		sg, err := s.groups.Get(ctx, id)
+		if err != nil {
+			return err
 		}
-		if err == nil {
-			groups = append(groups, out.SecurityGroups...)
+		if sg != nil {
+			groups = append(groups, *sg)
 		}
 	}
 	seen := map[string]bool{}
@@ -199,20 +191,11 @@ func (r *Reconciler) deleteSecurityGroups(ctx context.Context, s *scope) (bool, 
 			continue
 		}
 		seen[id] = true
-		if len(sg.IpPermissions) > 0 {
-			if _, err := r.EC2.RevokeSecurityGroupIngress(ctx, &ec2.RevokeSecurityGroupIngressInput{GroupId: aws.String(id), IpPermissions: sg.IpPermissions}, s.ec2Region); err != nil && !awscloud.IsNotFound(err) {
-				return false, err
-			}
-		}
-		_, err := r.EC2.DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: aws.String(id)}, s.ec2Region)
-		switch {
-		case awscloud.ErrorCode(err) == "DependencyViolation":
-			return false, nil
-		case err != nil && !awscloud.IsNotFound(err):
-			return false, err
+		if err := s.groups.Delete(ctx, sg); err != nil {
+			return err
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted security group", "securityGroup", id)
 	}
 	s.cr.Status.SecurityGroupID = ""
-	return true, nil
+	return nil
 }

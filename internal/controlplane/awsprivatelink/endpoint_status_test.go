@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 func TestEndpointStateOutcome(t *testing.T) {
@@ -30,49 +32,53 @@ func TestEndpointStateOutcome(t *testing.T) {
 	for _, tt := range tests {
 		o := endpointStateOutcome("vpce-1", tt.state)
 		if tt.reason == "" {
-			if o != nil {
+			if !o.Done() {
 				t.Errorf("%s: %+v, want ready", tt.state, o)
 			}
 			continue
 		}
-		if o == nil || o.reason != tt.reason || o.status != metav1.ConditionFalse || !strings.Contains(o.message, "vpce-1") || o.requeue <= 0 {
+		if o.Reason != tt.reason || o.Status != metav1.ConditionFalse || !strings.Contains(o.Message, "vpce-1") || o.After <= 0 {
 			t.Errorf("%s: %+v, want False/%s", tt.state, o, tt.reason)
 		}
-		if o != nil && tt.state != "Failed" {
-			if seen[o.message] {
+		// States a person must clear recheck soon, then less often.
+		if person := tt.reason != hcplinkv1beta1.EndpointPendingReason; o.Grows() != person {
+			t.Errorf("%s: grows %v, want %v", tt.state, o.Grows(), person)
+		}
+		if tt.state != "Failed" {
+			if seen[o.Message] {
 				t.Errorf("%s shares its message with another state", tt.state)
 			}
-			seen[o.message] = true
+			seen[o.Message] = true
 		}
 	}
 }
 
-func TestErrorOutcome(t *testing.T) {
-	op := func(code string, fault smithy.ErrorFault) error {
-		return &smithy.OperationError{ServiceID: "EC2", OperationName: "CreateVpcEndpoint", Err: &smithy.GenericAPIError{Code: code, Message: "m", Fault: fault}}
+// TestWithCredentialsCause: AccessDenied while the HostedControlPlane
+// says the credentials are invalid names the credentials, not a missing
+// permission; with valid (or unchecked) credentials it stays AccessDenied.
+func TestWithCredentialsCause(t *testing.T) {
+	denied := outcome.FromError(awscloud.Wrap("describing security group sg-1",
+		&smithy.OperationError{ServiceID: "EC2", OperationName: "DescribeSecurityGroups", Err: &smithy.GenericAPIError{Code: "UnauthorizedOperation", Message: "m"}}))
+	hcp := func(status metav1.ConditionStatus) *hcplinkv1beta1.HostedControlPlane {
+		h := &hcplinkv1beta1.HostedControlPlane{}
+		if status != "" {
+			h.Status.Conditions = []metav1.Condition{{Type: hcplinkv1beta1.ValidCloudCredentialsCondition, Status: status,
+				Reason: hcplinkv1beta1.InvalidCredentialsReason, Message: "AWS refused role arn:aws:iam::1:role/x"}}
+		}
+		return h
 	}
-	tests := []struct {
-		name   string
-		err    error
-		status metav1.ConditionStatus
-		reason string
-		min    float64 // seconds
-	}{
-		{"throttled", op("RequestLimitExceeded", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason, throttleMin.Seconds()},
-		{"access denied", op("UnauthorizedOperation", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.AccessDeniedReason, permanentRequeue.Seconds()},
-		{"invalid input", op("InvalidSubnetID.NotFound", smithy.FaultClient), metav1.ConditionFalse, hcplinkv1beta1.InvalidParameterReason, permanentRequeue.Seconds()},
-		{"server", op("InternalError", smithy.FaultServer), metav1.ConditionFalse, hcplinkv1beta1.CloudErrorReason, transientRequeue.Seconds()},
-		{"zone mismatch", &zoneMismatchError{served: []string{"use1-az1"}, unserved: []string{"subnet-1 (use1-az3)"}, cause: op("InvalidParameter", smithy.FaultClient)},
-			metav1.ConditionFalse, hcplinkv1beta1.ZoneMismatchReason, permanentRequeue.Seconds()},
+	if o := withCredentialsCause(denied, hcp(metav1.ConditionFalse)); o.Reason != hcplinkv1beta1.InvalidCredentialsReason ||
+		!strings.Contains(o.Message, "arn:aws:iam::1:role/x") || strings.Contains(o.Message, "grant") || !o.Grows() {
+		t.Errorf("invalid credentials: %+v", o)
 	}
-	for _, tt := range tests {
-		o := errorOutcome(tt.err)
-		if o.status != tt.status || o.reason != tt.reason || o.requeue.Seconds() < tt.min {
-			t.Errorf("%s: %+v, want %s/%s requeue ≥ %vs", tt.name, o, tt.status, tt.reason, tt.min)
+	for _, status := range []metav1.ConditionStatus{metav1.ConditionTrue, ""} {
+		if o := withCredentialsCause(denied, hcp(status)); o.Reason != hcplinkv1beta1.AccessDeniedReason {
+			t.Errorf("credentials %q: reason %s, want AccessDenied", status, o.Reason)
 		}
 	}
-	if o := errorOutcome(op("RequestLimitExceeded", smithy.FaultClient)); o.requeue > throttleMax {
-		t.Errorf("throttled requeue %v above %v", o.requeue, throttleMax)
+	pending := endpointStateOutcome("vpce-1", "pending")
+	if o := withCredentialsCause(pending, hcp(metav1.ConditionFalse)); o.Reason != hcplinkv1beta1.EndpointPendingReason {
+		t.Errorf("a non-error outcome changed: %+v", o)
 	}
 }
 
@@ -97,15 +103,15 @@ func TestRuleDiff(t *testing.T) {
 	if len(desired) != 2 || desired[0].CIDR != "10.1.0.0/16" {
 		t.Fatalf("DesiredIngress = %v", desired)
 	}
-	actual := []IngressRule{{"tcp", 443, 443, "10.1.0.0/16"}, {"tcp", 443, 443, "10.9.0.0/16"}, {"tcp", 22, 22, "0.0.0.0/0"}}
-	add, revoke := RuleDiff(desired, actual)
-	if !reflect.DeepEqual(add, []IngressRule{{"tcp", 443, 443, "10.2.0.0/16"}}) {
+	actual := []IngressRule{{Protocol: "tcp", From: 443, To: 443, CIDR: "10.1.0.0/16"}, {Protocol: "tcp", From: 443, To: 443, CIDR: "10.9.0.0/16"}, {Protocol: "tcp", From: 22, To: 22, CIDR: "0.0.0.0/0"}}
+	add, revoke := awscloud.RuleDiff(desired, actual)
+	if !reflect.DeepEqual(add, []IngressRule{{Protocol: "tcp", From: 443, To: 443, CIDR: "10.2.0.0/16"}}) {
 		t.Errorf("authorize %v", add)
 	}
-	if !reflect.DeepEqual(revoke, []IngressRule{{"tcp", 443, 443, "10.9.0.0/16"}, {"tcp", 22, 22, "0.0.0.0/0"}}) {
+	if !reflect.DeepEqual(revoke, []IngressRule{{Protocol: "tcp", From: 443, To: 443, CIDR: "10.9.0.0/16"}, {Protocol: "tcp", From: 22, To: 22, CIDR: "0.0.0.0/0"}}) {
 		t.Errorf("revoke %v", revoke)
 	}
-	if add, revoke := RuleDiff(desired, desired); add != nil || revoke != nil {
+	if add, revoke := awscloud.RuleDiff(desired, desired); add != nil || revoke != nil {
 		t.Errorf("no change gave %v %v", add, revoke)
 	}
 	if IngressPort("kube-apiserver-private") != 6443 || IngressPort("private-router") != 443 {

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
@@ -125,7 +126,7 @@ func newFixture(t *testing.T, o cloudOpts) *fixture {
 	}
 	hcpName := "demo"
 	if !o.noZone {
-		out := must(x.r53.CreateHostedZone(ctx, &route53.CreateHostedZoneInput{Name: aws.String(PrivateZoneName(hcpName)), CallerReference: aws.String(t.Name()),
+		out := must(x.r53.CreateHostedZone(ctx, &route53.CreateHostedZoneInput{Name: aws.String(awscloud.PrivateZoneName(hcpName)), CallerReference: aws.String(t.Name()),
 			HostedZoneConfig: &r53types.HostedZoneConfig{PrivateZone: true},
 			VPC:              &r53types.VPC{VPCId: aws.String(x.vpc), VPCRegion: r53types.VPCRegion(cloudsimtest.Region)}}))(t)
 		x.zoneID = strings.TrimPrefix(aws.ToString(out.HostedZone.Id), "/hostedzone/")

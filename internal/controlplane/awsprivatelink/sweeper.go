@@ -2,19 +2,18 @@ package awsprivatelink
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
-	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloud"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 const (
@@ -49,10 +48,13 @@ func (s *Sweeper) Start(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(jitter(interval)):
+		case <-time.After(outcome.Jitter(interval)):
 		}
-		if err := s.Sweep(ctx); err != nil {
-			ctrl.LoggerFrom(ctx).Info("Sweeping orphaned VPC endpoints failed; trying again at the next sweep", "reason", awscloud.ErrorMessage(err))
+		sweepCtx, cancel := context.WithTimeout(ctx, passTimeout)
+		err := s.Sweep(sweepCtx)
+		cancel()
+		if err != nil {
+			ctrl.LoggerFrom(ctx).Info("Sweeping orphaned VPC endpoints failed; trying again at the next sweep", "reason", err.Error())
 		}
 	}
 }
@@ -66,11 +68,10 @@ func (s *Sweeper) Sweep(ctx context.Context) error {
 	if err != nil || hcp == nil || hcp.Spec.Platform.AWS == nil || hcp.Spec.InfraID == "" {
 		return err
 	}
-	region := regionOption(hcp.Spec.Platform.AWS.Region)
-	filters := []ec2types.Filter{
-		{Name: aws.String("tag:" + hcplinkv1beta1.ClusterTagKey(hcp.Spec.InfraID)), Values: []string{hcplinkv1beta1.ClusterTagValueOwned}},
-		{Name: aws.String("tag-key"), Values: []string{hcplinkv1beta1.EndpointServiceTagKey}},
-	}
+	region := hcp.Spec.Platform.AWS.Region
+	endpoints := awscloud.VPCEndpoints{EC2: s.EC2, Region: region}
+	groups := awscloud.SecurityGroups{EC2: s.EC2, Region: region}
+	filters := awscloud.ClusterFilters(hcp.Spec.InfraID)
 	now := time.Now()
 	if s.Now != nil {
 		now = s.Now()
@@ -96,59 +97,53 @@ func (s *Sweeper) Sweep(ctx context.Context) error {
 		return false, nil
 	}
 
+	eps, err := endpoints.List(ctx, filters)
+	if err != nil {
+		return err
+	}
 	livingEndpointOf := map[string]bool{} // endpoint-service tag values that still have an endpoint
-	p := ec2.NewDescribeVpcEndpointsPaginator(s.EC2, &ec2.DescribeVpcEndpointsInput{Filters: filters})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx, region)
+	for _, ep := range eps {
+		name := awscloud.TagMap(ep.Tags)[hcplinkv1beta1.EndpointServiceTagKey]
+		isOrphan, err := orphan(name)
 		if err != nil {
-			return fmt.Errorf("listing the cluster's VPC endpoints: %w", err)
+			return err
 		}
-		for _, ep := range page.VpcEndpoints {
-			name := awscloud.TagMap(ep.Tags)[hcplinkv1beta1.EndpointServiceTagKey]
-			isOrphan, err := orphan(name)
-			if err != nil {
-				return err
-			}
-			if !isOrphan {
-				continue
-			}
-			livingEndpointOf[name] = true
-			if isGone(ep.State) || now.Sub(aws.ToTime(ep.CreationTimestamp)) < grace {
-				continue
-			}
-			id := aws.ToString(ep.VpcEndpointId)
-			if _, err := s.EC2.DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{id}}, region); err != nil && !awscloud.IsNotFound(err) {
-				return fmt.Errorf("deleting orphaned VPC endpoint %s: %w", id, err)
-			}
-			ctrl.LoggerFrom(ctx).Info("Deleted orphaned VPC endpoint", "endpoint", id, "awsEndpointService", name)
+		if !isOrphan {
+			continue
 		}
+		livingEndpointOf[name] = true
+		if isGone(ep.State) || now.Sub(aws.ToTime(ep.CreationTimestamp)) < grace {
+			continue
+		}
+		id := aws.ToString(ep.VpcEndpointId)
+		if err := endpoints.Delete(ctx, id); err != nil {
+			return err
+		}
+		ctrl.LoggerFrom(ctx).Info("Deleted orphaned VPC endpoint", "endpoint", id, "awsEndpointService", name)
 	}
 
-	sgs := ec2.NewDescribeSecurityGroupsPaginator(s.EC2, &ec2.DescribeSecurityGroupsInput{Filters: filters})
-	for sgs.HasMorePages() {
-		page, err := sgs.NextPage(ctx, region)
+	sgs, err := groups.List(ctx, filters)
+	if err != nil {
+		return err
+	}
+	for _, sg := range sgs {
+		name := awscloud.TagMap(sg.Tags)[hcplinkv1beta1.EndpointServiceTagKey]
+		isOrphan, err := orphan(name)
 		if err != nil {
-			return fmt.Errorf("listing the cluster's security groups: %w", err)
+			return err
 		}
-		for _, sg := range page.SecurityGroups {
-			name := awscloud.TagMap(sg.Tags)[hcplinkv1beta1.EndpointServiceTagKey]
-			isOrphan, err := orphan(name)
-			if err != nil {
-				return err
-			}
-			if !isOrphan || livingEndpointOf[name] {
-				continue // claimed, or its endpoint goes first
-			}
-			id := aws.ToString(sg.GroupId)
-			_, err = s.EC2.DeleteSecurityGroup(ctx, &ec2.DeleteSecurityGroupInput{GroupId: aws.String(id)}, region)
-			switch {
-			case awscloud.ErrorCode(err) == "DependencyViolation":
-				continue // something still uses it; next sweep
-			case err != nil && !awscloud.IsNotFound(err):
-				return fmt.Errorf("deleting orphaned security group %s: %w", id, err)
-			}
-			ctrl.LoggerFrom(ctx).Info("Deleted orphaned security group", "securityGroup", id, "awsEndpointService", name)
+		if !isOrphan || livingEndpointOf[name] {
+			continue // claimed, or its endpoint goes first
 		}
+		id := aws.ToString(sg.GroupId)
+		err = groups.Delete(ctx, sg)
+		switch {
+		case cloud.ClassOf(err) == cloud.ClassDependency:
+			continue // something still uses it; next sweep
+		case err != nil:
+			return err
+		}
+		ctrl.LoggerFrom(ctx).Info("Deleted orphaned security group", "securityGroup", id, "awsEndpointService", name)
 	}
 	return nil
 }
