@@ -85,10 +85,10 @@ type tour struct {
 func (t *tour) printTopology() {
 	fmt.Fprintf(t.out, `
 Two AWS accounts take part:
-  %s (the provider): the management cluster's VPC %s, the routers' NLBs and the VPC endpoint services
-  %s (the customer): the workers' VPC %s, the VPC endpoint, its security group and the private zone
+  %s (the provider's): the management cluster's VPC %s, the routers' NLBs and the VPC endpoint services
+  %s (the customer's): the workers' VPC %s, the VPC endpoint, its security group and the private zone
 The control-plane operator works in the customer account through a role the customer made; the
-endpoint service lets only that role's account connect.
+endpoint service allows only that role (and any additionalAllowedPrincipals) to connect.
 `, accountLabel(devenv.ManagementAccount), t.env.Management.VPCID, accountLabel(devenv.CustomerAccount), t.env.Customer.VPCID)
 }
 
@@ -167,7 +167,7 @@ func (t *tour) run(ctx context.Context, keep bool) error {
 // dataFlow is the seed's data flow, one step per line.
 func (t *tour) dataFlow() []step {
 	return []step{
-		{"control plane namespace, HostedControlPlane, control-plane operator", func(ctx context.Context) (string, error) {
+		{"control-plane namespace, HostedControlPlane, its operator", func(ctx context.Context) (string, error) {
 			var hcp hcplinkv1beta1.HostedControlPlane
 			if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: clusterName}, &hcp); err != nil {
 				return "", err

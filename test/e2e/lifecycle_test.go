@@ -51,34 +51,42 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 	})
 
 	t.Run("the control-plane operator has its RBAC and nothing more", func(t *testing.T) {
-		for _, obj := range []client.Object{&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}, &appsv1.Deployment{}} {
-			if err := env.Client.Get(ctx, types.NamespacedName{Namespace: hcpNS, Name: "control-plane-operator"}, obj); err != nil {
-				t.Errorf("%T control-plane-operator: %v", obj, err)
+		// The operator creates these after the namespace, in one or more
+		// passes: wait for them, then judge the permissions they grant.
+		eventually(t, shortWait, "the control-plane operator's ServiceAccount, Role, RoleBinding and Deployment", func(ctx context.Context) error {
+			for _, obj := range []client.Object{&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}, &appsv1.Deployment{}} {
+				if err := env.Client.Get(ctx, types.NamespacedName{Namespace: hcpNS, Name: "control-plane-operator"}, obj); err != nil {
+					return fmt.Errorf("%T control-plane-operator: %w", obj, err)
+				}
 			}
-		}
+			return nil
+		})
 		user := "system:serviceaccount:" + hcpNS + ":control-plane-operator"
-		for _, tc := range []struct {
-			attrs authorizationv1.ResourceAttributes
-			want  bool
-		}{
-			{authorizationv1.ResourceAttributes{Namespace: hcpNS, Verb: "update", Group: "hcplink.io", Resource: "awsendpointservices", Subresource: "status"}, true},
-			{authorizationv1.ResourceAttributes{Namespace: hcpNS, Verb: "create", Resource: "services"}, true},
-			{authorizationv1.ResourceAttributes{Namespace: ns, Verb: "get", Resource: "secrets"}, false},
-			{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "services"}, false},
-			{authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"}, false},
-			{authorizationv1.ResourceAttributes{Namespace: ns, Verb: "update", Group: "hcplink.io", Resource: "hostedclusters"}, false},
-		} {
-			sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-				User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + hcpNS, "system:authenticated"},
-				ResourceAttributes: &tc.attrs,
-			}}
-			if err := env.Client.Create(ctx, sar); err != nil {
-				t.Fatalf("SubjectAccessReview: %v", err)
+		eventually(t, shortWait, "the control-plane operator's permissions to be exactly its own", func(ctx context.Context) error {
+			for _, tc := range []struct {
+				attrs authorizationv1.ResourceAttributes
+				want  bool
+			}{
+				{authorizationv1.ResourceAttributes{Namespace: hcpNS, Verb: "update", Group: "hcplink.io", Resource: "awsendpointservices", Subresource: "status"}, true},
+				{authorizationv1.ResourceAttributes{Namespace: hcpNS, Verb: "create", Resource: "services"}, true},
+				{authorizationv1.ResourceAttributes{Namespace: ns, Verb: "get", Resource: "secrets"}, false},
+				{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "services"}, false},
+				{authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"}, false},
+				{authorizationv1.ResourceAttributes{Namespace: ns, Verb: "update", Group: "hcplink.io", Resource: "hostedclusters"}, false},
+			} {
+				sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + hcpNS, "system:authenticated"},
+					ResourceAttributes: &tc.attrs,
+				}}
+				if err := env.Client.Create(ctx, sar); err != nil {
+					return fmt.Errorf("SubjectAccessReview: %w", err)
+				}
+				if sar.Status.Allowed != tc.want {
+					return fmt.Errorf("%s %s/%s in %q: allowed=%v, want %v (%s)", tc.attrs.Verb, tc.attrs.Resource, tc.attrs.Subresource, tc.attrs.Namespace, sar.Status.Allowed, tc.want, sar.Status.Reason)
+				}
 			}
-			if sar.Status.Allowed != tc.want {
-				t.Errorf("%s %s/%s in %q: allowed=%v, want %v (%s)", tc.attrs.Verb, tc.attrs.Resource, tc.attrs.Subresource, tc.attrs.Namespace, sar.Status.Allowed, tc.want, sar.Status.Reason)
-			}
-		}
+			return nil
+		})
 	})
 
 	eventually(t, shortWait, "the in-process control-plane operator", func(ctx context.Context) error {
