@@ -12,17 +12,27 @@
 //   - on deletion waits for the control-plane operator's cleanup, rejects
 //     the remaining connections and deletes the service.
 //
+// Every service it creates carries hcplink.io/management-cluster=<ID of
+// this management cluster>, adopted onto services that lack it; a service
+// tagged for another management cluster is never adopted, changed or
+// deleted, so several management clusters share one account and region.
+//
 // It is quiet at steady state: one batched listing of the account's
 // endpoint services and load balancers per drift interval serves every
 // object (DescribeCache), permissions are re-read only on drift checks or
-// after a change, and nothing is written when nothing changed. A Sweeper
-// removes endpoint services tagged for clusters no object references.
+// after a change, and nothing is written when nothing changed. Trouble
+// that repeats (throttling, a refused permission, a missing load balancer,
+// connections that hold a deletion) is looked at again after delays that
+// grow per object (internal/outcome). Every AWS call goes through
+// awscloud.EndpointServiceProvider. A Sweeper removes this management
+// cluster's endpoint services tagged for objects that no longer exist.
 package awsendpointservice
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,8 +40,8 @@ import (
 	"time"
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,6 +60,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // ControllerName names the controller (logs, metrics).
@@ -76,25 +87,15 @@ const (
 // clientTokenPurpose names the endpoint-service create in its ClientToken.
 const clientTokenPurpose = "endpoint-service"
 
-// Intervals. Waiting is a requeue and a reason, never an error.
+// Intervals. Waiting is a requeue and a reason, never an error; the
+// delays of each state are in awsendpointservice_status.go.
 const (
 	// DefaultDriftInterval: how often a healthy service is checked against
 	// AWS (and how long the batched listing serves).
 	DefaultDriftInterval = 10 * time.Minute
-	// loadBalancerPoll: an NLB provisions in a few minutes.
-	loadBalancerPoll = 15 * time.Second
-	// servicePendingPoll: a new endpoint service is Available in seconds.
-	servicePendingPoll = 5 * time.Second
-	// controlPlaneCleanupPoll: the CPO's finalizer removal wakes us through
-	// the watch; this is the safety net.
-	controlPlaneCleanupPoll = 30 * time.Second
-	// connectionsPoll: rejected or deleting consumer endpoints leave within
-	// seconds.
-	connectionsPoll = 5 * time.Second
-	// callTimeout bounds one AWS call, so one slow call never holds a worker.
-	callTimeout = 20 * time.Second
 	// defaultMaxConcurrentReconciles: one slow or throttled cluster never
-	// blocks the others.
+	// blocks the others (controller.Options.MaxConcurrentReconciles
+	// overrides it).
 	defaultMaxConcurrentReconciles = 4
 )
 
@@ -110,7 +111,9 @@ type Reconciler struct {
 	// EC2 and ELB are the management account's clients.
 	EC2 awscloud.EC2API
 	ELB awscloud.ELBV2API
-	// Cache batches the Describe calls; nil builds one from EC2, ELB,
+	// Provider makes every AWS call; nil builds one from EC2 and ELB.
+	Provider *awscloud.EndpointServiceProvider
+	// Cache batches the Describe calls; nil builds one from Provider,
 	// Clock and DriftInterval. Share it with the Sweeper.
 	Cache *DescribeCache
 	// Clock tells the time; nil is the real clock.
@@ -118,8 +121,14 @@ type Reconciler struct {
 	// DriftInterval is how often a healthy service is checked (zero:
 	// DefaultDriftInterval); each check is jittered by ±15 %.
 	DriftInterval time.Duration
-	// Rand returns numbers in [0, 1) for jitter; nil is math/rand.
-	Rand func() float64
+	// ManagementClusterID names this management cluster on the services it
+	// creates (tag hcplink.io/management-cluster) and adopts. Empty means
+	// unknown: services are created without the tag, and only services
+	// without one are adopted.
+	ManagementClusterID string
+	// Tracker grows the delays of repeated trouble per object; nil is a
+	// private one.
+	Tracker *outcome.Tracker
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -143,8 +152,14 @@ func (r *Reconciler) init() {
 		if r.DriftInterval <= 0 {
 			r.DriftInterval = DefaultDriftInterval
 		}
+		if r.Provider == nil {
+			r.Provider = awscloud.NewEndpointServiceProvider(r.EC2, r.ELB)
+		}
 		if r.Cache == nil {
-			r.Cache = &DescribeCache{EC2: r.EC2, ELB: r.ELB, Clock: r.Clock, TTL: r.DriftInterval}
+			r.Cache = &DescribeCache{Provider: r.Provider, Clock: r.Clock, TTL: r.DriftInterval}
+		}
+		if r.Tracker == nil {
+			r.Tracker = &outcome.Tracker{Now: r.Clock.Now}
 		}
 		r.verified = map[types.UID]verification{}
 	})
@@ -168,16 +183,26 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 }
 
 // endpointServiceChanged skips the status writes (ours and the CPO's)
-// and passes what matters: spec, deletion, finalizers (the CPO's going
-// away unblocks deletion), annotations.
+// and passes what matters: spec (a replaced load balancer's new name
+// included), deletion, finalizers (the CPO's going away unblocks
+// deletion), the cluster annotation, and the subnets' zones the CPO
+// reports (they decide the per-zone subnet cap).
 var endpointServiceChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		o, n := e.ObjectOld, e.ObjectNew
 		return o.GetGeneration() != n.GetGeneration() ||
 			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
 			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
-			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
+			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] ||
+			!maps.Equal(subnetZones(o), subnetZones(n))
 	},
+}
+
+func subnetZones(o client.Object) map[string]string {
+	if cr, ok := o.(*hcplinkv1beta1.AWSEndpointService); ok {
+		return cr.Status.SubnetZoneIDs
+	}
+	return nil
 }
 
 // nodePoolSubnetChanged passes creations, deletions and subnet changes,
@@ -253,8 +278,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			// Never served; nothing of ours to report on or clean up.
 			return ctrl.Result{}, nil
 		}
-		return r.finish(ctx, cr, waiting(HostedClusterNotFoundReason,
-			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist.", 0))
+		return r.finish(ctx, cr, outcome.WaitForEvent(HostedClusterNotFoundReason,
+			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist."))
 	}
 	if !served(hc) {
 		return ctrl.Result{}, nil
@@ -278,47 +303,44 @@ func served(hc *hcplinkv1beta1.HostedCluster) bool {
 
 // reconcileNormal runs the phases in order: subnets, endpoint service,
 // permissions, tags. The first that is not done decides the condition.
-func (r *Reconciler) reconcileNormal(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) outcome {
-	wanted, err := r.ensureSubnets(ctx, cr, hc)
+func (r *Reconciler) reconcileNormal(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) outcome.Outcome {
+	subnets, err := r.ensureSubnets(ctx, cr, hc)
 	if err != nil {
-		return errorOutcome(err, defaultBackoff, r.Rand)
+		return outcome.FromError(err)
 	}
 	svc, o := r.ensureService(ctx, cr, hc)
-	if !o.done() {
+	if !o.Done() {
 		return o
 	}
-	if o := r.ensurePermissions(ctx, cr, hc, svc); !o.done() {
+	if o := r.ensurePermissions(ctx, cr, hc, svc); !o.Done() {
 		return o
 	}
-	if o := r.ensureTags(ctx, cr, hc, svc); !o.done() {
+	if o := r.ensureTags(ctx, cr, hc, svc); !o.Done() {
 		return o
 	}
-	o = availableCondition(wanted)
-	o.requeue = jittered(r.DriftInterval, r.Rand)
-	return o
+	return availableOutcome(subnets, r.DriftInterval)
 }
 
-// finish writes the condition an outcome asks for and turns the outcome
-// into a result.
-func (r *Reconciler) finish(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, o outcome) (ctrl.Result, error) {
-	if o.reason != "" {
-		cond := metav1.Condition{Type: hcplinkv1beta1.AWSEndpointServiceAvailableCondition, Status: o.status, Reason: o.reason, Message: o.message}
-		if _, err := r.applyCondition(ctx, cr, cond); err != nil {
-			if o.err == nil {
-				o.err = err
-			}
+// finish resolves a pass's outcome for the object (delays of repeated
+// trouble grow), writes the condition it asks for and turns it into a
+// result.
+func (r *Reconciler) finish(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, o outcome.Outcome) (ctrl.Result, error) {
+	o = r.Tracker.Resolve(string(cr.UID), o)
+	if o.Reason != "" {
+		if _, err := r.applyCondition(ctx, cr, o.Condition(hcplinkv1beta1.AWSEndpointServiceAvailableCondition)); err != nil && o.Err == nil {
+			o.Err = err
 		}
 	}
-	if o.err != nil {
-		if apierrors.IsConflict(o.err) {
+	if o.Err != nil {
+		if apierrors.IsConflict(o.Err) {
 			return ctrl.Result{RequeueAfter: time.Second}, nil
 		}
-		return ctrl.Result{}, o.err
+		return ctrl.Result{}, o.Err
 	}
-	if o.reason != "" && o.status != metav1.ConditionTrue {
-		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", o.reason, "message", o.message, "requeueAfter", o.requeue)
+	if o.Reason != "" && o.Status != metav1.ConditionTrue {
+		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", o.Reason, "message", o.Message, "requeueAfter", o.After)
 	}
-	return ctrl.Result{RequeueAfter: o.requeue}, nil
+	return ctrl.Result{RequeueAfter: o.After}, nil
 }
 
 // hostedCluster finds the object's HostedCluster through the
@@ -367,11 +389,11 @@ func (r *Reconciler) hostedCluster(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 }
 
 // ensureSubnets writes spec.subnetIDs from the cluster's NodePools when it
-// differs, and returns how many subnets the NodePools use.
-func (r *Reconciler) ensureSubnets(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) (int, error) {
+// differs (capped per zone, see subnetUnion), and returns the choice.
+func (r *Reconciler) ensureSubnets(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) (subnetChoice, error) {
 	pools := &hcplinkv1beta1.NodePoolList{}
 	if err := r.Client.List(ctx, pools, client.InNamespace(hc.Namespace)); err != nil {
-		return 0, fmt.Errorf("listing NodePools: %w", err)
+		return subnetChoice{}, fmt.Errorf("listing NodePools: %w", err)
 	}
 	var ids []string
 	for i := range pools.Items {
@@ -380,18 +402,18 @@ func (r *Reconciler) ensureSubnets(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 			ids = append(ids, nodePoolSubnet(np))
 		}
 	}
-	subnets, wanted := subnetUnion(ids)
-	if slices.Equal(subnets, cr.Spec.SubnetIDs) {
-		return wanted, nil
+	choice := subnetUnion(ids, cr.Status.SubnetZoneIDs)
+	if slices.Equal(choice.subnets, cr.Spec.SubnetIDs) {
+		return choice, nil
 	}
-	var value any = subnets
-	if len(subnets) == 0 {
+	var value any = choice.subnets
+	if len(choice.subnets) == 0 {
 		value = nil
 	}
 	if err := r.mergePatch(ctx, cr, false, map[string]any{"spec": map[string]any{"subnetIDs": value}}); err != nil {
-		return 0, fmt.Errorf("writing spec.subnetIDs: %w", err)
+		return subnetChoice{}, fmt.Errorf("writing spec.subnetIDs: %w", err)
 	}
-	return wanted, nil
+	return choice, nil
 }
 
 // generation is the object's endpoint-service generation (see
@@ -401,171 +423,252 @@ func generation(cr *hcplinkv1beta1.AWSEndpointService) int64 {
 	return g
 }
 
-// ensureService finds, adopts or creates the endpoint service and records
+// ensureService keeps the endpoint service in status while it exists on
+// the load balancer now named; otherwise it replaces it, adopts the one
+// tagged for the object on that load balancer, or creates one, and records
 // its name in status.
-func (r *Reconciler) ensureService(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) (*ec2types.ServiceConfiguration, outcome) {
-	log := ctrl.LoggerFrom(ctx)
-	infraID := hc.Spec.InfraID
-	if name := cr.Status.EndpointServiceName; name != "" {
-		svc, err := r.Cache.Service(ctx, name)
-		if err != nil {
-			return nil, errorOutcome(cloud("describing endpoint service "+name, err), defaultBackoff, r.Rand)
+func (r *Reconciler) ensureService(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) (*ec2types.ServiceConfiguration, outcome.Outcome) {
+	if cr.Status.EndpointServiceName != "" {
+		svc, o, keep := r.recordedService(ctx, cr)
+		if keep || !o.Done() {
+			return svc, o
 		}
-		if svc != nil {
-			if o, gone := serviceStateOutcome(svc, servicePendingPoll, r.DriftInterval); !gone {
-				if o.done() {
-					o = r.checkLoadBalancer(ctx, cr, svc)
-				}
-				return svc, o
-			}
+		// Gone, or retired: a new generation, so that the ClientToken does
+		// not return the old service; then adopt or create.
+		if o := r.forgetService(ctx, cr); !o.Done() {
+			return nil, o
 		}
-		// Gone (or deleted behind our back): a new generation, so that the
-		// ClientToken does not return the deleted service; then create.
-		log.Info("the endpoint service recorded in status no longer exists; creating another", "endpointServiceName", name)
-		next := strconv.FormatInt(generation(cr)+1, 10)
-		if err := r.patchAnnotations(ctx, cr, map[string]*string{GenerationAnnotation: &next}); err != nil {
-			return nil, errorOutcome(err, defaultBackoff, r.Rand)
-		}
-		if err := r.setServiceName(ctx, cr, ""); err != nil {
-			return nil, errorOutcome(err, defaultBackoff, r.Rand)
-		}
-		r.forgetVerification(cr.UID)
 	}
-
-	lbName := cr.Spec.NetworkLoadBalancerName
-	lb, err := r.Cache.LoadBalancer(ctx, lbName)
-	if err != nil {
-		return nil, errorOutcome(cloud("describing load balancer "+lbName, err), defaultBackoff, r.Rand)
+	lbARN, o := r.activeLoadBalancer(ctx, cr)
+	if !o.Done() {
+		return nil, o
 	}
-	if lb == nil {
-		return nil, waiting(hcplinkv1beta1.LoadBalancerNotFoundReason, "Network load balancer "+lbName+" does not exist yet.", loadBalancerPoll)
-	}
-	if lb.State == nil || lb.State.Code != "active" {
-		state := "unknown"
-		if lb.State != nil {
-			state = string(lb.State.Code)
-		}
-		return nil, waiting(hcplinkv1beta1.LoadBalancerNotActiveReason, "Network load balancer "+lbName+" is "+state+", not active yet.", loadBalancerPoll)
-	}
-	lbARN := awssdk.ToString(lb.LoadBalancerArn)
-
-	svc, err := r.Cache.ServiceByTags(ctx, infraID, cr.Name)
-	if err != nil {
-		return nil, errorOutcome(cloud("listing endpoint services", err), defaultBackoff, r.Rand)
-	}
-	if svc != nil {
-		log.Info("adopting the endpoint service tagged for this object", "endpointServiceName", awssdk.ToString(svc.ServiceName))
-	} else {
-		svc, err = r.createService(ctx, cr, hc, lbARN)
-		if err != nil {
-			return nil, errorOutcome(err, defaultBackoff, r.Rand)
-		}
+	svc, o := r.adoptOrCreate(ctx, cr, hc, lbARN)
+	if !o.Done() {
+		return nil, o
 	}
 	// Allow the control-plane operator's principal before publishing the
 	// name: it acts on the name at once, and until it is allowed the service
 	// is invisible to it (it would back off for nothing).
-	if o := r.ensurePermissions(ctx, cr, hc, svc); !o.done() {
+	if o := r.ensurePermissions(ctx, cr, hc, svc); !o.Done() {
 		return nil, o
 	}
 	// Record the name at once: a restart from here adopts, never duplicates.
 	if err := r.setServiceName(ctx, cr, awssdk.ToString(svc.ServiceName)); err != nil {
-		return nil, errorOutcome(err, defaultBackoff, r.Rand)
+		return nil, outcome.FromError(err)
 	}
-	o, _ := serviceStateOutcome(svc, servicePendingPoll, r.DriftInterval)
+	o, _ = serviceStateOutcome(svc)
 	return svc, o
 }
 
-// checkLoadBalancer reports a service whose network load balancer is gone.
-// The check reads the batched listing: no call at steady state.
-func (r *Reconciler) checkLoadBalancer(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, svc *ec2types.ServiceConfiguration) outcome {
+// recordedService checks the service in status. keep: it stands (o says
+// whether to go on). Not keep and o done: it is gone (confirmed by a
+// targeted describe, never from a listing alone) or was retired because
+// its load balancer was replaced.
+func (r *Reconciler) recordedService(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService) (svc *ec2types.ServiceConfiguration, o outcome.Outcome, keep bool) {
+	name := cr.Status.EndpointServiceName
+	svc, err := r.Cache.Service(ctx, name)
+	if err != nil {
+		return nil, outcome.FromError(err), true
+	}
+	if svc == nil {
+		ctrl.LoggerFrom(ctx).Info("the endpoint service recorded in status no longer exists; creating another", "endpointServiceName", name)
+		return nil, outcome.Continue(), false
+	}
+	if r.ManagementClusterID != "" && managementClaim(svc.Tags, r.ManagementClusterID) == claimedByAnother {
+		return nil, outcome.WaitOnPerson(OwnedByAnotherManagementClusterReason, fmt.Sprintf(
+			"Endpoint service %s is tagged %s=%s, another management cluster's (this one is %s); hcplink leaves it alone. Remove the AWSEndpointService from one of the two management clusters.",
+			name, hcplinkv1beta1.ManagementClusterTagKey, managementClusterOf(svc), r.ManagementClusterID)), true
+	}
+	o, gone := serviceStateOutcome(svc)
+	if gone {
+		ctrl.LoggerFrom(ctx).Info("the endpoint service recorded in status is being deleted; creating another", "endpointServiceName", name)
+		return nil, outcome.Continue(), false
+	}
+	if !o.Done() {
+		return svc, o, true
+	}
 	lbName := cr.Spec.NetworkLoadBalancerName
 	lb, err := r.Cache.LoadBalancer(ctx, lbName)
 	if err != nil {
-		return errorOutcome(cloud("describing load balancer "+lbName, err), defaultBackoff, r.Rand)
+		return nil, outcome.FromError(err), true
 	}
 	if lb == nil {
-		return waiting(hcplinkv1beta1.LoadBalancerNotFoundReason, "Network load balancer "+lbName+" of endpoint service "+
-			awssdk.ToString(svc.ServiceName)+" no longer exists; the control plane's load balancer Service must be restored.", loadBalancerPoll)
+		return nil, outcome.WaitOnPerson(hcplinkv1beta1.LoadBalancerNotFoundReason, "Network load balancer "+lbName+" of endpoint service "+
+			name+" does not exist; the control plane's load balancer Service must be restored."), true
 	}
-	return outcome{}
+	if awscloud.ServiceOnLoadBalancer(svc, awssdk.ToString(lb.LoadBalancerArn)) {
+		return svc, outcome.Continue(), true
+	}
+	// The load balancer was replaced (spec.networkLoadBalancerName names
+	// another): consumers of the old service reach nothing; replace it.
+	ctrl.LoggerFrom(ctx).Info("the endpoint service is on another load balancer than the one now named; replacing it",
+		"endpointServiceName", name, "loadBalancer", lbName)
+	if o := r.retireService(ctx, svc, "Replacing the endpoint service of a replaced load balancer"); !o.Done() {
+		return nil, o, true
+	}
+	return nil, outcome.Continue(), false
+}
+
+// forgetService raises the generation and clears the service from status.
+func (r *Reconciler) forgetService(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService) outcome.Outcome {
+	next := strconv.FormatInt(generation(cr)+1, 10)
+	if err := r.patchAnnotations(ctx, cr, map[string]*string{GenerationAnnotation: &next}); err != nil {
+		return outcome.FromError(err)
+	}
+	if err := r.setServiceName(ctx, cr, ""); err != nil {
+		return outcome.FromError(err)
+	}
+	r.forgetVerification(cr.UID)
+	return outcome.Continue()
+}
+
+// retireService deletes a service of ours that no longer serves (its
+// consumer connections rejected first); done when it is gone.
+func (r *Reconciler) retireService(ctx context.Context, svc *ec2types.ServiceConfiguration, doing string) outcome.Outcome {
+	name, id := awssdk.ToString(svc.ServiceName), awssdk.ToString(svc.ServiceId)
+	gone, connections, err := r.Provider.DeleteService(ctx, id)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if !gone {
+		return connectionsPending(name, connections, doing)
+	}
+	r.Cache.ForgetService(name)
+	ctrl.LoggerFrom(ctx).Info("deleted the endpoint service", "endpointServiceName", name)
+	return outcome.Continue()
+}
+
+// activeLoadBalancer returns the ARN of the load balancer now named, once
+// it is active. Its known state schedules the next look: provisioning
+// takes minutes, so every 10–15 s; a load balancer that does not exist
+// waits on the control plane's Service (or a person), so the looks grow
+// from 15 s to 10 min — and the control-plane operator's observer rewrites
+// spec.networkLoadBalancerName when the Service gets its load balancer,
+// which wakes this object at once (a generation change).
+func (r *Reconciler) activeLoadBalancer(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService) (string, outcome.Outcome) {
+	lbName := cr.Spec.NetworkLoadBalancerName
+	lb, err := r.Cache.LoadBalancer(ctx, lbName)
+	if err != nil {
+		return "", outcome.FromError(err)
+	}
+	if lb == nil {
+		return "", outcome.WaitOnPerson(hcplinkv1beta1.LoadBalancerNotFoundReason, "Network load balancer "+lbName+" does not exist yet.")
+	}
+	state := elbState(lb.State)
+	switch state {
+	case "active":
+		return awssdk.ToString(lb.LoadBalancerArn), outcome.Continue()
+	case "provisioning":
+		return "", outcome.Wait(hcplinkv1beta1.LoadBalancerNotActiveReason, "Network load balancer "+lbName+" is provisioning, not active yet.",
+			outcome.Between(loadBalancerProvisioningMin, loadBalancerProvisioningMax))
+	}
+	return "", outcome.WaitOnPerson(hcplinkv1beta1.LoadBalancerNotActiveReason, "Network load balancer "+lbName+" is "+state+", not active.")
+}
+
+// adoptOrCreate returns the service of the object on the load balancer
+// lbARN: the one tagged for it, or one created. A service tagged for the
+// object but on another load balancer is stale (the load balancer was
+// replaced while status was lost): nothing else refers to it and the
+// sweeper never takes it (the object exists), so it is deleted here. A
+// service tagged for another management cluster is never adopted or
+// deleted.
+func (r *Reconciler) adoptOrCreate(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster, lbARN string) (*ec2types.ServiceConfiguration, outcome.Outcome) {
+	log := ctrl.LoggerFrom(ctx)
+	tagged, err := r.Cache.ServicesByTags(ctx, hc.Spec.InfraID, cr.Name)
+	if err != nil {
+		return nil, outcome.FromError(err)
+	}
+	var adopt *ec2types.ServiceConfiguration
+	for i := range tagged {
+		svc := &tagged[i]
+		if managementClaim(svc.Tags, r.ManagementClusterID) == claimedByAnother {
+			log.Info("not adopting an endpoint service tagged for another management cluster", "endpointServiceName", awssdk.ToString(svc.ServiceName),
+				"managementCluster", managementClusterOf(svc))
+			continue
+		}
+		if awscloud.ServiceOnLoadBalancer(svc, lbARN) {
+			if adopt == nil {
+				adopt = svc
+			}
+			continue
+		}
+		log.Info("deleting a stale endpoint service tagged for this object on another load balancer", "endpointServiceName", awssdk.ToString(svc.ServiceName))
+		if o := r.retireService(ctx, svc, "Deleting a stale endpoint service on another load balancer"); !o.Done() {
+			return nil, o
+		}
+	}
+	if adopt != nil {
+		log.Info("adopting the endpoint service tagged for this object", "endpointServiceName", awssdk.ToString(adopt.ServiceName))
+		return adopt, outcome.Continue()
+	}
+	return r.createService(ctx, cr, hc, lbARN)
 }
 
 // createService creates the endpoint service on the NLB, or adopts the one
-// AWS says the NLB already has.
-func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster, lbARN string) (*ec2types.ServiceConfiguration, error) {
+// AWS says the NLB already has (created before a lost status, or by hand),
+// unless another management cluster's.
+func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster, lbARN string) (*ec2types.ServiceConfiguration, outcome.Outcome) {
 	log := ctrl.LoggerFrom(ctx)
-	tags := desiredTags(hc.Spec.InfraID, cr.Name, hc.Spec.Platform.AWS.ResourceTags)
-	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	out, err := r.EC2.CreateVpcEndpointServiceConfiguration(cctx, &ec2.CreateVpcEndpointServiceConfigurationInput{
-		AcceptanceRequired:      awssdk.Bool(false),
-		NetworkLoadBalancerArns: []string{lbARN},
-		ClientToken:             awssdk.String(awscloud.ClientToken(clientTokenPurpose, string(cr.UID), generation(cr))),
-		TagSpecifications:       awscloud.TagSpecifications(ec2types.ResourceTypeVpcEndpointService, tags),
-	})
-	if awscloud.ErrorCode(err) == awscloud.CodeInvalidParameter {
-		// The NLB may already back a service (ours, created before a lost
-		// status): adopt it.
+	tags := desiredTags(hc.Spec.InfraID, cr.Name, r.ManagementClusterID, hc.Spec.Platform.AWS.ResourceTags)
+	token := awscloud.ClientToken(clientTokenPurpose, string(cr.UID), generation(cr))
+	svc, err := r.Provider.CreateService(ctx, lbARN, token, tags)
+	if awscloud.IsLoadBalancerInUse(err) {
 		existing, lerr := r.Cache.ServiceByLoadBalancer(ctx, lbARN)
 		if lerr != nil {
-			return nil, cloud("listing endpoint services", lerr)
+			return nil, outcome.FromError(lerr)
 		}
 		if existing != nil {
-			log.Info("adopting the endpoint service already on the load balancer", "endpointServiceName", awssdk.ToString(existing.ServiceName))
-			return existing, nil
+			name := awssdk.ToString(existing.ServiceName)
+			if managementClaim(existing.Tags, r.ManagementClusterID) == claimedByAnother {
+				return nil, outcome.WaitOnPerson(OwnedByAnotherManagementClusterReason, fmt.Sprintf(
+					"Network load balancer %s already backs endpoint service %s, tagged %s=%s (another management cluster's); hcplink leaves it alone.",
+					cr.Spec.NetworkLoadBalancerName, name, hcplinkv1beta1.ManagementClusterTagKey, managementClusterOf(existing)))
+			}
+			log.Info("adopting the endpoint service already on the load balancer", "endpointServiceName", name)
+			return existing, outcome.Continue()
 		}
 	}
 	if err != nil {
-		return nil, cloud("creating the endpoint service", err)
+		return nil, outcome.FromError(err)
 	}
-	if out.ServiceConfiguration == nil {
-		return nil, cloud("creating the endpoint service", fmt.Errorf("AWS returned no service configuration"))
-	}
-	log.Info("created the endpoint service", "endpointServiceName", awssdk.ToString(out.ServiceConfiguration.ServiceName), "loadBalancer", lbARN)
-	r.Cache.PutService(*out.ServiceConfiguration)
-	return out.ServiceConfiguration, nil
+	log.Info("created the endpoint service", "endpointServiceName", awssdk.ToString(svc.ServiceName), "loadBalancer", lbARN)
+	r.Cache.PutService(*svc)
+	return svc, outcome.Continue()
 }
 
 // ensurePermissions makes the service's allowed principals the desired
 // ones, re-reading them only on drift checks or when the desired set or
 // the service changed.
-func (r *Reconciler) ensurePermissions(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster, svc *ec2types.ServiceConfiguration) outcome {
+func (r *Reconciler) ensurePermissions(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster, svc *ec2types.ServiceConfiguration) outcome.Outcome {
 	aws := hc.Spec.Platform.AWS
 	role := ""
 	if aws.RolesRef != nil {
 		role = aws.RolesRef.ControlPlaneOperatorARN
 	}
 	if role == "" {
-		return waiting(hcplinkv1beta1.ControlPlaneOperatorRoleMissingReason,
-			"The HostedCluster names no spec.platform.aws.rolesRef.controlPlaneOperatorARN to allow on the endpoint service.", 0)
+		// The HostedCluster watch brings the fix.
+		return outcome.WaitForEvent(hcplinkv1beta1.ControlPlaneOperatorRoleMissingReason,
+			"The HostedCluster names no spec.platform.aws.rolesRef.controlPlaneOperatorARN to allow on the endpoint service.")
 	}
 	desired := desiredPrincipals(role, aws.AdditionalAllowedPrincipals)
 	key, name, id := strings.Join(desired, ","), awssdk.ToString(svc.ServiceName), awssdk.ToString(svc.ServiceId)
 	if r.verifiedRecently(cr.UID, name, key) {
-		return outcome{}
+		return outcome.Continue()
 	}
-	cctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	actual, err := awscloud.ListAllowedPrincipals(cctx, r.EC2, id)
+	actual, err := r.Provider.AllowedPrincipals(ctx, id)
 	if err != nil {
-		return errorOutcome(cloud("reading the allowed principals of endpoint service "+name, err), defaultBackoff, r.Rand)
+		return outcome.FromError(err)
 	}
 	add, remove := principalDiff(desired, actual)
+	if err := r.Provider.SetPrincipals(ctx, id, add, remove); err != nil {
+		return outcome.FromError(err)
+	}
 	if len(add) > 0 || len(remove) > 0 {
-		in := &ec2.ModifyVpcEndpointServicePermissionsInput{ServiceId: awssdk.String(id)}
-		if len(add) > 0 {
-			in.AddAllowedPrincipals = add
-		}
-		if len(remove) > 0 {
-			in.RemoveAllowedPrincipals = remove
-		}
-		if _, err := r.EC2.ModifyVpcEndpointServicePermissions(cctx, in); err != nil {
-			return errorOutcome(cloud("changing the allowed principals of endpoint service "+name, err), defaultBackoff, r.Rand)
-		}
 		ctrl.LoggerFrom(ctx).Info("changed the allowed principals of the endpoint service", "endpointServiceName", name, "added", add, "removed", remove)
 	}
 	r.markVerified(cr.UID, name, key)
-	return outcome{}
+	return outcome.Continue()
 }
 
 func (r *Reconciler) verifiedRecently(uid types.UID, service, principals string) bool {
@@ -588,31 +691,20 @@ func (r *Reconciler) forgetVerification(uid types.UID) {
 }
 
 // ensureTags brings the tags hcplink manages on the service to the desired
-// ones, leaving every other tag alone, and records the applied user keys.
-// The service's tags come from the batched listing: no extra read.
-func (r *Reconciler) ensureTags(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster, svc *ec2types.ServiceConfiguration) outcome {
+// ones (the management cluster's tag included: adopted onto a service that
+// lacks it), leaving every other tag alone, and records the applied user
+// keys. The service's tags come from the batched listing: no extra read.
+func (r *Reconciler) ensureTags(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster, svc *ec2types.ServiceConfiguration) outcome.Outcome {
 	resourceTags := hc.Spec.Platform.AWS.ResourceTags
 	infraID, name, id := hc.Spec.InfraID, awssdk.ToString(svc.ServiceName), awssdk.ToString(svc.ServiceId)
 	current := userTagKeys(resourceTags)
 	previous := parseKeys(cr.Annotations[AppliedTagKeysAnnotation])
-	set, remove := awscloud.TagDiff(desiredTags(infraID, cr.Name, resourceTags), awscloud.TagMap(svc.Tags), managedTagKey(infraID, current, previous))
+	set, remove := awscloud.TagDiff(desiredTags(infraID, cr.Name, r.ManagementClusterID, resourceTags), awscloud.TagMap(svc.Tags),
+		managedTagKey(infraID, r.ManagementClusterID, current, previous))
 	if len(set) > 0 || len(remove) > 0 {
-		cctx, cancel := context.WithTimeout(ctx, callTimeout)
-		defer cancel()
 		r.Cache.InvalidateService(name)
-		if len(set) > 0 {
-			if _, err := r.EC2.CreateTags(cctx, &ec2.CreateTagsInput{Resources: []string{id}, Tags: awscloud.EC2Tags(set)}); err != nil {
-				return errorOutcome(cloud("tagging endpoint service "+name, err), defaultBackoff, r.Rand)
-			}
-		}
-		if len(remove) > 0 {
-			keys := make([]ec2types.Tag, 0, len(remove))
-			for _, k := range remove {
-				keys = append(keys, ec2types.Tag{Key: awssdk.String(k)})
-			}
-			if _, err := r.EC2.DeleteTags(cctx, &ec2.DeleteTagsInput{Resources: []string{id}, Tags: keys}); err != nil {
-				return errorOutcome(cloud("removing tags from endpoint service "+name, err), defaultBackoff, r.Rand)
-			}
+		if err := r.Provider.SetTags(ctx, id, set, remove); err != nil {
+			return outcome.FromError(err)
 		}
 		ctrl.LoggerFrom(ctx).Info("changed the tags of the endpoint service", "endpointServiceName", name, "set", len(set), "removed", remove)
 	}
@@ -623,10 +715,18 @@ func (r *Reconciler) ensureTags(ctx context.Context, cr *hcplinkv1beta1.AWSEndpo
 			value = &v
 		}
 		if err := r.patchAnnotations(ctx, cr, map[string]*string{AppliedTagKeysAnnotation: value}); err != nil {
-			return errorOutcome(err, defaultBackoff, r.Rand)
+			return outcome.FromError(err)
 		}
 	}
-	return outcome{}
+	return outcome.Continue()
+}
+
+// elbState is a load balancer's state code ("unknown" without one).
+func elbState(s *elbv2types.LoadBalancerState) string {
+	if s == nil || s.Code == "" {
+		return "unknown"
+	}
+	return string(s.Code)
 }
 
 // setServiceName writes status.endpointServiceName when it differs
@@ -694,8 +794,9 @@ func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AWS
 }
 
 // applyCondition sets the AWSEndpointServiceAvailable condition by
-// server-side apply of that one entry under FieldOwner; nothing is written
-// when it already reads the same.
+// server-side apply under FieldOwner, which owns that one type; nothing is
+// written when it already reads the same.
 func (r *Reconciler) applyCondition(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, cond metav1.Condition) (bool, error) {
-	return conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Now: r.now}.Apply(ctx, cr, &cr.Status.Conditions, cond)
+	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition}, Now: r.now}
+	return w.Apply(ctx, cr, &cr.Status.Conditions, cond)
 }

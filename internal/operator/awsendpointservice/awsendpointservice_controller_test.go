@@ -19,6 +19,7 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 func TestHappyPath(t *testing.T) {
@@ -281,16 +282,16 @@ func TestThrottledBacksOff(t *testing.T) {
 	cr := c.endpointService(t, "private-router", "k8s-throttle-private")
 	r := w.reconciler()
 	w.f.Server.Faults.Set(sim.FaultConfig{Errors: []sim.ErrorRule{{Service: "ec2", Operation: "DescribeVpcEndpointServiceConfigurations",
-		Code: "RequestLimitExceeded", Message: "Request limit exceeded.", HTTPStatus: 503, Rate: 1}}})
+		Code: awscloud.CodeRequestLimitExceeded, Message: "Request limit exceeded.", HTTPStatus: 503, Rate: 1}}})
 	res := w.reconcile(r, cr)
 	cond := condition(t, cr)
 	if cond.Reason != hcplinkv1beta1.ThrottledReason || cond.Status != metav1.ConditionFalse {
 		t.Errorf("condition = %+v, want Throttled", cond)
 	}
-	if res.RequeueAfter < defaultBackoff.throttledMin {
-		t.Errorf("requeue = %v, want at least %v", res.RequeueAfter, defaultBackoff.throttledMin)
+	if min := outcome.DefaultPolicy.Throttled.Base; res.RequeueAfter < min {
+		t.Errorf("requeue = %v, want at least %v", res.RequeueAfter, min)
 	}
-	if len(cond.Message) > awscloud.MaxMessageLength {
+	if len(cond.Message) > outcome.MaxMessageLength {
 		t.Errorf("message too long: %d", len(cond.Message))
 	}
 	// Repeated passes right away (other objects, events) share the
@@ -368,7 +369,7 @@ func TestDeletionRejectsForeignEndpointAndDeletesService(t *testing.T) {
 		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(cr), cr); err != nil {
 			break
 		}
-		w.clk.Advance(connectionsPoll)
+		w.clk.Advance(time.Minute)
 	}
 	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(cr), cr); err == nil {
 		t.Fatalf("AWSEndpointService still exists with finalizers %v, conditions %+v", cr.Finalizers, cr.Status.Conditions)

@@ -1,19 +1,19 @@
 package awsendpointservice
 
 import (
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloud"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // Reasons this controller adds to those in api/v1beta1.
@@ -30,165 +30,152 @@ const (
 	// HostedClusterNotFoundReason: the HostedCluster named by the
 	// hcplink.io/cluster annotation does not exist.
 	HostedClusterNotFoundReason = "HostedClusterNotFound"
-	// ConnectionsPendingReason: deletion waits for consumer endpoints to be
-	// rejected or go away.
+	// ConnectionsPendingReason: deleting a service waits for consumer
+	// endpoints to be rejected or go away.
 	ConnectionsPendingReason = "ConnectionsPending"
+	// OwnedByAnotherManagementClusterReason: the endpoint service in status,
+	// or the one already on the load balancer, is tagged for another
+	// management cluster; this one never changes or deletes it.
+	OwnedByAnotherManagementClusterReason = "OwnedByAnotherManagementCluster"
 )
 
 // maxSubnets is the API maximum of spec.subnetIDs.
 const maxSubnets = 10
 
-// maxMessage bounds condition messages.
-const maxMessage = awscloud.MaxMessageLength
+// Delays of states whose length is known.
+const (
+	// loadBalancerProvisioningMin/Max: an NLB provisions in a few
+	// minutes; look every 10–15 s (jittered).
+	loadBalancerProvisioningMin = 10 * time.Second
+	loadBalancerProvisioningMax = 15 * time.Second
+	// servicePendingPoll: a new endpoint service is Available in seconds.
+	servicePendingPoll = 5 * time.Second
+	// controlPlaneCleanupPoll: the CPO's finalizer removal wakes us through
+	// the watch; this is the safety net.
+	controlPlaneCleanupPoll = 30 * time.Second
+)
 
-// outcome is what one phase decided: the condition it asks for (empty
-// reason: nothing to say, go on) and how soon to look again.
-type outcome struct {
-	status  metav1.ConditionStatus
-	reason  string
-	message string
-	requeue time.Duration
-	// err is an unexpected (non-cloud) error to hand to controller-runtime.
-	err error
-}
-
-func (o outcome) done() bool { return o.reason == "" && o.err == nil }
-
-func waiting(reason, message string, requeue time.Duration) outcome {
-	return outcome{status: metav1.ConditionFalse, reason: reason, message: awscloud.Bound(message, maxMessage), requeue: requeue}
-}
-
-// cloudError marks an error as coming from an AWS call, with what the
-// controller was doing.
-type cloudError struct {
-	doing string
-	err   error
-}
-
-func (e *cloudError) Error() string { return e.doing + ": " + e.err.Error() }
-func (e *cloudError) Unwrap() error { return e.err }
-
-func cloud(doing string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &cloudError{doing: doing, err: err}
-}
-
-// backoff are the requeue delays per error class.
-type backoff struct {
-	throttledMin, throttledMax time.Duration
-	transientMin, transientMax time.Duration
-	permanent                  time.Duration
-}
-
-// defaultBackoff: throttling spreads retries over 10–30 s so that many
-// controllers throttled at once do not retry together; transient failures
-// retry within seconds; permanent ones (a permission, a bad value) rarely,
-// since only a human fixes them.
-var defaultBackoff = backoff{
-	throttledMin: 10 * time.Second, throttledMax: 30 * time.Second,
-	transientMin: 5 * time.Second, transientMax: 15 * time.Second,
-	permanent: 10 * time.Minute,
-}
-
-// errorOutcome turns an error into a condition and a requeue by class.
-// Cloud errors get a sanitised message; anything else is unexpected:
-// Unknown / InternalError, and the error goes to controller-runtime.
-func errorOutcome(err error, b backoff, rnd func() float64) outcome {
-	var ce *cloudError
-	if !errors.As(err, &ce) {
-		return outcome{status: metav1.ConditionUnknown, reason: hcplinkv1beta1.InternalErrorReason,
-			message: awscloud.Bound("Unexpected error: "+awscloud.Scrub(err.Error()), maxMessage), err: err}
-	}
-	msg := awscloud.Bound(upperFirst(ce.doing)+": "+awscloud.ErrorMessage(ce.err), maxMessage)
-	o := outcome{status: metav1.ConditionFalse, message: msg}
-	switch awscloud.Classify(ce.err) {
-	case awscloud.ClassThrottled:
-		o.reason, o.requeue = hcplinkv1beta1.ThrottledReason, between(b.throttledMin, b.throttledMax, rnd)
-	case awscloud.ClassAccessDenied:
-		o.reason, o.requeue = hcplinkv1beta1.AccessDeniedReason, b.permanent
-	case awscloud.ClassClientError:
-		o.reason, o.requeue = hcplinkv1beta1.CloudErrorReason, b.permanent
-		if strings.HasPrefix(awscloud.ErrorCode(ce.err), "Invalid") {
-			o.reason = hcplinkv1beta1.InvalidParameterReason
+// availableOutcome is the outcome of a pass whose phases all succeeded:
+// Ready, unless subnets were capped (the service works; the cluster asks
+// for more subnets than an endpoint can use), which is looked at again at
+// the drift interval.
+func availableOutcome(subnets subnetChoice, drift time.Duration) outcome.Outcome {
+	if subnets.wanted > maxSubnets {
+		msg := fmt.Sprintf("The cluster's NodePools use %d subnets; a VPC endpoint takes at most %d, so one subnet per availability zone is kept first and the rest are filled in by subnet ID.",
+			subnets.wanted, maxSubnets)
+		if len(subnets.zonesLeftOut) > 0 {
+			msg += fmt.Sprintf(" The NodePools span more than %d zones; zones %s are left out and get no endpoint.", maxSubnets, strings.Join(subnets.zonesLeftOut, ", "))
 		}
-	case awscloud.ClassNotFound, awscloud.ClassServerError:
-		o.reason, o.requeue = hcplinkv1beta1.CloudErrorReason, between(b.transientMin, b.transientMax, rnd)
-	default:
-		o.status, o.reason, o.requeue = metav1.ConditionUnknown, hcplinkv1beta1.InternalErrorReason, between(b.transientMin, b.transientMax, rnd)
+		msg += " Move NodePools into fewer subnets."
+		return outcome.Wait(hcplinkv1beta1.TooManySubnetsReason, msg, outcome.Jitter(drift))
 	}
-	return o
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// between returns a duration uniformly in [lo, hi].
-func between(lo, hi time.Duration, rnd func() float64) time.Duration {
-	if rnd == nil {
-		rnd = rand.Float64
-	}
-	return lo + time.Duration(rnd()*float64(hi-lo))
-}
-
-// jittered spreads a periodic check by ±15 % so that many objects created
-// together do not check together.
-func jittered(d time.Duration, rnd func() float64) time.Duration {
-	return between(d*85/100, d*115/100, rnd)
-}
-
-// availableCondition is the condition of a pass whose phases all
-// succeeded, unless subnets were capped (the service works; the cluster
-// asks for more zones than the endpoint can use).
-func availableCondition(subnetsWanted int) outcome {
-	if subnetsWanted > maxSubnets {
-		return waiting(hcplinkv1beta1.TooManySubnetsReason, fmt.Sprintf(
-			"The cluster's NodePools use %d subnets; a VPC endpoint takes at most %d, so only the first %d (sorted) are used. Move NodePools into fewer subnets.",
-			subnetsWanted, maxSubnets, maxSubnets), 0)
-	}
-	return outcome{status: metav1.ConditionTrue, reason: hcplinkv1beta1.AWSSuccessReason, message: hcplinkv1beta1.AllIsWellMessage}
+	return outcome.Ready(hcplinkv1beta1.AWSSuccessReason, hcplinkv1beta1.AllIsWellMessage, drift)
 }
 
 // serviceStateOutcome says what a service's state means: Available (and
 // states AWS may add) → go on; Pending → wait; Failed → its own reason,
-// checked again at the drift interval (a human looks at the NLB; nothing
-// is deleted on a guess); Deleting / Deleted → gone, so it is recreated.
-func serviceStateOutcome(svc *ec2types.ServiceConfiguration, pendingPoll, drift time.Duration) (o outcome, gone bool) {
-	name := deref(svc.ServiceName)
+// rechecked with growing delays (a person looks at the NLB; nothing is
+// deleted on a guess); Deleting / Deleted → gone, so it is recreated.
+func serviceStateOutcome(svc *ec2types.ServiceConfiguration) (o outcome.Outcome, gone bool) {
+	name := awssdk.ToString(svc.ServiceName)
 	switch string(svc.ServiceState) {
 	case awscloud.ServiceStatePending:
-		return waiting(EndpointServicePendingReason, "Endpoint service "+name+" is being created.", pendingPoll), false
+		return outcome.Wait(EndpointServicePendingReason, "Endpoint service "+name+" is being created.", servicePendingPoll), false
 	case awscloud.ServiceStateFailed:
-		return waiting(hcplinkv1beta1.EndpointServiceFailedReason,
-			"AWS reports endpoint service "+name+" Failed; check its network load balancer, or delete the service so that hcplink creates it again.", drift), false
+		return outcome.WaitOnPerson(hcplinkv1beta1.EndpointServiceFailedReason,
+			"AWS reports endpoint service "+name+" Failed; check its network load balancer, or delete the service so that hcplink creates it again."), false
 	case awscloud.ServiceStateDeleting, awscloud.ServiceStateDeleted:
-		return waiting(EndpointServiceDeletedReason, "Endpoint service "+name+" was deleted outside hcplink; it is created again.", pendingPoll), true
+		return outcome.Wait(EndpointServiceDeletedReason, "Endpoint service "+name+" was deleted outside hcplink; it is created again.", servicePendingPoll), true
 	}
-	return outcome{}, false
+	return outcome.Continue(), false
+}
+
+// connectionsPending is the outcome of a service deletion AWS refused
+// while consumer endpoints were connected (they were rejected): a
+// dependency that clears within seconds, rechecked with growing delays
+// should it not.
+func connectionsPending(name string, connections int, doing string) outcome.Outcome {
+	msg := fmt.Sprintf("%s: endpoint service %s still has %d consumer endpoint connections; they were rejected and deletion is retried.", doing, name, connections)
+	o := outcome.FromError(&cloud.Error{Class: cloud.ClassDependency, Code: awscloud.CodeExistingVpcEndpointConnections, Message: msg})
+	o.Reason, o.Message = ConnectionsPendingReason, outcome.Bound(msg)
+	return o
+}
+
+// subnetChoice is what subnetUnion chose: the subnets to write, how many
+// the NodePools use, and the zones that got no subnet.
+type subnetChoice struct {
+	subnets      []string
+	wanted       int
+	zonesLeftOut []string
 }
 
 // subnetUnion is the sorted, deduplicated union of the NodePools' subnet
-// IDs (empty IDs skipped), capped at maxSubnets; wanted is how many there
-// were before the cap.
-func subnetUnion(subnetIDs []string) (subnets []string, wanted int) {
+// IDs (empty IDs skipped), capped at maxSubnets per availability zone
+// rather than by ID, so that the cap never drops a whole zone while
+// another keeps two subnets. zoneOf maps a subnet to its zone ID (the
+// control-plane operator's status.subnetZoneIDs). Within the cap: the
+// smallest subnet ID of each known zone first (the first maxSubnets zone
+// IDs in order, when there are more zones than that; the others are
+// zonesLeftOut), then the other subnets of known zones by ID, then those
+// whose zone is unknown, by ID.
+func subnetUnion(subnetIDs []string, zoneOf map[string]string) subnetChoice {
+	var all []string
 	seen := map[string]bool{}
 	for _, s := range subnetIDs {
 		if s != "" && !seen[s] {
 			seen[s] = true
-			subnets = append(subnets, s)
+			all = append(all, s)
 		}
 	}
-	sort.Strings(subnets)
-	wanted = len(subnets)
-	if wanted > maxSubnets {
-		subnets = subnets[:maxSubnets]
+	sort.Strings(all)
+	out := subnetChoice{wanted: len(all)}
+	if len(all) <= maxSubnets {
+		out.subnets = all
+		return out
 	}
-	return subnets, wanted
+	firstOfZone := map[string]string{} // zone ID → its smallest subnet ID
+	for _, s := range all {
+		if z := zoneOf[s]; z != "" {
+			if _, ok := firstOfZone[z]; !ok {
+				firstOfZone[z] = s
+			}
+		}
+	}
+	zones := make([]string, 0, len(firstOfZone))
+	for z := range firstOfZone {
+		zones = append(zones, z)
+	}
+	sort.Strings(zones)
+	if len(zones) > maxSubnets {
+		out.zonesLeftOut = zones[maxSubnets:]
+		zones = zones[:maxSubnets]
+	}
+	chosen := map[string]bool{}
+	for _, z := range zones {
+		chosen[firstOfZone[z]] = true
+	}
+	var known, unknown []string
+	for _, s := range all {
+		switch {
+		case chosen[s]:
+		case zoneOf[s] != "":
+			known = append(known, s)
+		default:
+			unknown = append(unknown, s)
+		}
+	}
+	for _, s := range append(known, unknown...) {
+		if len(chosen) >= maxSubnets {
+			break // more than maxSubnets zones fill the cap with one subnet each
+		}
+		chosen[s] = true
+	}
+	for _, s := range all {
+		if chosen[s] {
+			out.subnets = append(out.subnets, s)
+		}
+	}
+	return out
 }
 
 // nodePoolSubnet is the subnet of an AWS NodePool ("" without one).
@@ -238,15 +225,14 @@ func principalDiff(desired, actual []string) (add, remove []string) {
 }
 
 // desiredTags are the tags of the endpoint service: the cluster's resource
-// tags, then the two tags hcplink finds it by (which win on a clash).
-func desiredTags(infraID, crName string, resourceTags []hcplinkv1beta1.AWSResourceTag) map[string]string {
-	tags := map[string]string{}
-	for _, t := range resourceTags {
-		tags[t.Key] = t.Value
+// tags, then the two tags hcplink finds it by, then the management
+// cluster's (when known), which win on a clash.
+func desiredTags(infraID, crName, managementClusterID string, resourceTags []hcplinkv1beta1.AWSResourceTag) map[string]string {
+	var extra map[string]string
+	if managementClusterID != "" {
+		extra = map[string]string{hcplinkv1beta1.ManagementClusterTagKey: managementClusterID}
 	}
-	tags[hcplinkv1beta1.ClusterTagKey(infraID)] = hcplinkv1beta1.ClusterTagValueOwned
-	tags[hcplinkv1beta1.EndpointServiceTagKey] = crName
-	return tags
+	return awscloud.ResourceTags(resourceTags, infraID, crName, extra)
 }
 
 // userTagKeys are the keys of the cluster's resource tags, sorted.
@@ -260,17 +246,19 @@ func userTagKeys(resourceTags []hcplinkv1beta1.AWSResourceTag) []string {
 }
 
 // managedTagKey says which tag keys hcplink owns on the service: its two
-// keys, and the user keys applied now or before (so removed ones are
-// deleted); every other tag is the customer's and left alone.
-func managedTagKey(infraID string, currentKeys, previousKeys []string) func(string) bool {
+// keys, the management cluster's (when this one's ID is known), and the
+// user keys applied now or before (so removed ones are deleted); every
+// other tag is the customer's and left alone.
+func managedTagKey(infraID, managementClusterID string, currentKeys, previousKeys []string) func(string) bool {
 	return func(key string) bool {
 		return key == hcplinkv1beta1.EndpointServiceTagKey || key == hcplinkv1beta1.ClusterTagKey(infraID) ||
+			(managementClusterID != "" && key == hcplinkv1beta1.ManagementClusterTagKey) ||
 			slices.Contains(currentKeys, key) || slices.Contains(previousKeys, key)
 	}
 }
 
-// parseKeys reads the applied-keys annotation (keys joined by newlines: tag
-// keys may contain commas? they may not, but newlines are never allowed).
+// parseKeys reads the applied-keys annotation (keys joined by newlines,
+// which tag keys never contain).
 func parseKeys(v string) []string {
 	if v == "" {
 		return nil
@@ -280,27 +268,36 @@ func parseKeys(v string) []string {
 
 func formatKeys(keys []string) string { return strings.Join(keys, "\n") }
 
-// ownedBy reports whether a service carries the pair of tags hcplink finds
-// it by.
-func ownedBy(tags []ec2types.Tag, infraID, crName string) bool {
-	m := awscloud.TagMap(tags)
-	return m[hcplinkv1beta1.ClusterTagKey(infraID)] == hcplinkv1beta1.ClusterTagValueOwned && m[hcplinkv1beta1.EndpointServiceTagKey] == crName
+// claim is how a service's management-cluster tag relates to this
+// management cluster.
+type claim int
+
+const (
+	// unclaimed: no management-cluster tag (made before the tag existed,
+	// or by hand); this management cluster may adopt it.
+	unclaimed claim = iota
+	// claimedByUs: tagged with this management cluster's ID.
+	claimedByUs
+	// claimedByAnother: tagged with another ID, or with any ID while this
+	// management cluster's is unknown; never adopted, changed or deleted.
+	claimedByAnother
+)
+
+// managementClaim reads a service's management-cluster tag against this
+// management cluster's ID ("" unknown).
+func managementClaim(tags []ec2types.Tag, managementClusterID string) claim {
+	v := awscloud.TagMap(tags)[hcplinkv1beta1.ManagementClusterTagKey]
+	switch {
+	case v == "":
+		return unclaimed
+	case managementClusterID != "" && v == managementClusterID:
+		return claimedByUs
+	default:
+		return claimedByAnother
+	}
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// minRequeue returns the smallest positive delay (0 when none).
-func minRequeue(ds ...time.Duration) time.Duration {
-	var out time.Duration
-	for _, d := range ds {
-		if d > 0 && (out == 0 || d < out) {
-			out = d
-		}
-	}
-	return out
+// managementClusterOf is the management-cluster tag of a service.
+func managementClusterOf(svc *ec2types.ServiceConfiguration) string {
+	return awscloud.TagMap(svc.Tags)[hcplinkv1beta1.ManagementClusterTagKey]
 }

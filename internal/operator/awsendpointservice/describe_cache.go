@@ -3,6 +3,7 @@ package awsendpointservice
 import (
 	"context"
 	"maps"
+	"sort"
 	"sync"
 	"time"
 
@@ -20,13 +21,6 @@ type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
-// Timeouts of the calls the cache makes on behalf of every waiter: a
-// listing of many pages gets longer than a single call.
-const (
-	listTimeout   = 60 * time.Second
-	targetTimeout = 20 * time.Second
-)
-
 // DefaultErrorTTL is how long a failed listing is remembered, so that the
 // workers of many objects throttled at once do not each repeat it.
 const DefaultErrorTTL = 5 * time.Second
@@ -38,8 +32,8 @@ const DefaultErrorTTL = 5 * time.Second
 // flight. An entry the operator changed (or that is in a transitional
 // state) is read again by a targeted call instead of relisting everything.
 type DescribeCache struct {
-	EC2 awscloud.EC2API
-	ELB awscloud.ELBV2API
+	// Provider makes the calls (its listing timeout bounds each listing).
+	Provider *awscloud.EndpointServiceProvider
 	// Clock tells the time (nil: the real clock).
 	Clock Clock
 	// TTL is how long a listing serves; the drift interval.
@@ -79,7 +73,8 @@ func (c *DescribeCache) errTTL() time.Duration {
 
 // getBatch returns the listing, reading it when older than ttl (or never read).
 // One caller reads; the others wait for its result. The read runs on a
-// context detached from the caller's cancellation, bounded by listTimeout.
+// context detached from the caller's cancellation (one caller giving up
+// must not fail the others), bounded by the provider's listing timeout.
 func getBatch[T any](ctx context.Context, b *batch[T], now func() time.Time, ttl, errTTL time.Duration, list func(context.Context) (map[string]T, error)) (map[string]T, error) {
 	for {
 		b.mu.Lock()
@@ -107,9 +102,7 @@ func getBatch[T any](ctx context.Context, b *batch[T], now func() time.Time, ttl
 		b.inflight = done
 		b.mu.Unlock()
 
-		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listTimeout)
-		items, err := list(lctx)
-		cancel()
+		items, err := list(context.WithoutCancel(ctx))
 
 		b.mu.Lock()
 		if err != nil {
@@ -175,7 +168,7 @@ func (b *batch[T]) isDirty(key string) bool {
 
 func (c *DescribeCache) listServices(ctx context.Context) (map[string]ec2types.ServiceConfiguration, error) {
 	return getBatch(ctx, &c.services, c.now, c.TTL, c.errTTL(), func(ctx context.Context) (map[string]ec2types.ServiceConfiguration, error) {
-		all, err := awscloud.ListEndpointServiceConfigurations(ctx, c.EC2)
+		all, err := c.Provider.Services(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -187,57 +180,56 @@ func (c *DescribeCache) listServices(ctx context.Context) (map[string]ec2types.S
 	})
 }
 
-// transitional service states are read again by a targeted call.
-func transitionalService(s ec2types.ServiceConfiguration) bool {
+// settledService: a service the listing may be trusted on. Transitional
+// states, and Deleted, are read again by a targeted call.
+func settledService(s ec2types.ServiceConfiguration) bool {
 	switch string(s.ServiceState) {
-	case awscloud.ServiceStatePending, awscloud.ServiceStateDeleting:
-		return true
+	case awscloud.ServiceStatePending, awscloud.ServiceStateDeleting, awscloud.ServiceStateDeleted:
+		return false
 	}
-	return false
+	return true
 }
 
 // Service returns the endpoint service named name, or nil when it does not
-// exist.
+// exist. The listing answers for a settled service; a service the listing
+// lacks (listings lag: it may predate the service, or AWS may list it late),
+// or one in a transitional state or changed by the operator, is read by a
+// targeted call, so that nil always means a targeted describe found nothing.
 func (c *DescribeCache) Service(ctx context.Context, name string) (*ec2types.ServiceConfiguration, error) {
 	items, err := c.listServices(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s, ok := items[name]
-	if !c.services.isDirty(name) && (!ok || !transitionalService(s)) {
-		if !ok {
-			return nil, nil
-		}
+	if s, ok := items[name]; ok && !c.services.isDirty(name) && settledService(s) {
 		return &s, nil
 	}
-	tctx, cancel := context.WithTimeout(ctx, targetTimeout)
-	defer cancel()
-	found, err := awscloud.ListEndpointServiceConfigurations(tctx, c.EC2,
-		ec2types.Filter{Name: awssdk.String("service-name"), Values: []string{name}})
+	found, err := c.Provider.ServiceByName(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if len(found) == 0 {
+	if found == nil {
 		c.services.forget(name)
 		return nil, nil
 	}
-	c.services.put(name, found[0])
-	return &found[0], nil
+	c.services.put(name, *found)
+	return found, nil
 }
 
-// ServiceByTags returns the endpoint service tagged for (infraID, crName),
-// or nil.
-func (c *DescribeCache) ServiceByTags(ctx context.Context, infraID, crName string) (*ec2types.ServiceConfiguration, error) {
+// ServicesByTags returns the endpoint services tagged with the ownership
+// pair of (infraID, crName), from the listing.
+func (c *DescribeCache) ServicesByTags(ctx context.Context, infraID, crName string) ([]ec2types.ServiceConfiguration, error) {
 	items, err := c.listServices(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var out []ec2types.ServiceConfiguration
 	for _, s := range items {
-		if ownedBy(s.Tags, infraID, crName) {
-			return &s, nil
+		if awscloud.OwnedBy(awscloud.TagMap(s.Tags), infraID, crName) {
+			out = append(out, s)
 		}
 	}
-	return nil, nil
+	sort.Slice(out, func(i, j int) bool { return awssdk.ToString(out[i].ServiceName) < awssdk.ToString(out[j].ServiceName) })
+	return out, nil
 }
 
 // ServiceByLoadBalancer re-lists the services (the listing may predate
@@ -250,10 +242,8 @@ func (c *DescribeCache) ServiceByLoadBalancer(ctx context.Context, loadBalancerA
 		return nil, err
 	}
 	for _, s := range items {
-		for _, arn := range s.NetworkLoadBalancerArns {
-			if arn == loadBalancerARN {
-				return &s, nil
-			}
+		if awscloud.ServiceOnLoadBalancer(&s, loadBalancerARN) {
+			return &s, nil
 		}
 	}
 	return nil, nil
@@ -289,7 +279,7 @@ func (c *DescribeCache) ForgetService(name string) { c.services.forget(name) }
 // targeted call (the listing may predate it).
 func (c *DescribeCache) LoadBalancer(ctx context.Context, name string) (*elbv2types.LoadBalancer, error) {
 	items, err := getBatch(ctx, &c.lbs, c.now, c.TTL, c.errTTL(), func(ctx context.Context) (map[string]elbv2types.LoadBalancer, error) {
-		all, err := awscloud.ListLoadBalancers(ctx, c.ELB)
+		all, err := c.Provider.LoadBalancers(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -305,19 +295,14 @@ func (c *DescribeCache) LoadBalancer(ctx context.Context, name string) (*elbv2ty
 	if lb, ok := items[name]; ok && lb.State != nil && lb.State.Code == elbv2types.LoadBalancerStateEnumActive {
 		return &lb, nil
 	}
-	tctx, cancel := context.WithTimeout(ctx, targetTimeout)
-	defer cancel()
-	found, err := awscloud.ListLoadBalancers(tctx, c.ELB, name)
-	if awscloud.IsNotFound(err) {
-		c.lbs.forget(name)
-		return nil, nil
-	}
+	found, err := c.Provider.LoadBalancerByName(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if len(found) == 0 {
+	if found == nil {
+		c.lbs.forget(name)
 		return nil, nil
 	}
-	c.lbs.put(name, found[0])
-	return &found[0], nil
+	c.lbs.put(name, *found)
+	return found, nil
 }

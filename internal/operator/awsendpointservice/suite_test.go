@@ -116,8 +116,13 @@ func (w *world) activeNLB(name string) elbv2types.LoadBalancer {
 }
 
 func (w *world) reconciler() *Reconciler {
-	return &Reconciler{Client: env.Client, EC2: w.ec2, ELB: w.elb, Clock: w.clk, DriftInterval: testDrift,
-		Rand: func() float64 { return 0.5 }}
+	return &Reconciler{Client: env.Client, EC2: w.ec2, ELB: w.elb, Clock: w.clk, DriftInterval: testDrift}
+}
+
+// managementCluster is the reconciler of the management cluster id whose
+// API server k reaches.
+func (w *world) managementCluster(k client.Client, id string) *Reconciler {
+	return &Reconciler{Client: k, EC2: w.ec2, ELB: w.elb, Clock: w.clk, DriftInterval: testDrift, ManagementClusterID: id}
 }
 
 func (w *world) calls(key string) sim.CallCount { return w.f.Calls(mgmt)[key] }
@@ -165,11 +170,18 @@ func (w *world) principals(svc ec2types.ServiceConfiguration) []string {
 type cluster struct {
 	hc    *hcplinkv1beta1.HostedCluster
 	hcpNS string
+	k     client.Client // its management cluster's API server
 }
 
 func (w *world) cluster(mutate ...func(*hcplinkv1beta1.HostedCluster)) *cluster {
 	w.t.Helper()
-	ns := env.NewNamespace(w.t)
+	return w.clusterIn(env, mutate...)
+}
+
+// clusterIn makes a cluster on the API server of e.
+func (w *world) clusterIn(e *testenv.Env, mutate ...func(*hcplinkv1beta1.HostedCluster)) *cluster {
+	w.t.Helper()
+	ns := e.NewNamespace(w.t)
 	n := seq.Add(1)
 	hc := &hcplinkv1beta1.HostedCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("c%d", n)},
@@ -193,9 +205,9 @@ func (w *world) cluster(mutate ...func(*hcplinkv1beta1.HostedCluster)) *cluster 
 	for _, m := range mutate {
 		m(hc)
 	}
-	create(w.t, hc)
-	c := &cluster{hc: hc, hcpNS: hcplinkv1beta1.HostedControlPlaneNamespace(ns, hc.Name)}
-	create(w.t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.hcpNS}})
+	createIn(w.t, e.Client, hc)
+	c := &cluster{hc: hc, hcpNS: hcplinkv1beta1.HostedControlPlaneNamespace(ns, hc.Name), k: e.Client}
+	createIn(w.t, e.Client, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.hcpNS}})
 	return c
 }
 
@@ -206,7 +218,7 @@ func (c *cluster) endpointService(t *testing.T, name, nlb string) *hcplinkv1beta
 			Annotations: map[string]string{hcplinkv1beta1.ClusterAnnotation: hcplinkv1beta1.ClusterAnnotationValue(c.hc.Namespace, c.hc.Name)}},
 		Spec: hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb},
 	}
-	create(t, cr)
+	createIn(t, c.k, cr)
 	return cr
 }
 
@@ -226,14 +238,24 @@ func (c *cluster) nodePool(t *testing.T, name, subnet string) *hcplinkv1beta1.No
 
 func create(t *testing.T, obj client.Object) {
 	t.Helper()
-	if err := env.Client.Create(t.Context(), obj); err != nil {
+	createIn(t, env.Client, obj)
+}
+
+func createIn(t *testing.T, k client.Client, obj client.Object) {
+	t.Helper()
+	if err := k.Create(t.Context(), obj); err != nil {
 		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
 	}
 }
 
 func get(t *testing.T, obj client.Object) {
 	t.Helper()
-	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
+	getIn(t, env.Client, obj)
+}
+
+func getIn(t *testing.T, k client.Client, obj client.Object) {
+	t.Helper()
+	if err := k.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
 		t.Fatalf("reading %T %s: %v", obj, obj.GetName(), err)
 	}
 }
@@ -269,7 +291,7 @@ func (w *world) settle(r *Reconciler, cr *hcplinkv1beta1.AWSEndpointService) {
 	w.t.Helper()
 	for range 6 {
 		w.reconcile(r, cr)
-		get(w.t, cr)
+		getIn(w.t, r.Client, cr)
 		if c := meta.FindStatusCondition(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointServiceAvailableCondition); c != nil && c.Status == metav1.ConditionTrue {
 			return
 		}

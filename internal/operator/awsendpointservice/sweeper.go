@@ -3,7 +3,6 @@ package awsendpointservice
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 const (
@@ -38,15 +38,21 @@ var orphansDeleted = prometheus.NewCounter(prometheus.CounterOpts{
 
 func init() { metrics.Registry.MustRegister(orphansDeleted) }
 
-// Sweeper finds endpoint services tagged hcplink.io/endpoint-service and
-// kubernetes.io/cluster/<infraID>=owned whose (infraID, name) no
-// AWSEndpointService references, and removes them (rejecting their
-// connections first). It is a manager Runnable on the leader.
+// Sweeper finds this management cluster's endpoint services (tagged
+// hcplink.io/management-cluster=<ManagementClusterID>, besides
+// hcplink.io/endpoint-service and kubernetes.io/cluster/<infraID>=owned)
+// whose (infraID, name) no AWSEndpointService references, and removes
+// them (rejecting their connections first). A service tagged for another
+// management cluster, or for none, is never touched: several management
+// clusters share one account and region, and each knows only its own
+// objects. It is a manager Runnable on the leader.
 type Sweeper struct {
 	// Reader lists AWSEndpointServices and HostedClusters; use the
 	// manager's API reader so that the answer is current.
 	Reader client.Reader
 	EC2    awscloud.EC2API
+	// Provider deletes; nil is the Cache's, or one built from EC2.
+	Provider *awscloud.EndpointServiceProvider
 	// Cache is the controller's DescribeCache (its listing is reused).
 	Cache *DescribeCache
 	// Clock tells the time; nil is the real clock.
@@ -55,7 +61,9 @@ type Sweeper struct {
 	Interval time.Duration
 	// GracePeriod a candidate must stay orphaned (zero: DefaultSweepGracePeriod).
 	GracePeriod time.Duration
-	Rand        func() float64
+	// ManagementClusterID is this management cluster's ID; only services
+	// tagged with it are swept. Empty means unknown: nothing is swept.
+	ManagementClusterID string
 
 	mu        sync.Mutex
 	firstSeen map[string]time.Time // service name → first seen orphaned
@@ -73,7 +81,7 @@ func (s *Sweeper) Start(ctx context.Context) error {
 		interval = DefaultSweepInterval
 	}
 	for {
-		t := time.NewTimer(jittered(interval, s.Rand))
+		t := time.NewTimer(outcome.Jitter(interval))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -93,27 +101,34 @@ func (s *Sweeper) now() time.Time {
 	return s.Clock.Now()
 }
 
-// owner is the (infraID, object name) pair a service is tagged with.
-type owner struct{ infraID, name string }
+func (s *Sweeper) provider() *awscloud.EndpointServiceProvider {
+	switch {
+	case s.Provider != nil:
+		return s.Provider
+	case s.Cache != nil && s.Cache.Provider != nil:
+		return s.Cache.Provider
+	}
+	return awscloud.NewEndpointServiceProvider(s.EC2, nil)
+}
 
-// taggedOwner returns the pair of a service hcplink created, or ok=false.
-func taggedOwner(tags []ec2types.Tag) (o owner, ok bool) {
-	m := awscloud.TagMap(tags)
-	name := m[hcplinkv1beta1.EndpointServiceTagKey]
-	if name == "" {
-		return owner{}, false
+// sweepable returns the owner of a service this management cluster may
+// sweep: one carrying the ownership pair and its own management-cluster
+// tag (never one with none or another's).
+func sweepable(tags map[string]string, managementClusterID string) (awscloud.Owner, bool) {
+	o, ok := awscloud.TaggedOwner(tags)
+	if !ok || managementClusterID == "" || o.ManagementCluster != managementClusterID {
+		return awscloud.Owner{}, false
 	}
-	for k, v := range m {
-		if strings.HasPrefix(k, hcplinkv1beta1.ClusterTagKeyPrefix) && v == hcplinkv1beta1.ClusterTagValueOwned {
-			return owner{infraID: strings.TrimPrefix(k, hcplinkv1beta1.ClusterTagKeyPrefix), name: name}, true
-		}
-	}
-	return owner{}, false
+	return o, true
 }
 
 // Sweep runs one pass and returns the names of the services it removed.
 func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
 	log := ctrl.LoggerFrom(ctx)
+	if s.ManagementClusterID == "" {
+		log.Info("not sweeping endpoint services: this management cluster's ID is unknown, so no service can be told to be its own (set --management-cluster-id)")
+		return nil, nil
+	}
 	grace := s.GracePeriod
 	if grace <= 0 {
 		grace = DefaultSweepGracePeriod
@@ -124,7 +139,7 @@ func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
 	}
 	candidates := map[string]ec2types.ServiceConfiguration{}
 	for _, svc := range services {
-		if _, ok := taggedOwner(svc.Tags); ok {
+		if _, ok := sweepable(awscloud.TagMap(svc.Tags), s.ManagementClusterID); ok {
 			candidates[awssdk.ToString(svc.ServiceName)] = svc
 		}
 	}
@@ -144,8 +159,8 @@ func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
 	}
 	var due []ec2types.ServiceConfiguration
 	for name, svc := range candidates {
-		o, _ := taggedOwner(svc.Tags)
-		if referenced[o] || unknownInfra[o.name] || namesInUse[name] {
+		o, _ := sweepable(awscloud.TagMap(svc.Tags), s.ManagementClusterID)
+		if referenced[owner{infraID: o.InfraID, name: o.Name}] || unknownInfra[o.Name] || namesInUse[name] {
 			delete(s.firstSeen, name)
 			continue
 		}
@@ -161,12 +176,13 @@ func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
 	s.mu.Unlock()
 	s.forgetAllBut(candidates)
 
+	provider := s.provider()
 	for _, svc := range due {
 		name, id := awssdk.ToString(svc.ServiceName), awssdk.ToString(svc.ServiceId)
-		o, _ := taggedOwner(svc.Tags)
-		gone, conns, err := removeService(ctx, s.EC2, id)
+		o, _ := sweepable(awscloud.TagMap(svc.Tags), s.ManagementClusterID)
+		gone, conns, err := provider.DeleteService(ctx, id)
 		if err != nil {
-			log.Error(err, "removing an orphaned endpoint service", "endpointServiceName", name, "infraID", o.infraID, "awsEndpointService", o.name)
+			log.Error(err, "removing an orphaned endpoint service", "endpointServiceName", name, "infraID", o.InfraID, "awsEndpointService", o.Name)
 			continue
 		}
 		if !gone {
@@ -179,7 +195,7 @@ func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
 		s.mu.Unlock()
 		orphansDeleted.Inc()
 		removed = append(removed, name)
-		log.Info("deleted an orphaned endpoint service", "endpointServiceName", name, "infraID", o.infraID, "awsEndpointService", o.name)
+		log.Info("deleted an orphaned endpoint service", "endpointServiceName", name, "infraID", o.InfraID, "awsEndpointService", o.Name)
 	}
 	return removed, nil
 }
@@ -194,6 +210,9 @@ func (s *Sweeper) forgetAllBut(candidates map[string]ec2types.ServiceConfigurati
 		}
 	}
 }
+
+// owner is the (infraID, object name) pair a service is tagged with.
+type owner struct{ infraID, name string }
 
 // references returns the (infraID, name) pairs of every AWSEndpointService
 // in the cluster, the names of objects whose infraID cannot be told (they
