@@ -36,16 +36,7 @@ func TestPermissionsAreExactlyWhatTheCodeCalls(t *testing.T) {
 	for _, p := range componentPackages {
 		patterns = append(patterns, p...)
 	}
-	pkgs, err := packages.Load(&packages.Config{
-		Mode: packages.NeedName | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
-		Dir:  "../../..",
-	}, patterns...)
-	if err != nil {
-		t.Fatalf("loading packages: %v", err)
-	}
-	if packages.PrintErrors(pkgs) > 0 {
-		t.Fatal("the packages do not type-check")
-	}
+	pkgs := loadTyped(t, patterns)
 	a := newCallAnalysis(pkgs)
 	for component, roots := range componentPackages {
 		got := a.actionsFrom(pkgs, roots)
@@ -61,6 +52,33 @@ func TestPermissionsAreExactlyWhatTheCodeCalls(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadTyped type-checks the packages from source, their dependencies from
+// the build's export data. A go command running at the same time (another
+// build sharing the cache) can leave an export file missing for a moment,
+// so a failed load is tried once more before it counts.
+func loadTyped(t *testing.T, patterns []string) []*packages.Package {
+	t.Helper()
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
+		Dir:  "../../..",
+	}
+	var pkgs []*packages.Package
+	for attempt := 1; attempt <= 2; attempt++ {
+		var err error
+		if pkgs, err = packages.Load(cfg, patterns...); err != nil {
+			t.Fatalf("loading packages: %v", err)
+		}
+		failed := false
+		packages.Visit(pkgs, nil, func(p *packages.Package) { failed = failed || len(p.Errors) > 0 })
+		if !failed {
+			return pkgs
+		}
+	}
+	packages.PrintErrors(pkgs)
+	t.Fatal("the packages do not type-check")
+	return nil
 }
 
 // callAnalysis indexes the function bodies of internal/cloud/aws so that
