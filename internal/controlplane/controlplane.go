@@ -33,6 +33,7 @@ import (
 	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
 	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // MetricsComponent is the component label of the control-plane operator's
@@ -53,9 +54,12 @@ type Options struct {
 	// "0" disables the endpoint.
 	MetricsBindAddress, HealthProbeBindAddress string
 	// AWSDriftInterval is how often a healthy VPC endpoint is checked
-	// against the cloud (jittered by 10–20%); zero means
+	// against the cloud (jittered by ±15%); zero means
 	// awsprivatelink.DefaultDriftInterval (10 minutes).
 	AWSDriftInterval time.Duration
+	// AWSMaxConcurrentReconciles is the AWS endpoint controller's worker
+	// count; zero means awsprivatelink.DefaultMaxConcurrentReconciles (2).
+	AWSMaxConcurrentReconciles int
 }
 
 // Run runs the control-plane operator until ctx ends.
@@ -143,8 +147,13 @@ func setupAWSPrivateLink(mgr ctrl.Manager, opts Options, awsConfig aws.Config) e
 		}
 	}
 	ec2Client, r53Client := ec2.NewFromConfig(awsConfig), route53.NewFromConfig(awsConfig)
-	if err := (&awsprivatelink.Reconciler{Client: mgr.GetClient(), EC2: ec2Client, Route53: r53Client, DriftInterval: opts.AWSDriftInterval}).SetupWithManager(mgr); err != nil {
+	tracker := &outcome.Tracker{}
+	if err := (&awsprivatelink.Reconciler{Client: mgr.GetClient(), EC2: ec2Client, Route53: r53Client, DriftInterval: opts.AWSDriftInterval,
+		Tracker: tracker, MaxConcurrentReconciles: opts.AWSMaxConcurrentReconciles}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the AWS endpoint controller: %w", err)
+	}
+	if err := (&awsprivatelink.CleanupReconciler{Client: mgr.GetClient(), EC2: ec2Client, Route53: r53Client, Tracker: tracker}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the AWS final sweep: %w", err)
 	}
 	if err := mgr.Add(&awsprivatelink.Sweeper{Client: mgr.GetClient(), EC2: ec2Client, Namespace: opts.Namespace}); err != nil {
 		return fmt.Errorf("adding the AWS endpoint sweeper: %w", err)

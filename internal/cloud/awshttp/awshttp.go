@@ -12,15 +12,27 @@
 package awshttp
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 )
 
-// Apply wraps cfg's HTTP client (the SDK's default when none is set).
-func Apply(cfg *aws.Config) {
+// DefaultResponseTimeout bounds one HTTP call to AWS, from sending the
+// request to reading the whole response: AWS API answers come within
+// seconds; the SDK retries a call that timed out.
+const DefaultResponseTimeout = 30 * time.Second
+
+// Apply wraps cfg's HTTP client (the SDK's default when none is set) with
+// DefaultResponseTimeout.
+func Apply(cfg *aws.Config) { ApplyTimeout(cfg, DefaultResponseTimeout) }
+
+// ApplyTimeout wraps cfg's HTTP client with a response timeout of d. A
+// client already wrapped is left as it is.
+func ApplyTimeout(cfg *aws.Config, d time.Duration) {
 	next := cfg.HTTPClient
 	if next == nil {
 		next = awshttp.NewBuildableClient()
@@ -28,10 +40,13 @@ func Apply(cfg *aws.Config) {
 	if _, done := next.(client); done {
 		return
 	}
-	cfg.HTTPClient = client{next: next}
+	cfg.HTTPClient = client{next: next, timeout: d}
 }
 
-type client struct{ next aws.HTTPClient }
+type client struct {
+	next    aws.HTTPClient
+	timeout time.Duration
+}
 
 // bodyWithoutWriteTo exposes only Read and Close of a request body.
 type bodyWithoutWriteTo struct{ io.ReadCloser }
@@ -40,5 +55,29 @@ func (c client) Do(r *http.Request) (*http.Response, error) {
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = bodyWithoutWriteTo{r.Body}
 	}
-	return c.next.Do(r)
+	if c.timeout <= 0 {
+		return c.next.Do(r)
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), c.timeout)
+	resp, err := c.next.Do(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return resp, err
+	}
+	// The deadline covers reading the body too; closing it releases the
+	// timer.
+	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose ends the call's context when its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
