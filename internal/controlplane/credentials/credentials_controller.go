@@ -96,7 +96,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, ctx.Err()
 	}
 
-	cond := credentialsCondition(out, err)
+	role := ""
+	if rr := hcp.Spec.Platform.AWS.RolesRef; rr != nil {
+		role = rr.ControlPlaneOperatorARN
+	}
+	cond := credentialsCondition(out, err, identityOf(r.AWS, role))
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Info("Checking the AWS credentials failed", "reason", cond.Reason, "error", err.Error())
 	}

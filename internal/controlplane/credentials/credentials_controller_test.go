@@ -257,9 +257,27 @@ func TestWebIdentity(t *testing.T) {
 	reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, ":assumed-role/demo-cpo/")
 
+	// A role that does not trust the service account: the message names
+	// the role, the issuer and the subject its trust policy must allow.
 	r.AWS = load(aws.ToString(other.Role.Arn))
 	reconcile(t, r, hcp)
-	requireCondition(t, hcp, metav1.ConditionFalse, InvalidCredentialsReason, "AccessDenied")
+	c := requireCondition(t, hcp, metav1.ConditionFalse, InvalidCredentialsReason, "AccessDenied")
+	for _, want := range []string{aws.ToString(other.Role.Arn), issuer, sa} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("message %q does not name %s", c.Message, want)
+		}
+	}
+
+	// A role that does not exist: the same.
+	missing := "arn:aws:iam::" + cloudsimtest.CustomerAccount + ":role/missing-cpo"
+	r.AWS = load(missing)
+	reconcile(t, r, hcp)
+	c = requireCondition(t, hcp, metav1.ConditionFalse, InvalidCredentialsReason, missing)
+	for _, want := range []string{issuer, sa} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("message %q does not name %s", c.Message, want)
+		}
+	}
 }
 
 func unsignedJWT(t *testing.T, claims map[string]any) string {

@@ -1,10 +1,15 @@
 package credentials
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -20,11 +25,11 @@ const (
 	// InvalidCredentialsReason (False): AWS refused the credentials; the
 	// control-plane operator cannot create or delete anything in the
 	// customer's account until they are fixed.
-	InvalidCredentialsReason = "InvalidCredentials"
+	InvalidCredentialsReason = hcplinkv1beta1.InvalidCredentialsReason
 	// CredentialCheckFailedReason (Unknown): the check itself failed (AWS
 	// unreachable, a server error, no credentials could be loaded); the
 	// credentials may well be valid.
-	CredentialCheckFailedReason = "CredentialCheckFailed"
+	CredentialCheckFailedReason = hcplinkv1beta1.CredentialCheckFailedReason
 )
 
 // maxDetailLength bounds the part of a message taken from an error.
@@ -51,8 +56,9 @@ var invalidCredentialCodes = map[string]bool{
 
 // credentialsCondition turns the answer of GetCallerIdentity into the
 // ValidCloudCredentials condition: True when it answered; False when AWS
-// refused the credentials; Unknown when the check could not tell.
-func credentialsCondition(out *sts.GetCallerIdentityOutput, err error) metav1.Condition {
+// refused the credentials (the message says what the role must trust, from
+// id); Unknown when the check could not tell.
+func credentialsCondition(out *sts.GetCallerIdentityOutput, err error, id identity) metav1.Condition {
 	cond := metav1.Condition{Type: hcplinkv1beta1.ValidCloudCredentialsCondition}
 	if err == nil {
 		cond.Status, cond.Reason = metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason
@@ -64,7 +70,11 @@ func credentialsCondition(out *sts.GetCallerIdentityOutput, err error) metav1.Co
 	switch {
 	case errors.As(err, &apiErr) && invalidCredentialCodes[apiErr.ErrorCode()]:
 		cond.Status, cond.Reason = metav1.ConditionFalse, InvalidCredentialsReason
-		cond.Message = fmt.Sprintf("AWS refused the control-plane operator's credentials (%s: %s). Check that the role in spec.platform.aws.rolesRef.controlPlaneOperatorARN exists and trusts the cluster's service account", apiErr.ErrorCode(), bounded(apiErr.ErrorMessage()))
+		detail := apiErr.ErrorCode()
+		if !id.webIdentity() {
+			detail += ": " + bounded(apiErr.ErrorMessage())
+		}
+		cond.Message = fmt.Sprintf("AWS refused the control-plane operator's credentials (%s). %s", detail, id.advice())
 	case awscloud.IsThrottling(err):
 		cond.Status, cond.Reason = metav1.ConditionUnknown, hcplinkv1beta1.ThrottledReason
 		cond.Message = fmt.Sprintf("AWS throttled the credentials check (%s); retrying with backoff", awscloud.ErrorCode(err))
@@ -82,10 +92,98 @@ func credentialsCondition(out *sts.GetCallerIdentityOutput, err error) metav1.Co
 }
 
 // bounded trims s to maxDetailLength characters on one line.
-func bounded(s string) string {
+func bounded(s string) string { return boundedTo(s, maxDetailLength) }
+
+// boundedTo trims s to n characters on one line.
+func boundedTo(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxDetailLength {
-		return string(r[:maxDetailLength]) + "…"
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// identity is who the control-plane operator tries to be: the role it
+// assumes and, with a web identity, the token's issuer and subject that the
+// role's trust policy must name.
+type identity struct {
+	roleARN         string
+	issuer, subject string
+}
+
+// webIdentity reports whether the credentials come from a web identity
+// token whose claims could be read.
+func (id identity) webIdentity() bool { return id.issuer != "" && id.subject != "" }
+
+// advice says what must hold for the credentials to work. With a web
+// identity, that is what to check (the role, the issuer and the subject),
+// and the AWS message adds nothing.
+func (id identity) advice() string {
+	role := "the role in spec.platform.aws.rolesRef.controlPlaneOperatorARN"
+	if id.roleARN != "" {
+		role = "role " + boundedTo(id.roleARN, 150)
+	}
+	if !id.webIdentity() {
+		return "Check that " + role + " exists and trusts the cluster's service account"
+	}
+	return fmt.Sprintf("Check that %s exists and that its trust policy allows sts:AssumeRoleWithWebIdentity for the OIDC provider of issuer %s with subject %s",
+		role, boundedTo(id.issuer, 100), boundedTo(id.subject, 100))
+}
+
+// identityOf reads the role and the web identity token file the SDK uses
+// (environment or shared configuration, as loaded into cfg), and the
+// token's issuer and subject claims, decoded without verifying: they only
+// name what the role must trust. fallbackRole is the cluster's role when
+// the configuration names none.
+func identityOf(cfg aws.Config, fallbackRole string) identity {
+	id := identity{roleARN: fallbackRole}
+	tokenFile := ""
+	for _, src := range cfg.ConfigSources {
+		switch c := src.(type) {
+		case config.EnvConfig:
+			id.roleARN, tokenFile = firstNonEmpty(c.RoleARN, id.roleARN), firstNonEmpty(c.WebIdentityTokenFilePath, tokenFile)
+		case *config.EnvConfig:
+			id.roleARN, tokenFile = firstNonEmpty(c.RoleARN, id.roleARN), firstNonEmpty(c.WebIdentityTokenFilePath, tokenFile)
+		case config.SharedConfig:
+			id.roleARN, tokenFile = firstNonEmpty(c.RoleARN, id.roleARN), firstNonEmpty(c.WebIdentityTokenFile, tokenFile)
+		case *config.SharedConfig:
+			id.roleARN, tokenFile = firstNonEmpty(c.RoleARN, id.roleARN), firstNonEmpty(c.WebIdentityTokenFile, tokenFile)
+		}
+	}
+	if tokenFile != "" {
+		id.issuer, id.subject = tokenClaims(tokenFile)
+	}
+	return id
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// tokenClaims returns the iss and sub claims of the JWT in file, "" when
+// the file cannot be read or is not a JWT.
+func tokenClaims(file string) (issuer, subject string) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return "", ""
+	}
+	parts := strings.Split(strings.TrimSpace(string(raw)), ".")
+	if len(parts) != 3 {
+		return "", ""
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return "", ""
+	}
+	var claims struct {
+		Issuer  string `json:"iss"`
+		Subject string `json:"sub"`
+	}
+	if json.Unmarshal(payload, &claims) != nil {
+		return "", ""
+	}
+	return bounded(claims.Issuer), bounded(claims.Subject)
 }

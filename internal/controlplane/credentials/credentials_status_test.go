@@ -79,7 +79,7 @@ func TestCredentialsCondition(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := credentialsCondition(tt.out, tt.err)
+			got := credentialsCondition(tt.out, tt.err, identity{})
 			if got.Type != hcplinkv1beta1.ValidCloudCredentialsCondition || got.Status != tt.wantStatus || got.Reason != tt.wantReason || !strings.Contains(got.Message, tt.wantMessage) {
 				t.Errorf("got %s=%s %s %q\nwant %s %s containing %q", got.Type, got.Status, got.Reason, got.Message, tt.wantStatus, tt.wantReason, tt.wantMessage)
 			}
@@ -92,11 +92,11 @@ func TestCredentialsCondition(t *testing.T) {
 
 func TestMessagesAreBounded(t *testing.T) {
 	long := strings.Repeat("x", 5000)
-	got := credentialsCondition(nil, &smithy.GenericAPIError{Code: "InvalidClientTokenId", Message: long})
+	got := credentialsCondition(nil, &smithy.GenericAPIError{Code: "InvalidClientTokenId", Message: long}, identity{roleARN: "arn:aws:iam::1:role/x", issuer: long, subject: long})
 	if len(got.Message) > 600 {
 		t.Errorf("message is %d bytes long", len(got.Message))
 	}
-	got = credentialsCondition(nil, errors.New(long))
+	got = credentialsCondition(nil, errors.New(long), identity{})
 	if len(got.Message) > 600 {
 		t.Errorf("message is %d bytes long", len(got.Message))
 	}
