@@ -7,13 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
 // Timing of the credentials check.
@@ -50,31 +49,56 @@ func registerMetrics() {
 
 func init() { registerMetrics() }
 
-// identityCaller asks the cloud who the operator is.
-type identityCaller func(ctx context.Context) (identity string, err error)
-
-func newSTSCaller(cfg aws.Config) identityCaller {
-	client := sts.NewFromConfig(cfg)
-	return func(ctx context.Context) (string, error) {
-		out, err := client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
-		if err != nil {
-			return "", err
-		}
-		return aws.ToString(out.Arn), nil
-	}
-}
-
 // credentialsChecker checks the operator's cloud credentials at start and
 // then periodically, retrying with backoff while they fail. It never stops
 // the operator: an unreachable or refusing cloud is logged and shown by
-// hcplink_cloud_credentials_valid.
+// hcplink_cloud_credentials_valid. Its last result (CredentialsState) is
+// what the HostedCluster controller reads before giving up the operator's
+// own cleanup at deletion: refused credentials are Invalid, a cloud that
+// could not be asked is Unknown (which never gives up).
 type credentialsChecker struct {
-	caller   identityCaller
+	caller   platform.IdentityCaller
 	platform string
 	// log is where results go; the manager's context carries no logger.
 	log logr.Logger
 	// retryMin overrides credentialsRetryMin (tests).
 	retryMin time.Duration
+	// now tells the time of state changes; nil is the wall clock.
+	now func() time.Time
+
+	mu    sync.Mutex
+	state platform.CredentialsState
+	since time.Time
+}
+
+func newCredentialsChecker(platformName string, caller platform.IdentityCaller, log logr.Logger) *credentialsChecker {
+	c := &credentialsChecker{caller: caller, platform: platformName, log: log}
+	c.set(platform.CredentialsUnknown)
+	return c
+}
+
+// CredentialsState is the last check's result and since when it holds.
+func (c *credentialsChecker) CredentialsState() (platform.CredentialsState, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == "" {
+		return platform.CredentialsUnknown, c.since
+	}
+	return c.state, c.since
+}
+
+// set records state; since changes only when the state does.
+func (c *credentialsChecker) set(state platform.CredentialsState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == state {
+		return
+	}
+	now := time.Now
+	if c.now != nil {
+		now = c.now
+	}
+	c.state, c.since = state, now()
 }
 
 // NeedLeaderElection is false: every replica reports its own credentials.
@@ -99,6 +123,7 @@ func (c *credentialsChecker) Start(ctx context.Context) error {
 			return nil
 		case err == nil:
 			credentialsValid.WithLabelValues(c.platform).Set(1)
+			c.set(platform.CredentialsValid)
 			if !lastOK {
 				log.Info("cloud credentials are valid", "identity", identity)
 			}
@@ -108,8 +133,10 @@ func (c *credentialsChecker) Start(ctx context.Context) error {
 			lastOK = false
 			switch {
 			case awscloud.IsAccessDenied(err):
+				c.set(platform.CredentialsInvalid)
 				log.Error(err, "the cloud refused the operator's credentials; fix the operator's identity (role, keys or web identity token)", "code", awscloud.ErrorCode(err), "retryIn", backoff)
 			default:
+				c.set(platform.CredentialsUnknown)
 				log.Error(err, "could not check the operator's cloud credentials; retrying", "code", awscloud.ErrorCode(err), "retryIn", backoff)
 			}
 			wait = backoff

@@ -14,6 +14,8 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	hcplatform "github.com/hcplink/hcplink/internal/operator/platform"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 )
 
 // runChecker runs a credentials checker until the test ends.
@@ -43,9 +45,14 @@ func TestCredentialsCheckerRetriesUntilAccepted(t *testing.T) {
 	awscloud.Instrument(&cfg, "test-checker")
 	const platform = "test-refused"
 	credentialsValid.WithLabelValues(platform).Set(-1)
-	runChecker(t, &credentialsChecker{caller: newSTSCaller(cfg), platform: platform, retryMin: 20 * time.Millisecond})
+	checker := &credentialsChecker{caller: awsplatform.STSCaller(cfg), platform: platform, retryMin: 20 * time.Millisecond}
+	runChecker(t, checker)
 
 	eventually(t, "the refused credentials to show", func() (bool, error) { return gauge(platform) == 0, nil })
+	// The HostedCluster controller sees them refused, since when.
+	if state, since := checker.CredentialsState(); state != hcplatform.CredentialsInvalid || since.IsZero() {
+		t.Errorf("CredentialsState = %s since %s, want %s with a time", state, since, hcplatform.CredentialsInvalid)
+	}
 	// It keeps trying with backoff, and notices when the identity works.
 	before := cloud.Calls(cloudsimtest.ManagementAccount)["sts:GetCallerIdentity"].Total
 	eventually(t, "a retry", func() (bool, error) {
@@ -53,6 +60,9 @@ func TestCredentialsCheckerRetriesUntilAccepted(t *testing.T) {
 	})
 	cloud.Server.Faults.Set(sim.FaultConfig{})
 	eventually(t, "the accepted credentials to show", func() (bool, error) { return gauge(platform) == 1, nil })
+	if state, _ := checker.CredentialsState(); state != hcplatform.CredentialsValid {
+		t.Errorf("CredentialsState = %s, want %s", state, hcplatform.CredentialsValid)
+	}
 }
 
 func TestCredentialsCheckerSurvivesAnUnreachableCloud(t *testing.T) {
@@ -69,6 +79,12 @@ func TestCredentialsCheckerSurvivesAnUnreachableCloud(t *testing.T) {
 	}
 	const platform = "test-unreachable"
 	credentialsValid.WithLabelValues(platform).Set(-1)
-	runChecker(t, &credentialsChecker{caller: newSTSCaller(cfg), platform: platform, retryMin: 20 * time.Millisecond})
+	checker := &credentialsChecker{caller: awsplatform.STSCaller(cfg), platform: platform, retryMin: 20 * time.Millisecond}
+	runChecker(t, checker)
 	eventually(t, "the unreachable cloud to show", func() (bool, error) { return gauge(platform) == 0, nil })
+	// An unreachable cloud says nothing about the credentials: Unknown,
+	// which never gives up the operator's cleanup.
+	if state, _ := checker.CredentialsState(); state != hcplatform.CredentialsUnknown {
+		t.Errorf("CredentialsState = %s, want %s", state, hcplatform.CredentialsUnknown)
+	}
 }

@@ -1,19 +1,21 @@
 // Package operator runs the hcplink management operator: one per management
 // cluster, it creates each HostedCluster's control plane (see
-// internal/operator/hostedcluster) and serves health probes and Prometheus
-// metrics.
+// internal/operator/hostedcluster), reports each NodePool's configuration
+// (internal/operator/nodepool), sets up its private platform's controllers
+// from the platform registry (internal/operator/platform), checks its own
+// cloud credentials, and serves health probes and Prometheus metrics.
 package operator
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
-	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -21,33 +23,43 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
-	"github.com/hcplink/hcplink/internal/cloud/awshttp"
-	"github.com/hcplink/hcplink/internal/operator/awsendpointservice"
 	"github.com/hcplink/hcplink/internal/operator/hostedcluster"
+	"github.com/hcplink/hcplink/internal/operator/nodepool"
+	"github.com/hcplink/hcplink/internal/operator/platform"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 )
 
 // Private platforms (Options.PrivatePlatform).
 const (
-	PlatformAWS   = hostedcluster.PrivatePlatformAWS
-	PlatformAzure = hostedcluster.PrivatePlatformAzure
+	PlatformAWS   = awsplatform.Name
+	PlatformAzure = azureplatform.Name
 	PlatformNone  = hostedcluster.PrivatePlatformNone
 )
 
 const (
 	// LeaderElectionID names the Lease the operator replicas compete for.
 	LeaderElectionID = "hcplink-operator"
-	// metricsComponent is the component label of the operator's cloud calls.
-	metricsComponent = "operator"
 	// eventSource is the reporting controller of the operator's events.
 	eventSource = "hcplink-operator"
+	// DefaultMaxConcurrentReconciles is each controller's worker count when
+	// Options.MaxConcurrentReconciles is zero.
+	DefaultMaxConcurrentReconciles = 4
 )
+
+// Platforms is the registry of private platforms the operator knows. A new
+// cloud adds its package here; the HostedCluster controller and Run only
+// read the registry.
+func Platforms() *platform.Registry {
+	return platform.New(awsplatform.Platform(), azureplatform.Platform())
+}
 
 // Options configure the management operator.
 type Options struct {
@@ -64,6 +76,15 @@ type Options struct {
 	// (environment, shared files, web identity). Used only when
 	// PrivatePlatform is AWS.
 	AWS *aws.Config
+	// MaxConcurrentReconciles is the worker count of each controller, so
+	// that one slow cluster never holds the others; zero means
+	// DefaultMaxConcurrentReconciles.
+	MaxConcurrentReconciles int
+	// ManagementClusterID names this management cluster on the cloud
+	// resources it owns, so that management clusters sharing an account
+	// never touch each other's; empty means the kube-system namespace's
+	// UID, read at start-up.
+	ManagementClusterID string
 	// ControlPlaneOperatorImage is the image of the control-plane operator
 	// Deployments.
 	ControlPlaneOperatorImage string
@@ -74,9 +95,9 @@ type Options struct {
 	// LeaderElectionNamespace.
 	LeaderElection          bool
 	LeaderElectionNamespace string
-	// CleanupGracePeriod bounds how long deletion waits for the private-link
-	// cleanup while the control plane reports invalid cloud credentials;
-	// zero means 10 minutes.
+	// CleanupGracePeriod bounds how long deletion waits for a component's
+	// cleanup while its cloud credentials are invalid (the control plane's,
+	// or the operator's own) or were never checked; zero means 10 minutes.
 	CleanupGracePeriod time.Duration
 	// EndpointServiceDriftInterval is how often each AWS endpoint service
 	// is checked against AWS, and how long the batched Describe listing
@@ -93,16 +114,19 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.RestConfig == nil {
 		return errors.New("operator: RestConfig is required")
 	}
-	switch opts.PrivatePlatform {
-	case "", PlatformNone, PlatformAWS, PlatformAzure:
-	default:
-		return fmt.Errorf("operator: private platform must be AWS, Azure or None, not %q", opts.PrivatePlatform)
+	platforms := Platforms()
+	private := platforms.Get(opts.PrivatePlatform)
+	if opts.PrivatePlatform != "" && opts.PrivatePlatform != PlatformNone && private == nil {
+		return fmt.Errorf("operator: private platform must be %s or None, not %q", strings.Join(platforms.Names(), ", "), opts.PrivatePlatform)
 	}
 	if opts.PrivatePlatform == PlatformAWS && opts.AWSPrivateRegion == "" {
 		return errors.New("operator: the AWS private region is required when the private platform is AWS")
 	}
 	if opts.LeaderElection && opts.LeaderElectionNamespace == "" {
 		return errors.New("operator: leader election needs a namespace for its Lease")
+	}
+	if opts.MaxConcurrentReconciles <= 0 {
+		opts.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
 	}
 	log := ctrl.LoggerFrom(ctx)
 
@@ -128,21 +152,23 @@ func Run(ctx context.Context, opts Options) error {
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return fmt.Errorf("operator: adding the readiness check: %w", err)
 	}
+	if opts.ManagementClusterID == "" {
+		if opts.ManagementClusterID, err = managementClusterID(ctx, mgr.GetAPIReader()); err != nil {
+			return err
+		}
+	}
 
-	if opts.PrivatePlatform == PlatformAWS {
-		cfg, err := awsConfig(ctx, opts)
+	// Run may be called more than once in a process (the local environment,
+	// tests): controller names need not be unique then.
+	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
+	var credentials platform.Credentials
+	if private != nil && private.Setup != nil {
+		checker, err := setupPlatform(ctx, mgr, private, opts)
 		if err != nil {
-			// A broken configuration must not stop the operator: public and
-			// Azure clusters still work. The gauge and the log say so.
-			log.Error(err, "the AWS configuration could not be loaded; AWS PrivateLink will not work until it is fixed")
-			credentialsValid.WithLabelValues(PlatformAWS).Set(0)
-		} else {
-			if err := mgr.Add(&credentialsChecker{caller: newSTSCaller(cfg), platform: PlatformAWS, log: log.WithName("credentials")}); err != nil {
-				return fmt.Errorf("operator: adding the credentials check: %w", err)
-			}
-			if err := setupEndpointServices(mgr, cfg, opts); err != nil {
-				return err
-			}
+			return err
+		}
+		if checker != nil {
+			credentials = checker
 		}
 	}
 
@@ -155,45 +181,75 @@ func Run(ctx context.Context, opts Options) error {
 			AWSPrivateRegion:          opts.AWSPrivateRegion,
 			ControlPlaneOperatorImage: opts.ControlPlaneOperatorImage,
 			CleanupGracePeriod:        opts.CleanupGracePeriod,
+			Platforms:                 platforms,
+			ManagementCredentials:     credentials,
 		},
 	}
-	// Run may be called more than once in a process (the local environment,
-	// tests): controller names need not be unique then.
-	if err := r.SetupWithManager(mgr, controller.Options{SkipNameValidation: ptr.To(true)}); err != nil {
+	if err := r.SetupWithManager(mgr, copts); err != nil {
 		return fmt.Errorf("operator: setting up the HostedCluster controller: %w", err)
+	}
+	np := &nodepool.Reconciler{Client: mgr.GetClient()}
+	if err := np.SetupWithManager(mgr, copts); err != nil {
+		return fmt.Errorf("operator: setting up the NodePool controller: %w", err)
 	}
 
 	log.Info("starting the management operator", "privatePlatform", orDefault(opts.PrivatePlatform, PlatformNone),
-		"awsPrivateRegion", opts.AWSPrivateRegion, "controlPlaneOperatorImage", opts.ControlPlaneOperatorImage)
+		"awsPrivateRegion", opts.AWSPrivateRegion, "controlPlaneOperatorImage", opts.ControlPlaneOperatorImage,
+		"managementClusterID", opts.ManagementClusterID, "maxConcurrentReconciles", opts.MaxConcurrentReconciles)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("operator: %w", err)
 	}
 	return nil
 }
 
-// setupEndpointServices registers the AWSEndpointService controller and
-// its orphan sweeper on the management account's EC2 and ELBv2 clients.
-func setupEndpointServices(mgr manager.Manager, cfg aws.Config, opts Options) error {
-	ec2Client, elbClient := ec2.NewFromConfig(cfg), elasticloadbalancingv2.NewFromConfig(cfg)
-	r := &awsendpointservice.Reconciler{
-		Client:        mgr.GetClient(),
-		EC2:           ec2Client,
-		ELB:           elbClient,
-		DriftInterval: opts.EndpointServiceDriftInterval,
+// setupPlatform runs the private platform's setup and starts the check of
+// the management credentials it returns (nil when it returns none). A
+// configuration that cannot be loaded does not stop the operator (public
+// clusters still work): the log and the gauge say so, and the credentials
+// count as invalid from now on, so that the operator's own cleanup, which
+// cannot run, may be given up at deletion after the grace period.
+func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platform, opts Options) (*credentialsChecker, error) {
+	log := ctrl.LoggerFrom(ctx)
+	checker := newCredentialsChecker(p.Name, nil, log.WithName("credentials"))
+	var cloud any
+	if opts.AWS != nil && p.Name == PlatformAWS {
+		cloud = opts.AWS
 	}
-	if err := r.SetupWithManager(mgr, controller.Options{SkipNameValidation: ptr.To(true)}); err != nil {
-		return fmt.Errorf("operator: setting up the AWSEndpointService controller: %w", err)
+	caller, err := p.Setup(ctx, mgr, platform.SetupOptions{
+		Log:                     log,
+		Region:                  opts.AWSPrivateRegion,
+		Cloud:                   cloud,
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		ManagementClusterID:     opts.ManagementClusterID,
+		DriftInterval:           opts.EndpointServiceDriftInterval,
+		SweepInterval:           opts.EndpointServiceSweepInterval,
+	})
+	switch {
+	case platform.IsConfigError(err):
+		log.Error(err, "the cloud configuration could not be loaded; private connectivity will not work until it is fixed", "platform", p.Name)
+		credentialsValid.WithLabelValues(p.Name).Set(0)
+		checker.set(platform.CredentialsInvalid)
+		return checker, nil
+	case err != nil:
+		return nil, fmt.Errorf("operator: setting up %s: %w", p.Name, err)
+	case caller == nil:
+		return nil, nil
 	}
-	sweeper := &awsendpointservice.Sweeper{
-		Reader:   mgr.GetAPIReader(),
-		EC2:      ec2Client,
-		Cache:    r.Cache,
-		Interval: opts.EndpointServiceSweepInterval,
+	checker.caller = caller
+	if err := mgr.Add(checker); err != nil {
+		return nil, fmt.Errorf("operator: adding the credentials check: %w", err)
 	}
-	if err := mgr.Add(sweeper); err != nil {
-		return fmt.Errorf("operator: adding the endpoint-service sweeper: %w", err)
+	return checker, nil
+}
+
+// managementClusterID is the kube-system namespace's UID: stable for the
+// life of the management cluster and different for every cluster.
+func managementClusterID(ctx context.Context, reader client.Reader) (string, error) {
+	ns := &corev1.Namespace{}
+	if err := reader.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, ns); err != nil {
+		return "", fmt.Errorf("operator: reading the kube-system namespace for the management cluster ID (or set it explicitly): %w", err)
 	}
-	return nil
+	return string(ns.UID), nil
 }
 
 // scheme has the Kubernetes kinds and the hcplink.io kinds.
@@ -202,26 +258,6 @@ func scheme() *runtime.Scheme {
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(hcplinkv1beta1.AddToScheme(s))
 	return s
-}
-
-// awsConfig is the operator's instrumented AWS configuration.
-func awsConfig(ctx context.Context, opts Options) (aws.Config, error) {
-	var cfg aws.Config
-	if opts.AWS != nil {
-		cfg = opts.AWS.Copy()
-	} else {
-		loaded, err := awscloud.LoadConfig(ctx, config.WithRegion(opts.AWSPrivateRegion))
-		if err != nil {
-			return aws.Config{}, err
-		}
-		cfg = loaded
-	}
-	if cfg.Region == "" {
-		cfg.Region = opts.AWSPrivateRegion
-	}
-	awshttp.Apply(&cfg)
-	awscloud.Instrument(&cfg, metricsComponent)
-	return cfg, nil
 }
 
 func orDefault(s, def string) string {

@@ -49,6 +49,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
 // ControllerName names the controller (logs, metrics, events).
@@ -87,9 +89,18 @@ type Config struct {
 	AWSPrivateRegion string
 	// ControlPlaneOperatorImage is the image of the control-plane operator.
 	ControlPlaneOperatorImage string
-	// CleanupGracePeriod bounds the wait for the private-link cleanup while
-	// the cloud credentials are invalid (zero: DefaultCleanupGracePeriod).
+	// CleanupGracePeriod bounds the wait for a component's cleanup while
+	// its cloud credentials are invalid, or were never checked (zero:
+	// DefaultCleanupGracePeriod).
 	CleanupGracePeriod time.Duration
+	// Platforms are the private platforms the operator knows: their
+	// private-link kinds, conditions and final sweeps. nil knows none
+	// (every cluster is treated as public).
+	Platforms *platform.Registry
+	// ManagementCredentials reports the operator's own cloud credentials;
+	// the operator's finalizers on private-link objects are given up only
+	// when they are invalid for the grace period. nil: never given up.
+	ManagementCredentials platform.Credentials
 }
 
 func (c Config) privatePlatform() string {
@@ -112,6 +123,7 @@ func (c Config) gracePeriod() time.Duration {
 // +kubebuilder:rbac:groups=hcplink.io,resources=hostedclusters/status;hostedclusters/finalizers,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hcplink.io,resources=nodepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=hcplink.io,resources=hostedcontrolplanes;awsendpointservices;azureprivatelinkservices,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=hcplink.io,resources=hostedcontrolplanes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=namespaces;serviceaccounts;secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;update;patch;delete
@@ -145,6 +157,9 @@ type scope struct {
 	// gone: the finalizer was removed (or was never there), so the object
 	// may be gone and its status is not written.
 	gone bool
+	// hcp is the HostedControlPlane when this pass read it; its Available
+	// condition mirrors the cluster's.
+	hcp *hcplinkv1beta1.HostedControlPlane
 }
 
 // CacheByObject restricts the manager's cache for the kinds the controller
@@ -173,7 +188,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 		return ok
 	})
 	toCluster := handler.EnqueueRequestsFromMapFunc(r.clusterForObject)
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&hcplinkv1beta1.HostedCluster{}, builder.WithPredicates(specOrDeletionChanged)).
 		// Spec changes of NodePools (subnet set, changed or cleared) and
@@ -183,17 +198,17 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 		// Status changes matter: credentials during deletion, and the
 		// private-link conditions folded into the cluster.
 		Watches(&hcplinkv1beta1.HostedControlPlane{}, toCluster).
-		Watches(&hcplinkv1beta1.AWSEndpointService{}, toCluster).
-		Watches(&hcplinkv1beta1.AzurePrivateLinkService{}, toCluster).
 		Watches(&corev1.Namespace{}, toCluster, builder.WithPredicates(annotated)).
 		// Our objects: repaired when changed or deleted behind our back.
 		Watches(&appsv1.Deployment{}, toCluster, builder.WithPredicates(managed, predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, toCluster, builder.WithPredicates(managed)).
 		Watches(&corev1.ServiceAccount{}, toCluster, builder.WithPredicates(managed)).
 		Watches(&rbacv1.Role{}, toCluster, builder.WithPredicates(managed)).
-		Watches(&rbacv1.RoleBinding{}, toCluster, builder.WithPredicates(managed)).
-		WithOptions(opts).
-		Complete(r)
+		Watches(&rbacv1.RoleBinding{}, toCluster, builder.WithPredicates(managed))
+	for _, p := range r.Config.Platforms.All() {
+		b = b.Watches(p.Prototype, toCluster)
+	}
+	return b.WithOptions(opts).Complete(r)
 }
 
 // specOrDeletionChanged passes creations, deletions, spec changes and the
@@ -257,6 +272,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if perr := r.patchStatus(ctx, s); perr != nil {
 			err = errors.Join(err, perr)
 		}
+		if perr := r.mirrorAvailable(ctx, s); perr != nil {
+			err = errors.Join(err, perr)
+		}
 	}
 	if err != nil {
 		if isStale(err) {
@@ -308,8 +326,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 	s.conditions.setCondition(validConfigurationCondition(problems, gen))
 	if len(problems) > 0 {
 		// Nothing is created for a refused cluster, not even a finalizer.
-		s.conditions.setCondition(availableCondition(false, false, nil, gen))
-		s.conditions.removeCondition(allPrivateLinkConditionTypes...)
+		s.conditions.setCondition(availableCondition(false, false, nil, nil, gen))
+		s.conditions.removeCondition(r.Config.Platforms.ConditionTypes()...)
 		log.V(1).Info("configuration refused", "reason", problems[0].reason, "message", problems[0].message)
 		return invalidConfigurationRecheck, nil
 	}
@@ -331,18 +349,75 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 		return 0, err
 	}
 
-	wanted := privateLinkConditionTypes(hc)
-	aggregated := r.aggregatePrivateLink(ctx, s, wanted)
+	p := r.Config.Platforms.ForCluster(hc)
+	aggregated := r.aggregatePrivateLink(ctx, s, p)
 	for _, c := range aggregated {
 		s.conditions.setCondition(c)
 	}
-	for _, t := range allPrivateLinkConditionTypes {
-		if !contains(wanted, t) {
+	for _, t := range r.Config.Platforms.ConditionTypes() {
+		if p == nil || !contains(p.ConditionTypes, t) {
 			s.conditions.removeCondition(t)
 		}
 	}
-	s.conditions.setCondition(availableCondition(true, true, aggregated, gen))
+	credentials, err := r.foldCredentials(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	s.conditions.setCondition(availableCondition(true, true, aggregated, credentials, gen))
 	return 0, nil
+}
+
+// foldCredentials reads the HostedControlPlane and copies its
+// ValidCloudCredentials condition (the control-plane operator's) into the
+// cluster, so that the true cause of a failing private path is visible
+// where users look. It returns that condition, nil when not reported.
+func (r *Reconciler) foldCredentials(ctx context.Context, s *scope) (*metav1.Condition, error) {
+	hcp := &hcplinkv1beta1.HostedControlPlane{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.hc.Name}, hcp); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.conditions.removeCondition(hcplinkv1beta1.ValidCloudCredentialsCondition)
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading the HostedControlPlane: %w", err)
+	}
+	s.hcp = hcp
+	credentials := findCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
+	if credentials == nil {
+		s.conditions.removeCondition(hcplinkv1beta1.ValidCloudCredentialsCondition)
+		return nil, nil
+	}
+	s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.ValidCloudCredentialsCondition, Status: credentials.Status,
+		Reason: credentials.Reason, Message: bound(credentials.Message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
+	return credentials, nil
+}
+
+// HostedControlPlaneFieldOwner is the field manager of the conditions the
+// operator writes on HostedControlPlanes.
+const HostedControlPlaneFieldOwner = "hcplink-operator"
+
+// mirrorAvailable writes the cluster's Available condition, as this pass
+// decided it, onto the HostedControlPlane the pass read.
+func (r *Reconciler) mirrorAvailable(ctx context.Context, s *scope) error {
+	if s.hcp == nil {
+		return nil
+	}
+	var available *metav1.Condition
+	for i := range s.conditions.set {
+		if s.conditions.set[i].Type == hcplinkv1beta1.AvailableCondition {
+			available = &s.conditions.set[i]
+		}
+	}
+	if available == nil {
+		return nil
+	}
+	w := conditions.Writer{Client: r.Client, FieldOwner: HostedControlPlaneFieldOwner,
+		Types: []string{hcplinkv1beta1.HostedControlPlaneAvailableCondition}, Now: r.now}
+	mirrored := metav1.Condition{Type: hcplinkv1beta1.HostedControlPlaneAvailableCondition, Status: available.Status,
+		Reason: available.Reason, Message: available.Message}
+	if _, err := w.Apply(ctx, s.hcp, &s.hcp.Status.Conditions, mirrored); err != nil {
+		return fmt.Errorf("mirroring Available onto the HostedControlPlane: %w", err)
+	}
+	return nil
 }
 
 // existingNamespace returns the control-plane namespace, nil when it does
@@ -376,6 +451,15 @@ func (r *Reconciler) ensureFinalizer(ctx context.Context, hc *hcplinkv1beta1.Hos
 // ensureControlPlane creates or updates the namespace, the
 // HostedControlPlane and the control-plane operator.
 func (r *Reconciler) ensureControlPlane(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
+	if err := r.ensureNamespaceAndControlPlane(ctx, hc); err != nil {
+		return err
+	}
+	return r.ensureControlPlaneOperator(ctx, hc)
+}
+
+// ensureNamespaceAndControlPlane creates or updates the namespace and the
+// HostedControlPlane.
+func (r *Reconciler) ensureNamespaceAndControlPlane(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
 	if err := ensure(ctx, r.Client, desiredNamespace(hc), &corev1.Namespace{}, updateMetadataOnly[*corev1.Namespace]); err != nil {
 		return err
 	}
@@ -383,9 +467,12 @@ func (r *Reconciler) ensureControlPlane(ctx context.Context, hc *hcplinkv1beta1.
 	if err := r.Client.List(ctx, nodePools, client.InNamespace(hc.Namespace)); err != nil {
 		return fmt.Errorf("listing NodePools: %w", err)
 	}
-	if err := ensure(ctx, r.Client, desiredHostedControlPlane(hc, nodePools.Items), &hcplinkv1beta1.HostedControlPlane{}, updateHostedControlPlane); err != nil {
-		return err
-	}
+	return ensure(ctx, r.Client, desiredHostedControlPlane(hc, nodePools.Items), &hcplinkv1beta1.HostedControlPlane{}, updateHostedControlPlane)
+}
+
+// ensureControlPlaneOperator creates or updates the control-plane
+// operator: ServiceAccount, Role, RoleBinding, AWS credentials, Deployment.
+func (r *Reconciler) ensureControlPlaneOperator(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
 	if err := ensure(ctx, r.Client, desiredServiceAccount(hc), &corev1.ServiceAccount{}, updateMetadataOnly[*corev1.ServiceAccount]); err != nil {
 		return err
 	}
@@ -533,39 +620,23 @@ func (r *Reconciler) deleteIfOurs(ctx context.Context, obj client.Object, hc *hc
 	return nil
 }
 
-// aggregatePrivateLink folds the private-link objects' conditions of the
-// given types.
-func (r *Reconciler) aggregatePrivateLink(ctx context.Context, s *scope, condTypes []string) []metav1.Condition {
-	if len(condTypes) == 0 {
+// aggregatePrivateLink folds the conditions of the platform's private-link
+// objects; none for a public cluster (p nil).
+func (r *Reconciler) aggregatePrivateLink(ctx context.Context, s *scope, p *platform.Platform) []metav1.Condition {
+	if p == nil || len(p.ConditionTypes) == 0 {
 		return nil
 	}
-	var kind string
 	var sources []conditionSource
-	var listErr error
-	switch s.hc.Spec.Platform.Type {
-	case hcplinkv1beta1.AWSPlatform:
-		kind = "AWSEndpointService"
-		list := &hcplinkv1beta1.AWSEndpointServiceList{}
-		if listErr = r.Client.List(ctx, list, client.InNamespace(s.namespace)); listErr == nil {
-			for _, item := range list.Items {
-				sources = append(sources, conditionSource{name: item.Name, conditions: item.Status.Conditions})
-			}
-		}
-	case hcplinkv1beta1.AzurePlatform:
-		kind = "AzurePrivateLinkService"
-		list := &hcplinkv1beta1.AzurePrivateLinkServiceList{}
-		if listErr = r.Client.List(ctx, list, client.InNamespace(s.namespace)); listErr == nil {
-			for _, item := range list.Items {
-				sources = append(sources, conditionSource{name: item.Name, conditions: item.Status.Conditions})
-			}
-		}
-	}
+	objs, listErr := p.List(ctx, r.Client, s.namespace, s.hc)
 	if listErr != nil {
-		ctrl.LoggerFrom(ctx).Error(listErr, "listing private-link objects", "kind", kind)
+		ctrl.LoggerFrom(ctx).Error(listErr, "listing private-link objects", "kind", p.Kind)
 	}
-	out := make([]metav1.Condition, 0, len(condTypes))
-	for _, t := range condTypes {
-		out = append(out, aggregateCondition(t, kind, sources, listErr, s.hc.Generation))
+	for _, o := range objs {
+		sources = append(sources, conditionSource{name: o.Object.GetName(), conditions: o.Conditions})
+	}
+	out := make([]metav1.Condition, 0, len(p.ConditionTypes))
+	for _, t := range p.ConditionTypes {
+		out = append(out, aggregateCondition(t, p.Kind, sources, listErr, s.hc.Generation))
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func startManager(t *testing.T, cfg Config, hc *hcplinkv1beta1.HostedCluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("hcplink-operator-test"), Config: cfg}
+	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("hcplink-operator-test"), Config: withPlatforms(cfg)}
 	if err := r.SetupWithManager(mgr, controller.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func assertRefused(t *testing.T, hc *hcplinkv1beta1.HostedCluster, reason string
 	if a := condition(hc, hcplinkv1beta1.AvailableCondition); a == nil || a.Status != metav1.ConditionFalse || a.Reason != hcplinkv1beta1.InvalidConfigurationReason {
 		t.Errorf("Available = %+v, want False/%s", a, hcplinkv1beta1.InvalidConfigurationReason)
 	}
-	for _, typ := range allPrivateLinkConditionTypes {
+	for _, typ := range testPlatforms().ConditionTypes() {
 		if condition(hc, typ) != nil {
 			t.Errorf("a refused cluster carries %s", typ)
 		}
@@ -393,7 +393,7 @@ func TestPublicClusterCarriesNoPrivateLinkConditions(t *testing.T) {
 	r, _ := testReconciler(t, Config{PrivatePlatform: PrivatePlatformNone, ControlPlaneOperatorImage: testImage})
 	reconcileOnce(t, r, hc)
 	get(t, hc)
-	for _, typ := range allPrivateLinkConditionTypes {
+	for _, typ := range testPlatforms().ConditionTypes() {
 		if condition(hc, typ) != nil {
 			t.Errorf("a public cluster carries %s", typ)
 		}
@@ -570,10 +570,17 @@ func TestChangesReachTheHostedControlPlane(t *testing.T) {
 		return exists(t, d) && d.UID != uid, nil
 	})
 
-	// Deletion through the running manager.
+	// Deletion through the running manager; the test plays the
+	// control-plane operator's final sweep.
 	if err := env.Client.Delete(t.Context(), hc); err != nil {
 		t.Fatal(err)
 	}
+	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: "demo"}}
+	eventually(t, "the HostedControlPlane to be marked deleting", func() (bool, error) {
+		return exists(t, hcp) && !hcp.DeletionTimestamp.IsZero(), nil
+	})
+	setHCPCondition(t, hcp, metav1.Condition{Type: hcplinkv1beta1.CloudCleanupCompleteCondition, Status: metav1.ConditionTrue,
+		Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage})
 	eventually(t, "the cluster to be deleted", func() (bool, error) {
 		return !exists(t, &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo"}}), nil
 	})

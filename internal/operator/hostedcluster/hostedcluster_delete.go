@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
 // Event reasons.
@@ -35,28 +36,50 @@ const (
 //     finalizer keeps it Terminating: the control-plane operator sees the
 //     cluster is going, so its observers stop recreating the private-link
 //     objects, while it keeps running and reporting its credentials;
-//  1. delete the AWSEndpointService and AzurePrivateLinkService objects and
-//     wait until they are gone: their finalizers remove the cloud resources
-//     (the control-plane operator removes the endpoint, its security group
-//     and DNS records; the operator's endpoint-service controllers remove
-//     the endpoint service or Private Link Service). The control-plane
-//     operator, its credentials and the HostedControlPlane stay up
-//     meanwhile. If the objects remain after the grace period while the
-//     HostedControlPlane reports invalid cloud credentials, the operator
-//     gives up: it removes their finalizers, sets
-//     CloudResourcesMayHaveLeaked and emits a Warning event naming the
-//     resources;
-//  2. release the HostedControlPlane (remove the operator's finalizer) and
+//  1. delete the private-link objects of every registered platform
+//     (AWSEndpointService, AzurePrivateLinkService) and wait until they are
+//     gone: their finalizers remove the cloud resources (the control-plane
+//     operator's, hcplink.io/control-plane-cleanup, the endpoint, its
+//     security group and DNS records in the customer's account; the
+//     operator's, hcplink.io/operator-cleanup, the endpoint service in the
+//     management account). The control-plane operator, its credentials and
+//     the HostedControlPlane stay up meanwhile;
+//  2. for a platform with a final sweep (AWS): wait for the control-plane
+//     operator's final customer-side sweep, HostedControlPlane
+//     CloudCleanupComplete=True. Once no private-link object is left, the
+//     control-plane operator removes everything still tagged for the
+//     cluster in the customer's account (what a forced namespace deletion
+//     or a lost status left behind);
+//  3. release the HostedControlPlane (remove the operator's finalizer) and
 //     wait until it is gone;
-//  3. delete the control-plane operator's Deployment, RoleBinding, Role,
+//  4. delete the control-plane operator's Deployment, RoleBinding, Role,
 //     ServiceAccount and credentials, and wait until they are gone;
-//  4. request the deletion of the namespace. Deletion is complete once the
+//  5. request the deletion of the namespace. Deletion is complete once the
 //     namespace is gone, or is terminating with every object the operator
 //     made in it gone: the namespace controller removes what others put
 //     there. (A test API server has no namespace controller, so a deleted
 //     namespace stays Terminating there forever; this rule lets deletion
 //     finish anyway.)
-//  5. remove the finalizer.
+//  6. remove the finalizer.
+//
+// The escape hatch is per component: only the component whose credentials
+// do not work may be given up, and the other keeps cleaning up. The
+// control-plane operator's finalizers and the wait for its final sweep are
+// given up when the HostedControlPlane reports ValidCloudCredentials=False
+// for the grace period, or never reported it for the grace period (the
+// control-plane operator never ran); the operator's own finalizers only
+// when the management credentials are invalid for the grace period. Giving
+// up sets CloudResourcesMayHaveLeaked and emits a Warning event naming what
+// may remain.
+//
+// If the control-plane namespace is gone while the cluster still holds the
+// finalizer (someone force-deleted it, stripping finalizers), a platform
+// with a final sweep gets back just enough to run it: the namespace, the
+// HostedControlPlane (marked deleting before anything can read it as
+// live), and the control-plane operator with its credentials. The new
+// control-plane operator finds no private-link object and sweeps the
+// customer's account by tags, so leftovers of the lost namespace are found
+// and removed; deletion then proceeds as above.
 //
 // A namespace that does not belong to the cluster is never touched.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (time.Duration, error) {
@@ -73,6 +96,17 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (time.Durati
 	if err != nil {
 		return 0, err
 	}
+	if p := r.Config.Platforms.ForCluster(hc); ns == nil && p != nil && p.FinalSweep {
+		if err := r.recreateForFinalSweep(ctx, hc); err != nil {
+			return 0, err
+		}
+		s.conditions.setCondition(metav1.Condition{Type: DeletingCondition, Status: metav1.ConditionTrue,
+			Reason: WaitingForCloudCleanupReason, ObservedGeneration: hc.Generation,
+			Message: fmt.Sprintf("the control-plane namespace %s was gone; recreated it with the control-plane operator so that it can sweep the customer's account for leftovers", s.namespace)})
+		log.Info("control-plane namespace was gone during deletion; recreated it for the final sweep", "namespace", s.namespace)
+		// Look again once the new objects are in the cache.
+		return namespaceRecreatedPoll, nil
+	}
 	if ns != nil && ns.Annotations[hcplinkv1beta1.ClusterAnnotation] == hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name) {
 		done, requeue, err := r.deleteControlPlane(ctx, s, ns)
 		if err != nil || !done {
@@ -88,7 +122,30 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (time.Durati
 	return 0, nil
 }
 
-// deleteControlPlane runs steps 1 to 4 of reconcileDelete; done is true
+// namespaceRecreatedPoll: the namespace was recreated for the final sweep.
+const namespaceRecreatedPoll = time.Second
+
+// recreateForFinalSweep brings back a force-deleted control-plane
+// namespace with what the control-plane operator needs for its final
+// sweep. The HostedControlPlane is marked deleting before the control-plane
+// operator exists, so it never sees the cluster as live and recreates no
+// private-link object.
+func (r *Reconciler) recreateForFinalSweep(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
+	if err := r.ensureNamespaceAndControlPlane(ctx, hc); err != nil {
+		return err
+	}
+	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: hcpNamespaceOf(hc), Name: hc.Name}}
+	if _, err := r.deleteAndCheck(ctx, hcp); err != nil {
+		return err
+	}
+	return r.ensureControlPlaneOperator(ctx, hc)
+}
+
+func hcpNamespaceOf(hc *hcplinkv1beta1.HostedCluster) string {
+	return hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
+}
+
+// deleteControlPlane runs steps 0 to 5 of reconcileDelete; done is true
 // when the finalizer may go.
 func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev1.Namespace) (done bool, requeue time.Duration, err error) {
 	hc, gen := s.hc, s.hc.Generation
@@ -100,37 +157,38 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 	// 0. Mark the control plane as going, so nothing recreates what step 1
 	// deletes.
 	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: hc.Name}}
-	if _, err := r.deleteAndCheck(ctx, hcp); err != nil {
+	hcpGone, err := r.deleteAndCheck(ctx, hcp)
+	if err != nil {
 		return false, 0, err
 	}
+	since := hc.DeletionTimestamp.Time
+	var credentials *metav1.Condition
+	if !hcpGone {
+		s.hcp = hcp
+		since = later(since, hcp.CreationTimestamp.Time)
+		credentials = findCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
+	}
+	cpo := controlPlaneGiveUp(r.now(), since, credentials, r.Config.gracePeriod())
 
 	// 1. Private-link objects, while the control-plane operator still runs.
-	remaining, err := r.deletePrivateLinkObjects(ctx, s.namespace)
+	remaining, err := r.deletePrivateLinkObjects(ctx, s)
 	if err != nil {
 		deleting(WaitingForPrivateLinkCleanupReason, "deleting the private-link objects failed and will be retried: "+err.Error())
 		return false, 0, err
 	}
 	if len(remaining) > 0 {
-		hcp := &hcplinkv1beta1.HostedControlPlane{}
-		var credentials *metav1.Condition
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: hc.Name}, hcp); err == nil {
-			credentials = findCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
-		} else if !apierrors.IsNotFound(err) {
-			return false, 0, fmt.Errorf("reading the HostedControlPlane: %w", err)
-		}
-		d := decideCleanup(r.now(), hc.DeletionTimestamp.Time, credentials, r.Config.gracePeriod(), describeRemaining(remaining))
-		if !d.abandon {
-			deleting(WaitingForPrivateLinkCleanupReason, d.message)
-			return false, d.requeueAfter, nil
-		}
-		if err := r.abandonCleanup(ctx, s, remaining, credentials); err != nil {
-			return false, 0, err
-		}
-		deleting(CleanupAbandonedReason, "removed the finalizers of "+describeRemaining(remaining)+"; see CloudResourcesMayHaveLeaked")
-		return false, afterAbandonRequeue, nil
+		requeue, err := r.awaitPrivateLinkCleanup(ctx, s, remaining, cpo, deleting)
+		return false, requeue, err
 	}
 
-	// 2. Release the HostedControlPlane, while the control-plane operator
+	// 2. The control-plane operator's final sweep of the customer's account.
+	if p := r.Config.Platforms.ForCluster(hc); p != nil && p.FinalSweep && !hcpGone {
+		if wait, requeue := r.awaitFinalSweep(ctx, s, p, hcp, cpo, deleting); wait {
+			return false, requeue, nil
+		}
+	}
+
+	// 3. Release the HostedControlPlane, while the control-plane operator
 	// still runs.
 	if err := removeFinalizer(ctx, r.Client, hcp, hcplinkv1beta1.OperatorFinalizer); client.IgnoreNotFound(err) != nil {
 		return false, 0, fmt.Errorf("releasing the HostedControlPlane: %w", err)
@@ -139,8 +197,9 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 		deleting(WaitingForControlPlaneDeletionReason, fmt.Sprintf("waiting for the HostedControlPlane %s/%s to be deleted", s.namespace, hc.Name))
 		return false, objectDeletionPoll, err
 	}
+	s.hcp = nil
 
-	// 3. The control-plane operator and its credentials.
+	// 4. The control-plane operator and its credentials.
 	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: s.namespace, Name: name} }
 	var left []string
 	for _, obj := range []client.Object{
@@ -163,13 +222,90 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 		return false, objectDeletionPoll, nil
 	}
 
-	// 4. The namespace: requested, and everything we made in it is gone.
+	// 5. The namespace: requested, and everything we made in it is gone.
 	if ns.DeletionTimestamp.IsZero() {
 		if err := r.Client.Delete(ctx, ns, client.Preconditions{UID: &ns.UID}); client.IgnoreNotFound(err) != nil {
 			return false, 0, fmt.Errorf("deleting namespace %s: %w", ns.Name, err)
 		}
 	}
 	return true, 0, nil
+}
+
+// awaitPrivateLinkCleanup waits for the private-link objects' finalizers,
+// giving up those of a component whose escape hatch is open: the
+// control-plane operator's (cpo) or the operator's own. It returns when to
+// look again.
+func (r *Reconciler) awaitPrivateLinkCleanup(ctx context.Context, s *scope, remaining []platform.Object, cpo giveUp, deleting func(reason, message string)) (time.Duration, error) {
+	now := r.now()
+	mgmt := managementGiveUp(now, s.hc.DeletionTimestamp.Time, r.Config.ManagementCredentials, r.Config.gracePeriod())
+	side := map[string]giveUp{hcplinkv1beta1.ControlPlaneFinalizer: cpo, hcplinkv1beta1.OperatorFinalizer: mgmt}
+
+	var leaks, whys, removed []string
+	held := map[string]bool{}
+	for _, o := range remaining {
+		for _, f := range append([]string(nil), o.Object.GetFinalizers()...) {
+			g, known := side[f]
+			held[f] = true
+			if !known || !g.now {
+				continue
+			}
+			if err := removeFinalizer(ctx, r.Client, o.Object, f); err != nil {
+				return 0, fmt.Errorf("giving up the cleanup of %s %s: %w", kindOf(o.Object), o.Object.GetName(), err)
+			}
+			leaks = append(leaks, o.Leak(f))
+			removed = append(removed, fmt.Sprintf("%s from %s %s", f, kindOf(o.Object), o.Object.GetName()))
+			if !contains(whys, g.why) {
+				whys = append(whys, g.why)
+			}
+		}
+	}
+	if len(removed) > 0 {
+		r.reportLeak(ctx, s, strings.Join(whys, "; "), "removed the finalizer "+strings.Join(removed, ", "), leaks)
+		deleting(CleanupAbandonedReason, "removed the finalizer "+strings.Join(removed, ", ")+"; see CloudResourcesMayHaveLeaked")
+		return afterAbandonRequeue, nil
+	}
+	message := "waiting for the cloud cleanup of " + describeRemaining(remaining)
+	var deadlines []time.Time
+	if held[hcplinkv1beta1.ControlPlaneFinalizer] {
+		if m := cpo.waitMessage("the control-plane operator's cleanup"); m != "" {
+			message += "; " + m
+			deadlines = append(deadlines, cpo.deadline)
+		}
+	}
+	if held[hcplinkv1beta1.OperatorFinalizer] {
+		if m := mgmt.waitMessage("the operator's own cleanup"); m != "" {
+			message += "; " + m
+			deadlines = append(deadlines, mgmt.deadline)
+		}
+	}
+	deleting(WaitingForPrivateLinkCleanupReason, message)
+	return requeueFor(now, deadlines...), nil
+}
+
+// awaitFinalSweep waits for HostedControlPlane CloudCleanupComplete=True,
+// unless the control-plane operator's escape hatch is open; wait is false
+// when deletion may go on.
+func (r *Reconciler) awaitFinalSweep(ctx context.Context, s *scope, p *platform.Platform, hcp *hcplinkv1beta1.HostedControlPlane, cpo giveUp, deleting func(reason, message string)) (wait bool, requeue time.Duration) {
+	complete := findCondition(hcp.Status.Conditions, hcplinkv1beta1.CloudCleanupCompleteCondition)
+	if complete != nil && complete.Status == metav1.ConditionTrue {
+		return false, 0
+	}
+	state := "not reported yet"
+	if complete != nil {
+		state = messageOrReason(complete)
+	}
+	if cpo.now {
+		leak := p.FinalSweepLeak(s.hc) + " (the sweep's last report: " + state + ")"
+		r.reportLeak(ctx, s, cpo.why, "stopped waiting for the control-plane operator's final sweep of the customer's account", []string{leak})
+		return false, 0
+	}
+	message := fmt.Sprintf("waiting for the control-plane operator's final sweep of the customer's account (HostedControlPlane %s): %s",
+		hcplinkv1beta1.CloudCleanupCompleteCondition, state)
+	if m := cpo.waitMessage("the wait for it"); m != "" {
+		message += "; " + m
+	}
+	deleting(WaitingForCloudCleanupReason, message)
+	return true, requeueFor(r.now(), cpo.deadline)
 }
 
 // removeFinalizer removes finalizer from obj with a JSON patch guarded by
@@ -213,74 +349,55 @@ func (r *Reconciler) deleteAndCheck(ctx context.Context, obj client.Object) (gon
 	return false, nil
 }
 
-// deletePrivateLinkObjects requests the deletion of every AWSEndpointService
-// and AzurePrivateLinkService in the namespace and returns those that still
-// exist.
-func (r *Reconciler) deletePrivateLinkObjects(ctx context.Context, namespace string) ([]client.Object, error) {
-	var objs []client.Object
-	aws := &hcplinkv1beta1.AWSEndpointServiceList{}
-	if err := r.Client.List(ctx, aws, client.InNamespace(namespace)); err != nil {
-		return nil, fmt.Errorf("listing AWSEndpointServices: %w", err)
-	}
-	for i := range aws.Items {
-		objs = append(objs, &aws.Items[i])
-	}
-	azure := &hcplinkv1beta1.AzurePrivateLinkServiceList{}
-	if err := r.Client.List(ctx, azure, client.InNamespace(namespace)); err != nil {
-		return nil, fmt.Errorf("listing AzurePrivateLinkServices: %w", err)
-	}
-	for i := range azure.Items {
-		objs = append(objs, &azure.Items[i])
-	}
-	var remaining []client.Object
-	for _, obj := range objs {
-		if obj.GetDeletionTimestamp().IsZero() {
-			if err := r.Client.Delete(ctx, obj); err != nil {
-				if apierrors.IsNotFound(err) {
-					continue
-				}
-				return nil, fmt.Errorf("deleting %s %s: %w", kindOf(obj), obj.GetName(), err)
-			}
+// deletePrivateLinkObjects requests the deletion of every registered
+// platform's private-link objects in the control-plane namespace and
+// returns those that still exist.
+func (r *Reconciler) deletePrivateLinkObjects(ctx context.Context, s *scope) ([]platform.Object, error) {
+	var remaining []platform.Object
+	for _, p := range r.Config.Platforms.All() {
+		objs, err := p.List(ctx, r.Client, s.namespace, s.hc)
+		if err != nil {
+			return nil, fmt.Errorf("listing %ss: %w", p.Kind, err)
 		}
-		remaining = append(remaining, obj)
+		for _, o := range objs {
+			if o.Object.GetDeletionTimestamp().IsZero() {
+				if err := r.Client.Delete(ctx, o.Object); err != nil {
+					if apierrors.IsNotFound(err) {
+						continue
+					}
+					return nil, fmt.Errorf("deleting %s %s: %w", kindOf(o.Object), o.Object.GetName(), err)
+				}
+			}
+			remaining = append(remaining, o)
+		}
 	}
 	return remaining, nil
 }
 
-// abandonCleanup removes the finalizers of the private-link objects that
-// are left, and reports what may have leaked in a condition, a Warning
-// event and the log.
-func (r *Reconciler) abandonCleanup(ctx context.Context, s *scope, remaining []client.Object, credentials *metav1.Condition) error {
-	leaks := make([]string, 0, len(remaining))
-	for _, obj := range remaining {
-		if len(obj.GetFinalizers()) > 0 {
-			// Every finalizer goes, whoever added it: no lock needed.
-			patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
-			obj.SetFinalizers(nil)
-			if err := r.Client.Patch(ctx, obj, patch); err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("removing the finalizers of %s %s: %w", kindOf(obj), obj.GetName(), err)
-			}
-		}
-		leaks = append(leaks, describeLeak(obj, s.hc))
+// reportLeak reports, in CloudResourcesMayHaveLeaked (added to what an
+// earlier give-up reported), a Warning event and the log, that a
+// component's cleanup was given up and what may remain.
+func (r *Reconciler) reportLeak(ctx context.Context, s *scope, why, what string, leaks []string) {
+	message := fmt.Sprintf("gave up on part of the cloud cleanup because %s for longer than %s: %s; these cloud resources may remain and need to be deleted by hand: %s",
+		why, r.Config.gracePeriod(), what, strings.Join(leaks, "; "))
+	if prev := findCondition(s.hc.Status.Conditions, CloudResourcesMayHaveLeakedCondition); prev != nil && prev.Status == metav1.ConditionTrue && !strings.Contains(prev.Message, message) {
+		message = prev.Message + " Then: " + message
 	}
-	message := fmt.Sprintf("gave up on the cloud cleanup: the control plane reported invalid cloud credentials (%s) for longer than %s, so the finalizers of %s were removed; these cloud resources may remain and need to be deleted by hand: %s",
-		messageOrReason(credentials), r.Config.gracePeriod(), describeRemaining(remaining), strings.Join(leaks, "; "))
 	s.conditions.setCondition(metav1.Condition{Type: CloudResourcesMayHaveLeakedCondition, Status: metav1.ConditionTrue,
 		Reason: CleanupAbandonedReason, Message: bound(message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
 	if r.Recorder != nil {
 		r.Recorder.Eventf(s.hc, nil, corev1.EventTypeWarning, CloudResourcesMayHaveLeakedEvent, "AbandonCloudCleanup", "%s", bound(message, maxEventNote))
 	}
-	ctrl.LoggerFrom(ctx).Error(nil, "cloud cleanup abandoned; cloud resources may have leaked", "resources", leaks)
-	return nil
+	ctrl.LoggerFrom(ctx).Error(nil, "cloud cleanup abandoned; cloud resources may have leaked", "why", why, "resources", leaks)
 }
 
 // describeRemaining names the private-link objects deletion waits for and
 // the finalizers that hold them.
-func describeRemaining(objs []client.Object) string {
+func describeRemaining(objs []platform.Object) string {
 	parts := make([]string, 0, len(objs))
-	for _, obj := range objs {
-		p := kindOf(obj) + " " + obj.GetName()
-		if f := obj.GetFinalizers(); len(f) > 0 {
+	for _, o := range objs {
+		p := kindOf(o.Object) + " " + o.Object.GetName()
+		if f := o.Object.GetFinalizers(); len(f) > 0 {
 			sorted := append([]string(nil), f...)
 			sort.Strings(sorted)
 			p += " (finalizers: " + strings.Join(sorted, ", ") + ")"
@@ -288,58 +405,6 @@ func describeRemaining(objs []client.Object) string {
 		parts = append(parts, p)
 	}
 	return joinBounded(parts, maxConditionMessage/2)
-}
-
-// describeLeak names the cloud resources a private-link object recorded in
-// its status, for a human to find and delete.
-func describeLeak(obj client.Object, hc *hcplinkv1beta1.HostedCluster) string {
-	var parts []string
-	add := func(label, value string) {
-		if value != "" {
-			parts = append(parts, label+" "+value)
-		}
-	}
-	where := ""
-	switch o := obj.(type) {
-	case *hcplinkv1beta1.AWSEndpointService:
-		st := o.Status
-		add("endpoint service", st.EndpointServiceName)
-		add("VPC endpoint", st.EndpointID)
-		add("security group", st.SecurityGroupID)
-		if len(st.DNSNames) > 0 {
-			records := "DNS records " + strings.Join(st.DNSNames, ", ")
-			if st.DNSZoneID != "" {
-				records += " in hosted zone " + st.DNSZoneID
-			}
-			parts = append(parts, records)
-		}
-		infraID := st.InfraID
-		if infraID == "" {
-			infraID = hc.Spec.InfraID
-		}
-		region := st.Region
-		if region == "" && hc.Spec.Platform.AWS != nil {
-			region = hc.Spec.Platform.AWS.Region
-		}
-		where = fmt.Sprintf(" (region %s, tagged %s)", region, hcplinkv1beta1.ClusterTagKey(infraID))
-	case *hcplinkv1beta1.AzurePrivateLinkService:
-		st := o.Status
-		add("Private Link Service", st.PrivateLinkServiceID)
-		add("Private Endpoint", st.PrivateEndpointID)
-		if st.PrivateDNSZoneID != "" {
-			add("Private DNS zone", st.PrivateDNSZoneID)
-		} else {
-			add("Private DNS zone", st.DNSZoneName)
-		}
-		if st.NATSubnetID != "" && !strings.EqualFold(st.NATSubnetID, o.Spec.NATSubnetID) {
-			add("NAT subnet (created by hcplink)", st.NATSubnetID)
-		}
-		where = fmt.Sprintf(" (subscription %s, resource group %s)", o.Spec.SubscriptionID, o.Spec.ResourceGroupName)
-	}
-	if len(parts) == 0 {
-		return kindOf(obj) + " " + obj.GetName() + where + ": no cloud resource IDs were recorded; look for resources tagged for the cluster"
-	}
-	return kindOf(obj) + " " + obj.GetName() + where + ": " + strings.Join(parts, ", ")
 }
 
 func kindOf(obj client.Object) string {

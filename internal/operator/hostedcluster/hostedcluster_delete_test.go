@@ -11,19 +11,22 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	testingclock "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
-// testFinalizer stands for the control-plane operator's and the endpoint
-// service controller's finalizers: the test removes it when "the cloud
-// cleanup" is done.
-const testFinalizer = "test.hcplink.io/cloud-cleanup"
+// cleanupFinalizers are the control-plane operator's and the operator's
+// finalizers on an AWSEndpointService; the tests remove them as those
+// controllers would once their cloud cleanup is done.
+var cleanupFinalizers = []string{hcplinkv1beta1.ControlPlaneFinalizer, hcplinkv1beta1.OperatorFinalizer}
 
 // deletionFixture is a private AWS cluster with its control plane and one
-// AWSEndpointService held by testFinalizer, whose deletion was requested.
+// AWSEndpointService held by both components' finalizers, whose deletion
+// was requested.
 type deletionFixture struct {
 	r        *Reconciler
 	clock    *testingclock.FakeClock
@@ -42,7 +45,7 @@ func newDeletionFixture(t *testing.T, cfg Config) *deletionFixture {
 	cp := hcpNamespace(hc)
 
 	endpoint := awsEndpointService(cp, "private-router")
-	endpoint.Finalizers = []string{testFinalizer}
+	endpoint.Finalizers = append([]string(nil), cleanupFinalizers...)
 	create(t, endpoint)
 	endpoint.Status = hcplinkv1beta1.AWSEndpointServiceStatus{
 		EndpointServiceName: "com.amazonaws.vpce.us-east-1.vpce-svc-0123456789abcdef0",
@@ -77,8 +80,15 @@ func (f *deletionFixture) controlPlaneObjects() []client.Object {
 }
 
 // assertWaiting checks that deletion waits for the endpoint object with
-// the control plane intact.
+// the control plane intact and both finalizers kept.
 func (f *deletionFixture) assertWaiting(t *testing.T) {
+	t.Helper()
+	f.assertWaitingWith(t, cleanupFinalizers...)
+}
+
+// assertWaitingWith checks that deletion waits for the endpoint object
+// held by finalizers, with the control plane intact.
+func (f *deletionFixture) assertWaitingWith(t *testing.T, finalizers ...string) {
 	t.Helper()
 	res := reconcileOnce(t, f.r, f.hc)
 	if res.RequeueAfter <= 0 {
@@ -87,7 +97,7 @@ func (f *deletionFixture) assertWaiting(t *testing.T) {
 	get(t, f.hc)
 	c := condition(f.hc, DeletingCondition)
 	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != WaitingForPrivateLinkCleanupReason ||
-		!strings.Contains(c.Message, "AWSEndpointService private-router") || !strings.Contains(c.Message, testFinalizer) {
+		!strings.Contains(c.Message, "AWSEndpointService private-router") || !strings.Contains(c.Message, finalizers[0]) {
 		t.Errorf("Deleting = %+v, want True/%s naming the object and its finalizer", c, WaitingForPrivateLinkCleanupReason)
 	}
 	if a := condition(f.hc, hcplinkv1beta1.AvailableCondition); a == nil || a.Status != metav1.ConditionFalse || a.Reason != hcplinkv1beta1.DeletingReason {
@@ -95,8 +105,8 @@ func (f *deletionFixture) assertWaiting(t *testing.T) {
 	}
 	endpoint := &hcplinkv1beta1.AWSEndpointService{ObjectMeta: f.endpoint.ObjectMeta}
 	get(t, endpoint)
-	if endpoint.DeletionTimestamp.IsZero() || !contains(endpoint.Finalizers, testFinalizer) {
-		t.Errorf("endpoint object: deletionTimestamp %v, finalizers %v; want deletion requested, finalizer kept", endpoint.DeletionTimestamp, endpoint.Finalizers)
+	if endpoint.DeletionTimestamp.IsZero() || !equalSets(endpoint.Finalizers, finalizers) {
+		t.Errorf("endpoint object: deletionTimestamp %v, finalizers %v; want deletion requested, finalizers %v kept", endpoint.DeletionTimestamp, endpoint.Finalizers, finalizers)
 	}
 	// The control-plane operator and its credentials stay, so that it can
 	// clean up. The HostedControlPlane stays too, but Terminating and held by
@@ -116,12 +126,84 @@ func (f *deletionFixture) assertWaiting(t *testing.T) {
 			t.Errorf("%T %s is going while the private-link cleanup runs", o, o.GetName())
 		}
 	}
-	if condition(f.hc, CloudResourcesMayHaveLeakedCondition) != nil {
+	if len(finalizers) == len(cleanupFinalizers) && condition(f.hc, CloudResourcesMayHaveLeakedCondition) != nil {
 		t.Error("CloudResourcesMayHaveLeaked is set although nothing was abandoned")
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.cp}}
 	if get(t, ns); !ns.DeletionTimestamp.IsZero() {
 		t.Error("the namespace is being deleted while the private-link cleanup runs")
+	}
+}
+
+func equalSets(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// hcp is the fixture's HostedControlPlane, read.
+func (f *deletionFixture) hcp(t *testing.T) *hcplinkv1beta1.HostedControlPlane {
+	t.Helper()
+	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: f.cp, Name: f.hc.Name}}
+	get(t, hcp)
+	return hcp
+}
+
+// setHCPCondition sets a condition on the HostedControlPlane's status, as
+// the control-plane operator would.
+func setHCPCondition(t *testing.T, hcp *hcplinkv1beta1.HostedControlPlane, c metav1.Condition) {
+	t.Helper()
+	if c.LastTransitionTime.IsZero() {
+		c.LastTransitionTime = metav1.Now()
+	}
+	// The operator may write the Available mirror meanwhile.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		get(t, hcp)
+		meta.RemoveStatusCondition(&hcp.Status.Conditions, c.Type)
+		hcp.Status.Conditions = append(hcp.Status.Conditions, c)
+		return env.Client.Status().Update(t.Context(), hcp)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setCredentials sets ValidCloudCredentials on the HostedControlPlane.
+func (f *deletionFixture) setCredentials(t *testing.T, status metav1.ConditionStatus, at time.Time) {
+	t.Helper()
+	setHCPCondition(t, f.hcp(t), metav1.Condition{Type: hcplinkv1beta1.ValidCloudCredentialsCondition, Status: status,
+		Reason: "InvalidCredentials", Message: "AWS refused the role: AccessDenied", LastTransitionTime: metav1.NewTime(at)})
+}
+
+// completeSweep reports the control-plane operator's final sweep done.
+func (f *deletionFixture) completeSweep(t *testing.T) {
+	t.Helper()
+	setHCPCondition(t, f.hcp(t), metav1.Condition{Type: hcplinkv1beta1.CloudCleanupCompleteCondition, Status: metav1.ConditionTrue,
+		Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage})
+}
+
+// assertWaitingForSweep checks that deletion waits for CloudCleanupComplete
+// with the HostedControlPlane held and the control-plane operator up.
+func (f *deletionFixture) assertWaitingForSweep(t *testing.T) {
+	t.Helper()
+	res := reconcileOnce(t, f.r, f.hc)
+	if res.RequeueAfter <= 0 {
+		t.Errorf("RequeueAfter = %s, want a delay while waiting", res.RequeueAfter)
+	}
+	get(t, f.hc)
+	if c := condition(f.hc, DeletingCondition); c == nil || c.Reason != WaitingForCloudCleanupReason || !strings.Contains(c.Message, hcplinkv1beta1.CloudCleanupCompleteCondition) {
+		t.Errorf("Deleting = %+v, want %s naming %s", c, WaitingForCloudCleanupReason, hcplinkv1beta1.CloudCleanupCompleteCondition)
+	}
+	for _, o := range f.controlPlaneObjects() {
+		if !exists(t, o) {
+			t.Errorf("%T %s is gone before the final sweep", o, o.GetName())
+		}
 	}
 }
 
@@ -150,78 +232,61 @@ func (f *deletionFixture) finish(t *testing.T) {
 	}
 }
 
-func removeTestFinalizer(t *testing.T, obj client.Object) {
+func removeFinalizers(t *testing.T, obj client.Object, finalizers ...string) {
 	t.Helper()
-	update(t, obj, func() { obj.SetFinalizers(nil) })
+	update(t, obj, func() {
+		var kept []string
+		for _, f := range obj.GetFinalizers() {
+			if !contains(finalizers, f) {
+				kept = append(kept, f)
+			}
+		}
+		obj.SetFinalizers(kept)
+	})
 }
 
-func TestDeletionWaitsForThePrivateLinkCleanup(t *testing.T) {
+func TestDeletionWaitsForThePrivateLinkCleanupAndTheFinalSweep(t *testing.T) {
 	f := newDeletionFixture(t, awsConfig())
+	f.setCredentials(t, metav1.ConditionTrue, f.clock.Now())
 	f.assertWaiting(t)
-	f.clock.Step(24 * time.Hour) // time alone never gives up
+	f.clock.Step(24 * time.Hour) // time alone never gives up while the credentials work
 	f.assertWaiting(t)
 
-	// The "cloud cleanup" finishes: the finalizer goes, and with it the object.
-	removeTestFinalizer(t, f.endpoint)
+	// The control-plane operator's cleanup finishes; the operator's goes on.
+	removeFinalizers(t, f.endpoint, hcplinkv1beta1.ControlPlaneFinalizer)
+	f.assertWaitingWith(t, hcplinkv1beta1.OperatorFinalizer)
+	// The endpoint service is deleted: the object goes.
+	removeFinalizers(t, f.endpoint, hcplinkv1beta1.OperatorFinalizer)
 	if exists(t, &hcplinkv1beta1.AWSEndpointService{ObjectMeta: f.endpoint.ObjectMeta}) {
 		t.Fatal("the endpoint object outlived its last finalizer")
 	}
+
+	// Then the final customer-side sweep is awaited, however long it takes
+	// while the credentials work.
+	f.assertWaitingForSweep(t)
+	f.clock.Step(24 * time.Hour)
+	f.assertWaitingForSweep(t)
+	if hcp := f.hcp(t); hcp.DeletionTimestamp.IsZero() || !contains(hcp.Finalizers, hcplinkv1beta1.OperatorFinalizer) {
+		t.Errorf("HostedControlPlane deletionTimestamp %v finalizers %v: want deleting and held", hcp.DeletionTimestamp, hcp.Finalizers)
+	}
+	f.completeSweep(t)
 	reconcileOnce(t, f.r, f.hc)
 	get(t, f.hc)
 	if c := condition(f.hc, DeletingCondition); c == nil || c.Reason != WaitingForControlPlaneDeletionReason {
 		t.Errorf("Deleting = %+v, want %s", c, WaitingForControlPlaneDeletionReason)
 	}
+	if condition(f.hc, CloudResourcesMayHaveLeakedCondition) != nil {
+		t.Error("CloudResourcesMayHaveLeaked is set although nothing was abandoned")
+	}
 	f.finish(t)
 }
 
-func TestEscapeHatch(t *testing.T) {
-	grace := 10 * time.Minute
-	cfg := awsConfig()
-	cfg.CleanupGracePeriod = grace
-	f := newDeletionFixture(t, cfg)
-	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: f.cp, Name: "demo"}}
-	setCredentials := func(status metav1.ConditionStatus, at time.Time) {
-		t.Helper()
-		get(t, hcp)
-		meta.RemoveStatusCondition(&hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
-		hcp.Status.Conditions = append(hcp.Status.Conditions, metav1.Condition{Type: hcplinkv1beta1.ValidCloudCredentialsCondition, Status: status,
-			Reason: "InvalidCredentials", Message: "AWS refused the role: AccessDenied", LastTransitionTime: metav1.NewTime(at)})
-		if err := env.Client.Status().Update(t.Context(), hcp); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	// Without a credentials condition, long past the grace period: wait.
-	f.clock.Step(time.Hour)
-	f.assertWaiting(t)
-	// Valid credentials, long past the grace period: wait.
-	setCredentials(metav1.ConditionTrue, f.clock.Now())
-	f.clock.Step(time.Hour)
-	f.assertWaiting(t)
-	// Unknown credentials (field problem 1): wait.
-	setCredentials(metav1.ConditionUnknown, f.clock.Now())
-	f.clock.Step(time.Hour)
-	f.assertWaiting(t)
-
-	// Invalid credentials: wait out the grace period, visibly.
-	setCredentials(metav1.ConditionFalse, f.clock.Now())
-	f.assertWaiting(t)
-	if c := condition(f.hc, DeletingCondition); !strings.Contains(c.Message, "invalid cloud credentials") || !strings.Contains(c.Message, "abandoned at") {
-		t.Errorf("Deleting message %q does not announce the deadline", c.Message)
-	}
-	f.clock.Step(grace - time.Second)
-	f.assertWaiting(t)
-
-	// Grace period over with credentials still invalid: give up, visibly.
-	f.clock.Step(time.Second)
-	reconcileOnce(t, f.r, f.hc)
-	if exists(t, &hcplinkv1beta1.AWSEndpointService{ObjectMeta: f.endpoint.ObjectMeta}) {
-		t.Fatal("the endpoint object is still there after the escape hatch")
-	}
+// assertLeak checks CloudResourcesMayHaveLeaked and a Warning event name
+// every one of ids and none of absent.
+func (f *deletionFixture) assertLeak(t *testing.T, ids, absent []string) {
+	t.Helper()
 	get(t, f.hc)
 	leak := condition(f.hc, CloudResourcesMayHaveLeakedCondition)
-	ids := []string{"vpce-0123456789abcdef0", "sg-0123456789abcdef0", "com.amazonaws.vpce.us-east-1.vpce-svc-0123456789abcdef0",
-		"api.demo.hypershift.local", "*.apps.demo.hypershift.local", "Z0123456789ABC"}
 	if leak == nil || leak.Status != metav1.ConditionTrue || leak.Reason != CleanupAbandonedReason {
 		t.Fatalf("CloudResourcesMayHaveLeaked = %+v, want True/%s", leak, CleanupAbandonedReason)
 	}
@@ -230,29 +295,116 @@ func TestEscapeHatch(t *testing.T) {
 			t.Errorf("CloudResourcesMayHaveLeaked message %q does not name %s", leak.Message, id)
 		}
 	}
+	for _, id := range absent {
+		if strings.Contains(leak.Message, id) {
+			t.Errorf("CloudResourcesMayHaveLeaked message %q names %s, which is still being cleaned up", leak.Message, id)
+		}
+	}
 	eventually(t, "a Warning event naming what may have leaked", func() (bool, error) {
 		var list eventsv1.EventList
 		if err := env.Client.List(t.Context(), &list, client.InNamespace(f.hc.Namespace)); err != nil {
 			return false, err
 		}
 		for _, e := range list.Items {
-			if e.Regarding.Name == "demo" && e.Type == corev1.EventTypeWarning && e.Reason == CloudResourcesMayHaveLeakedEvent {
-				for _, id := range ids {
-					if !strings.Contains(e.Note, id) {
-						t.Errorf("event note %q does not name %s", e.Note, id)
-					}
-				}
+			if e.Regarding.Name == "demo" && e.Type == corev1.EventTypeWarning && e.Reason == CloudResourcesMayHaveLeakedEvent && strings.Contains(e.Note, ids[0]) {
 				return true, nil
 			}
 		}
 		return false, nil
 	})
+}
 
-	// The rest of the deletion proceeds; the condition stays until the end.
+var (
+	customerIDs   = []string{"vpce-0123456789abcdef0", "sg-0123456789abcdef0", "api.demo.hypershift.local", "*.apps.demo.hypershift.local", "Z0123456789ABC"}
+	managementIDs = []string{"com.amazonaws.vpce.us-east-1.vpce-svc-0123456789abcdef0"}
+)
+
+// Item 2: invalid control-plane credentials with working management
+// credentials give up only the control-plane operator's side.
+func TestEscapeHatchGivesUpOnlyTheControlPlaneSide(t *testing.T) {
+	grace := 10 * time.Minute
+	cfg := awsConfig()
+	cfg.CleanupGracePeriod = grace
+	cfg.ManagementCredentials = credentialsAt{platform.CredentialsValid, time.Now().Add(-time.Hour)}
+	f := newDeletionFixture(t, cfg)
+
+	// Invalid credentials: wait out the grace period, visibly.
+	f.setCredentials(t, metav1.ConditionFalse, f.clock.Now())
+	f.assertWaiting(t)
+	if c := condition(f.hc, DeletingCondition); !strings.Contains(c.Message, "invalid cloud credentials") || !strings.Contains(c.Message, "abandoned at") {
+		t.Errorf("Deleting message %q does not announce the deadline", c.Message)
+	}
+	f.clock.Step(grace - time.Second)
+	f.assertWaiting(t)
+
+	// Grace period over: only the control-plane operator's finalizer goes.
+	f.clock.Step(time.Second)
+	reconcileOnce(t, f.r, f.hc)
+	endpoint := &hcplinkv1beta1.AWSEndpointService{ObjectMeta: f.endpoint.ObjectMeta}
+	if !exists(t, endpoint) || !equalSets(endpoint.Finalizers, []string{hcplinkv1beta1.OperatorFinalizer}) {
+		t.Fatalf("endpoint object finalizers %v; want only %s (the management side still cleans up)", endpoint.Finalizers, hcplinkv1beta1.OperatorFinalizer)
+	}
+	f.assertLeak(t, customerIDs, managementIDs)
+
+	// Long after, with the management credentials fine, the operator's
+	// finalizer stays: its endpoint-service controller removes it.
+	f.clock.Step(24 * time.Hour)
+	f.assertWaitingWith(t, hcplinkv1beta1.OperatorFinalizer)
+	removeFinalizers(t, endpoint, hcplinkv1beta1.OperatorFinalizer)
+
+	// The final sweep cannot run with these credentials either: not waited
+	// for, and said so.
 	reconcileOnce(t, f.r, f.hc)
 	get(t, f.hc)
-	if condition(f.hc, CloudResourcesMayHaveLeakedCondition) == nil {
-		t.Error("CloudResourcesMayHaveLeaked disappeared before the cluster did")
+	if leak := condition(f.hc, CloudResourcesMayHaveLeakedCondition); !strings.Contains(leak.Message, "final sweep") || !strings.Contains(leak.Message, "vpce-0123456789abcdef0") {
+		t.Errorf("CloudResourcesMayHaveLeaked %q does not add the final sweep to what was given up before", leak.Message)
 	}
 	f.finish(t)
+}
+
+// Field problem 2: a control-plane operator that never reported its
+// credentials does not hold deletion forever.
+func TestEscapeHatchNeverCheckedCredentials(t *testing.T) {
+	grace := 10 * time.Minute
+	cfg := awsConfig()
+	cfg.CleanupGracePeriod = grace
+	f := newDeletionFixture(t, cfg)
+	f.assertWaiting(t)
+	if c := condition(f.hc, DeletingCondition); !strings.Contains(c.Message, "never reported") {
+		t.Errorf("Deleting message %q does not say the credentials were never checked", c.Message)
+	}
+	f.clock.Step(grace - time.Second)
+	f.assertWaiting(t)
+	f.clock.Step(2 * time.Second)
+	reconcileOnce(t, f.r, f.hc)
+	endpoint := &hcplinkv1beta1.AWSEndpointService{ObjectMeta: f.endpoint.ObjectMeta}
+	if !exists(t, endpoint) || !equalSets(endpoint.Finalizers, []string{hcplinkv1beta1.OperatorFinalizer}) {
+		t.Fatalf("endpoint object finalizers %v; want only %s", endpoint.Finalizers, hcplinkv1beta1.OperatorFinalizer)
+	}
+	f.assertLeak(t, customerIDs, managementIDs)
+}
+
+// The operator's own finalizer goes only when the management credentials
+// are invalid for the grace period; the control-plane side, whose
+// credentials work, keeps its finalizer.
+func TestEscapeHatchInvalidManagementCredentials(t *testing.T) {
+	grace := 10 * time.Minute
+	cfg := awsConfig()
+	cfg.CleanupGracePeriod = grace
+	cfg.ManagementCredentials = credentialsAt{platform.CredentialsInvalid, time.Now().Add(-time.Hour)}
+	f := newDeletionFixture(t, cfg)
+	f.setCredentials(t, metav1.ConditionTrue, f.clock.Now())
+	f.assertWaiting(t)
+	if c := condition(f.hc, DeletingCondition); !strings.Contains(c.Message, "operator's own cloud credentials are invalid") {
+		t.Errorf("Deleting message %q does not announce the operator's deadline", c.Message)
+	}
+	f.clock.Step(grace)
+	reconcileOnce(t, f.r, f.hc)
+	endpoint := &hcplinkv1beta1.AWSEndpointService{ObjectMeta: f.endpoint.ObjectMeta}
+	if !exists(t, endpoint) || !equalSets(endpoint.Finalizers, []string{hcplinkv1beta1.ControlPlaneFinalizer}) {
+		t.Fatalf("endpoint object finalizers %v; want only %s", endpoint.Finalizers, hcplinkv1beta1.ControlPlaneFinalizer)
+	}
+	f.assertLeak(t, managementIDs, []string{"sg-0123456789abcdef0"})
+	f.clock.Step(24 * time.Hour)
+	f.assertWaitingWith(t, hcplinkv1beta1.ControlPlaneFinalizer)
 }

@@ -2,7 +2,6 @@ package hostedcluster
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -261,44 +260,5 @@ func TestDesiredDeployment(t *testing.T) {
 	hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = "arn:aws:iam::222222222222:role/other"
 	if b := desiredDeployment(hc, testImage); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
 		t.Error("a credentials change does not change the spec hash (the pod would not restart)")
-	}
-}
-
-func TestDescribeLeak(t *testing.T) {
-	hc := awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate)
-	full := awsEndpointService("clusters-demo", "private-router")
-	full.Status = hcplinkv1beta1.AWSEndpointServiceStatus{
-		EndpointServiceName: "com.amazonaws.vpce.us-east-1.vpce-svc-0123456789abcdef0", EndpointID: "vpce-0123456789abcdef0",
-		SecurityGroupID: "sg-0123456789abcdef0", DNSNames: []string{"api.demo.hypershift.local", "*.apps.demo.hypershift.local"},
-		DNSZoneID: "Z0123456789", Region: "us-east-1", InfraID: "demo-x7k2p",
-	}
-	empty := awsEndpointService("clusters-demo", "kube-apiserver-private")
-	pls := &hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: "private-router"},
-		Spec: hcplinkv1beta1.AzurePrivateLinkServiceSpec{SubscriptionID: azSubscription, ResourceGroupName: "customer-rg"},
-		Status: hcplinkv1beta1.AzurePrivateLinkServiceStatus{PrivateLinkServiceID: "/subscriptions/x/pls", PrivateEndpointID: "/subscriptions/x/pe",
-			DNSZoneName: "azdemo.hypershift.local", NATSubnetID: "/subscriptions/x/subnets/nat"}}
-	tests := []struct {
-		name     string
-		got      string
-		contains []string
-	}{
-		{name: "AWS with every ID", got: describeLeak(full, hc), contains: []string{
-			"AWSEndpointService private-router", "region us-east-1", "kubernetes.io/cluster/demo-x7k2p",
-			"endpoint service com.amazonaws.vpce.us-east-1.vpce-svc-0123456789abcdef0", "VPC endpoint vpce-0123456789abcdef0",
-			"security group sg-0123456789abcdef0", "DNS records api.demo.hypershift.local, *.apps.demo.hypershift.local in hosted zone Z0123456789"}},
-		{name: "AWS without IDs falls back to the cluster's tag", got: describeLeak(empty, hc), contains: []string{
-			"kube-apiserver-private", "no cloud resource IDs", "kubernetes.io/cluster/demo-x7k2p", "region us-east-1"}},
-		{name: "Azure with a NAT subnet hcplink created", got: describeLeak(pls, azureCluster("clusters", "az", hcplinkv1beta1.AzureTopologyPrivate)), contains: []string{
-			"AzurePrivateLinkService private-router", "Private Link Service /subscriptions/x/pls", "Private Endpoint /subscriptions/x/pe",
-			"Private DNS zone azdemo.hypershift.local", "NAT subnet (created by hcplink) /subscriptions/x/subnets/nat", "resource group customer-rg"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, s := range tt.contains {
-				if !strings.Contains(tt.got, s) {
-					t.Errorf("%q does not contain %q", tt.got, s)
-				}
-			}
-		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
 // Condition types the operator writes on a HostedCluster besides those in
@@ -20,9 +21,10 @@ const (
 	DeletingCondition = "Deleting"
 
 	// CloudResourcesMayHaveLeakedCondition is True when the operator gave up
-	// waiting for the private-link cleanup (credentials invalid for longer
-	// than the grace period) and removed the private-link objects'
-	// finalizers. Its message names the cloud resources that may remain.
+	// on a component's cleanup (its credentials invalid, or never checked,
+	// for longer than the grace period): it removed that component's
+	// finalizers from the private-link objects, or stopped waiting for the
+	// final sweep. Its message names the cloud resources that may remain.
 	CloudResourcesMayHaveLeakedCondition = "CloudResourcesMayHaveLeaked"
 )
 
@@ -35,8 +37,12 @@ const (
 	// WaitingForControlPlaneDeletionReason: the HostedControlPlane and the
 	// control-plane operator's objects are being deleted.
 	WaitingForControlPlaneDeletionReason = "WaitingForControlPlaneDeletion"
-	// CleanupAbandonedReason: cleanup was abandoned after the grace period
-	// with invalid cloud credentials.
+	// WaitingForCloudCleanupReason: the private-link objects are gone and
+	// the control-plane operator's final sweep of the customer's account
+	// (HostedControlPlane CloudCleanupComplete) is awaited.
+	WaitingForCloudCleanupReason = "WaitingForCloudCleanup"
+	// CleanupAbandonedReason: a component's cleanup was abandoned after the
+	// grace period with its cloud credentials invalid (or never checked).
 	CleanupAbandonedReason = "CleanupAbandoned"
 	// WaitingForNamespaceReason: the control-plane namespace of an earlier
 	// cluster of the same name is still terminating.
@@ -49,38 +55,6 @@ const (
 	maxConditionMessage = 2048
 	maxEventNote        = 1000
 )
-
-// ownedConditionTypes are every condition type the operator writes on a
-// HostedCluster. Others' types are never touched.
-var ownedConditionTypes = []string{
-	hcplinkv1beta1.ValidConfigurationCondition,
-	hcplinkv1beta1.AvailableCondition,
-	hcplinkv1beta1.AWSEndpointServiceAvailableCondition,
-	hcplinkv1beta1.AWSEndpointAvailableCondition,
-	hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
-	DeletingCondition,
-	CloudResourcesMayHaveLeakedCondition,
-}
-
-// privateLinkConditionTypes are the aggregated conditions of a platform;
-// none for a public cluster.
-func privateLinkConditionTypes(hc *hcplinkv1beta1.HostedCluster) []string {
-	p := hc.Spec.Platform
-	switch {
-	case p.Type == hcplinkv1beta1.AWSPlatform && p.AWS != nil && p.AWS.EndpointAccess.IsPrivate():
-		return []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition, hcplinkv1beta1.AWSEndpointAvailableCondition}
-	case p.Type == hcplinkv1beta1.AzurePlatform && p.Azure != nil && p.Azure.Topology.IsPrivate():
-		return []string{hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition}
-	}
-	return nil
-}
-
-// allPrivateLinkConditionTypes are the aggregated types of every platform.
-var allPrivateLinkConditionTypes = []string{
-	hcplinkv1beta1.AWSEndpointServiceAvailableCondition,
-	hcplinkv1beta1.AWSEndpointAvailableCondition,
-	hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
-}
 
 // validConfigurationCondition reports the validation result.
 func validConfigurationCondition(problems []problem, generation int64) metav1.Condition {
@@ -167,8 +141,11 @@ func aggregateCondition(condType, kind string, sources []conditionSource, listEr
 // availableCondition is the cluster's Available condition. The rule: True
 // when the configuration is valid, the HostedControlPlane exists and, for a
 // cluster that is not public, every aggregated private-link condition is
-// True. Otherwise False with the first thing missing as the reason.
-func availableCondition(valid, hcpExists bool, privateLink []metav1.Condition, generation int64) metav1.Condition {
+// True. Otherwise False with the first thing missing as the reason; when
+// the private path is not all True and the control plane reports invalid
+// cloud credentials (credentials False), that is the cause named first
+// (InvalidCredentials), not the cloud call the credentials failed.
+func availableCondition(valid, hcpExists bool, privateLink []metav1.Condition, credentials *metav1.Condition, generation int64) metav1.Condition {
 	c := metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse, ObservedGeneration: generation}
 	if !valid {
 		c.Reason, c.Message = hcplinkv1beta1.InvalidConfigurationReason, "the configuration is not valid; see the ValidConfiguration condition"
@@ -188,7 +165,14 @@ func availableCondition(valid, hcpExists bool, privateLink []metav1.Condition, g
 			unknowns = append(unknowns, pl.Type)
 		}
 	}
+	credentialsInvalid := credentials != nil && credentials.Status == metav1.ConditionFalse
 	switch {
+	case (len(falses) > 0 || len(unknowns) > 0) && credentialsInvalid:
+		msg := "the control-plane operator cannot use its cloud credentials: " + messageOrReason(credentials)
+		if len(falses) > 0 {
+			msg += "; private connectivity is unavailable: " + strings.Join(falses, "; ")
+		}
+		c.Reason, c.Message = hcplinkv1beta1.InvalidCredentialsReason, bound(msg, maxConditionMessage)
 	case len(falses) > 0:
 		c.Reason, c.Message = hcplinkv1beta1.PrivateLinkUnavailableReason, bound("private connectivity is unavailable: "+strings.Join(falses, "; "), maxConditionMessage)
 	case len(unknowns) > 0:
@@ -199,46 +183,92 @@ func availableCondition(valid, hcpExists bool, privateLink []metav1.Condition, g
 	return c
 }
 
-// cleanupDecision says what to do while private-link objects are still
-// there during deletion.
-type cleanupDecision struct {
-	// abandon: remove the objects' finalizers and report what may leak.
-	abandon bool
-	// requeueAfter is when to look again (a watch on the objects usually
-	// comes first).
-	requeueAfter time.Duration
-	// message explains the wait for the Deleting condition.
-	message string
-}
-
 // privateLinkCleanupPoll is how often deletion looks at the private-link
-// objects without an event; their deletion wakes the controller earlier.
+// objects and the final sweep without an event; their changes wake the
+// controller earlier.
 const privateLinkCleanupPoll = 30 * time.Second
 
-// decideCleanup applies the escape hatch. Finalizers are never removed
-// while credentials may be valid: only when the HostedControlPlane reports
-// ValidCloudCredentials=False, and that has lasted for the grace period
-// counted from the later of the deletion request and the moment the
-// credentials became invalid, does the operator give up.
-func decideCleanup(now, deletionRequested time.Time, credentials *metav1.Condition, grace time.Duration, waitingFor string) cleanupDecision {
-	if credentials == nil || credentials.Status != metav1.ConditionFalse {
-		return cleanupDecision{requeueAfter: privateLinkCleanupPoll,
-			message: "waiting for the cloud cleanup of " + waitingFor}
+// giveUp is the escape hatch of one component (the control-plane
+// operator, or the operator itself) during deletion.
+type giveUp struct {
+	// now: the component's cleanup may be given up now.
+	now bool
+	// deadline is when it may be, zero when never (its credentials may
+	// work).
+	deadline time.Time
+	// why says why it may be given up, for conditions and events.
+	why string
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
 	}
-	since := deletionRequested
-	if credentials.LastTransitionTime.After(since) {
-		since = credentials.LastTransitionTime.Time
+	return a
+}
+
+// controlPlaneGiveUp applies the escape hatch to the control-plane
+// operator's cleanup (its finalizers, and the wait for its final sweep):
+// only when the HostedControlPlane reports ValidCloudCredentials=False, or
+// never reported it at all (the control-plane operator never ran), for the
+// grace period counted from the later of since (the deletion request, or
+// the HostedControlPlane's creation) and the credentials' last transition.
+// Valid or Unknown credentials never give up: the cleanup may still work.
+func controlPlaneGiveUp(now, since time.Time, credentials *metav1.Condition, grace time.Duration) giveUp {
+	var g giveUp
+	switch {
+	case credentials == nil:
+		g.deadline = since.Add(grace)
+		g.why = "the control-plane operator never reported whether its cloud credentials work"
+	case credentials.Status == metav1.ConditionFalse:
+		g.deadline = later(since, credentials.LastTransitionTime.Time).Add(grace)
+		g.why = "the control plane reports invalid cloud credentials (" + messageOrReason(credentials) + ")"
+	default:
+		return g
 	}
-	deadline := since.Add(grace)
-	if !now.Before(deadline) {
-		return cleanupDecision{abandon: true}
+	g.now = !now.Before(g.deadline)
+	return g
+}
+
+// managementGiveUp applies the escape hatch to the operator's own cleanup
+// (its finalizers): only when the management credentials have been
+// invalid for the grace period since the later of the deletion request and
+// the moment they became invalid.
+func managementGiveUp(now, deletionRequested time.Time, creds platform.Credentials, grace time.Duration) giveUp {
+	var g giveUp
+	if creds == nil {
+		return g
 	}
-	wait := deadline.Sub(now)
-	return cleanupDecision{
-		requeueAfter: min(wait, privateLinkCleanupPoll),
-		message: fmt.Sprintf("waiting for the cloud cleanup of %s; the control plane reports invalid cloud credentials (%s), so cleanup will be abandoned at %s unless they become valid",
-			waitingFor, messageOrReason(credentials), deadline.UTC().Format(time.RFC3339)),
+	state, since := creds.CredentialsState()
+	if state != platform.CredentialsInvalid {
+		return g
 	}
+	g.deadline = later(deletionRequested, since).Add(grace)
+	g.why = "the operator's own cloud credentials are invalid"
+	g.now = !now.Before(g.deadline)
+	return g
+}
+
+// waitMessage says what a component's pending give-up means, "" when it
+// has none.
+func (g giveUp) waitMessage(component string) string {
+	if g.deadline.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf("%s, so %s will be abandoned at %s unless that changes", g.why, component, g.deadline.UTC().Format(time.RFC3339))
+}
+
+// requeueFor is when to look again while waiting: the poll interval, or
+// earlier when a deadline comes first.
+func requeueFor(now time.Time, deadlines ...time.Time) time.Duration {
+	wait := privateLinkCleanupPoll
+	for _, d := range deadlines {
+		if !d.IsZero() && d.Sub(now) < wait {
+			wait = max(d.Sub(now), time.Second)
+		}
+	}
+	return wait
 }
 
 // conditionChange is what one pass wants of the owned conditions: set

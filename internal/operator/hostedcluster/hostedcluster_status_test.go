@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
 const endpointType = hcplinkv1beta1.AWSEndpointAvailableCondition
@@ -93,10 +94,14 @@ func TestAggregateCondition(t *testing.T) {
 
 func TestAvailableCondition(t *testing.T) {
 	trueC := func(t string) metav1.Condition { return cond(t, metav1.ConditionTrue, "AsExpected", "") }
+	invalidCredentials := cond(hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason,
+		"could not assume role arn:aws:iam::222222222222:role/x")
+	validCredentials := trueC(hcplinkv1beta1.ValidCloudCredentialsCondition)
 	tests := []struct {
 		name        string
 		valid, hcp  bool
 		privateLink []metav1.Condition
+		credentials *metav1.Condition
 		status      metav1.ConditionStatus
 		reason      string
 		contains    string
@@ -113,10 +118,25 @@ func TestAvailableCondition(t *testing.T) {
 		{name: "private, one Unknown", valid: true, hcp: true,
 			privateLink: []metav1.Condition{trueC(hcplinkv1beta1.AWSEndpointServiceAvailableCondition), cond(endpointType, metav1.ConditionUnknown, "StatusUnknown", "")},
 			status:      metav1.ConditionFalse, reason: hcplinkv1beta1.PrivateLinkStatusUnknownReason, contains: "AWSEndpointAvailable"},
+		// Item 11: the endpoint's AccessDenied is a symptom; the control
+		// plane's refused credentials are the cause, named first.
+		{name: "private, endpoint denied while the control plane's credentials are invalid", valid: true, hcp: true,
+			privateLink: []metav1.Condition{trueC(hcplinkv1beta1.AWSEndpointServiceAvailableCondition), cond(endpointType, metav1.ConditionFalse, "AccessDenied", "private-router: DescribeSecurityGroups was denied")},
+			credentials: &invalidCredentials,
+			status:      metav1.ConditionFalse, reason: hcplinkv1beta1.InvalidCredentialsReason, contains: "cannot use its cloud credentials: could not assume role"},
+		{name: "private, not reported yet while the credentials are invalid", valid: true, hcp: true,
+			privateLink: []metav1.Condition{cond(endpointType, metav1.ConditionUnknown, "StatusUnknown", "")}, credentials: &invalidCredentials,
+			status: metav1.ConditionFalse, reason: hcplinkv1beta1.InvalidCredentialsReason, contains: "could not assume role"},
+		{name: "private, all True: revoked credentials do not break a working path", valid: true, hcp: true,
+			privateLink: []metav1.Condition{trueC(hcplinkv1beta1.AWSEndpointServiceAvailableCondition), trueC(endpointType)}, credentials: &invalidCredentials,
+			status: metav1.ConditionTrue, reason: hcplinkv1beta1.AsExpectedReason},
+		{name: "private, one False, valid credentials: the endpoint's cause", valid: true, hcp: true,
+			privateLink: []metav1.Condition{cond(endpointType, metav1.ConditionFalse, "R", "private-router: rejected")}, credentials: &validCredentials,
+			status: metav1.ConditionFalse, reason: hcplinkv1beta1.PrivateLinkUnavailableReason, contains: "rejected"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := availableCondition(tt.valid, tt.hcp, tt.privateLink, 5)
+			got := availableCondition(tt.valid, tt.hcp, tt.privateLink, tt.credentials, 5)
 			if got.Type != hcplinkv1beta1.AvailableCondition || got.ObservedGeneration != 5 {
 				t.Errorf("type/observedGeneration = %s/%d", got.Type, got.ObservedGeneration)
 			}
@@ -237,7 +257,7 @@ func mustJSON(v any) string {
 	return string(data)
 }
 
-func TestDecideCleanup(t *testing.T) {
+func TestControlPlaneGiveUp(t *testing.T) {
 	deletion := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	grace := 10 * time.Minute
 	invalidSince := func(at time.Time) *metav1.Condition {
@@ -251,34 +271,86 @@ func TestDecideCleanup(t *testing.T) {
 		name        string
 		now         time.Time
 		credentials *metav1.Condition
-		abandon     bool
-		requeue     time.Duration
-		contains    string
+		giveUp      bool
+		deadline    time.Time
+		why         string
 	}{
-		{name: "no HostedControlPlane condition: wait forever", now: deletion.Add(24 * time.Hour), requeue: privateLinkCleanupPoll, contains: "waiting for the cloud cleanup of X"},
-		{name: "valid credentials long after the grace period: wait", now: deletion.Add(time.Hour), credentials: &validCreds, requeue: privateLinkCleanupPoll},
-		{name: "Unknown credentials never trigger (field problem 1)", now: deletion.Add(time.Hour), credentials: &unknownCreds, requeue: privateLinkCleanupPoll},
+		// Field problem 2: a cluster whose credentials were never checked
+		// must not hang forever.
+		{name: "never reported, grace not over", now: deletion.Add(9 * time.Minute), deadline: deletion.Add(grace), why: "never reported"},
+		{name: "never reported, grace over", now: deletion.Add(grace), giveUp: true, deadline: deletion.Add(grace), why: "never reported"},
+		{name: "valid credentials long after the grace period: never", now: deletion.Add(24 * time.Hour), credentials: &validCreds},
+		{name: "Unknown credentials never (field problem 1)", now: deletion.Add(24 * time.Hour), credentials: &unknownCreds},
 		{name: "invalid before deletion, grace not over", now: deletion.Add(9 * time.Minute), credentials: invalidSince(deletion.Add(-time.Hour)),
-			requeue: privateLinkCleanupPoll, contains: "abandoned at 2026-03-01T12:10:00Z"},
-		{name: "invalid before deletion, 20s left: look again at the deadline", now: deletion.Add(9*time.Minute + 40*time.Second), credentials: invalidSince(deletion.Add(-time.Hour)), requeue: 20 * time.Second},
-		{name: "invalid before deletion, grace over", now: deletion.Add(grace), credentials: invalidSince(deletion.Add(-time.Hour)), abandon: true},
+			deadline: deletion.Add(grace), why: "invalid cloud credentials (AWS refused the role: AccessDenied)"},
+		{name: "invalid before deletion, grace over", now: deletion.Add(grace), credentials: invalidSince(deletion.Add(-time.Hour)), giveUp: true, deadline: deletion.Add(grace)},
 		{name: "became invalid during deletion: grace counts from then", now: deletion.Add(grace + time.Minute), credentials: invalidSince(deletion.Add(5 * time.Minute)),
-			requeue: privateLinkCleanupPoll, contains: "12:15:00Z"},
-		{name: "became invalid during deletion, grace over", now: deletion.Add(15 * time.Minute), credentials: invalidSince(deletion.Add(5 * time.Minute)), abandon: true},
+			deadline: deletion.Add(15 * time.Minute)},
+		{name: "became invalid during deletion, grace over", now: deletion.Add(15 * time.Minute), credentials: invalidSince(deletion.Add(5 * time.Minute)), giveUp: true, deadline: deletion.Add(15 * time.Minute)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := decideCleanup(tt.now, deletion, tt.credentials, grace, "X")
-			if got.abandon != tt.abandon {
-				t.Fatalf("abandon = %v, want %v", got.abandon, tt.abandon)
+			got := controlPlaneGiveUp(tt.now, deletion, tt.credentials, grace)
+			if got.now != tt.giveUp || !got.deadline.Equal(tt.deadline) {
+				t.Fatalf("giveUp/deadline = %v/%s, want %v/%s", got.now, got.deadline, tt.giveUp, tt.deadline)
 			}
-			if !tt.abandon && got.requeueAfter != tt.requeue {
-				t.Errorf("requeueAfter = %s, want %s", got.requeueAfter, tt.requeue)
+			if !strings.Contains(got.why, tt.why) {
+				t.Errorf("why %q does not contain %q", got.why, tt.why)
 			}
-			if !tt.abandon && (got.message == "" || !strings.Contains(got.message, tt.contains)) {
-				t.Errorf("message %q does not contain %q", got.message, tt.contains)
+			if tt.deadline.IsZero() && got.waitMessage("x") != "" {
+				t.Errorf("waitMessage = %q without a deadline", got.waitMessage("x"))
 			}
 		})
+	}
+}
+
+// credentialsAt is a management credentials state for tests.
+type credentialsAt struct {
+	state platform.CredentialsState
+	since time.Time
+}
+
+func (c credentialsAt) CredentialsState() (platform.CredentialsState, time.Time) {
+	return c.state, c.since
+}
+
+func TestManagementGiveUp(t *testing.T) {
+	deletion := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	grace := 10 * time.Minute
+	tests := []struct {
+		name     string
+		now      time.Time
+		creds    platform.Credentials
+		giveUp   bool
+		deadline time.Time
+	}{
+		{name: "no credentials check: never", now: deletion.Add(24 * time.Hour)},
+		{name: "valid: never", now: deletion.Add(24 * time.Hour), creds: credentialsAt{platform.CredentialsValid, deletion.Add(-time.Hour)}},
+		{name: "unknown (cloud unreachable): never", now: deletion.Add(24 * time.Hour), creds: credentialsAt{platform.CredentialsUnknown, deletion.Add(-time.Hour)}},
+		{name: "invalid, grace not over", now: deletion.Add(9 * time.Minute), creds: credentialsAt{platform.CredentialsInvalid, deletion.Add(-time.Hour)}, deadline: deletion.Add(grace)},
+		{name: "invalid, grace over", now: deletion.Add(grace), creds: credentialsAt{platform.CredentialsInvalid, deletion.Add(-time.Hour)}, giveUp: true, deadline: deletion.Add(grace)},
+		{name: "became invalid during deletion", now: deletion.Add(grace), creds: credentialsAt{platform.CredentialsInvalid, deletion.Add(5 * time.Minute)}, deadline: deletion.Add(15 * time.Minute)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := managementGiveUp(tt.now, deletion, tt.creds, grace)
+			if got.now != tt.giveUp || !got.deadline.Equal(tt.deadline) {
+				t.Fatalf("giveUp/deadline = %v/%s, want %v/%s", got.now, got.deadline, tt.giveUp, tt.deadline)
+			}
+		})
+	}
+}
+
+func TestRequeueFor(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if got := requeueFor(now); got != privateLinkCleanupPoll {
+		t.Errorf("no deadline: %s, want %s", got, privateLinkCleanupPoll)
+	}
+	if got := requeueFor(now, time.Time{}, now.Add(20*time.Second)); got != 20*time.Second {
+		t.Errorf("deadline in 20s: %s, want 20s", got)
+	}
+	if got := requeueFor(now, now.Add(-time.Minute)); got != time.Second {
+		t.Errorf("past deadline: %s, want 1s", got)
 	}
 }
 

@@ -16,6 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/operator/platform"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -123,10 +126,24 @@ func awsEndpointService(namespace, name string) *hcplinkv1beta1.AWSEndpointServi
 	}
 }
 
+// testPlatforms is the registry the operator runs with: AWS and Azure.
+func testPlatforms() *platform.Registry {
+	return platform.New(awsplatform.Platform(), azureplatform.Platform())
+}
+
+// withPlatforms gives cfg the operator's registry unless it has one.
+func withPlatforms(cfg Config) Config {
+	if cfg.Platforms == nil {
+		cfg.Platforms = testPlatforms()
+	}
+	return cfg
+}
+
 // testReconciler builds a Reconciler on the uncached test client with a
 // fake clock at the current time and a real event recorder.
 func testReconciler(t *testing.T, cfg Config) (*Reconciler, *testingclock.FakeClock) {
 	t.Helper()
+	cfg = withPlatforms(cfg)
 	clk := testingclock.NewFakeClock(time.Now())
 	return &Reconciler{Client: env.Client, Recorder: newRecorder(t), Clock: clk, Config: cfg}, clk
 }

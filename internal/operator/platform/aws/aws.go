@@ -1,0 +1,216 @@
+// Package awsplatform registers AWS PrivateLink with the management
+// operator's platform registry: AWSEndpointService objects, their two
+// aggregated conditions, the control-plane operator's final customer-side
+// sweep, and the management-side endpoint-service controller and orphan
+// sweeper.
+package awsplatform
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/cloud/awshttp"
+	"github.com/hcplink/hcplink/internal/operator/awsendpointservice"
+	"github.com/hcplink/hcplink/internal/operator/platform"
+)
+
+// Name is the --private-platform value of AWS.
+const Name = "AWS"
+
+// metricsComponent is the component label of the operator's AWS calls.
+const metricsComponent = "operator"
+
+// Platform describes AWS PrivateLink.
+func Platform() platform.Platform {
+	return platform.Platform{
+		Name:      Name,
+		Type:      hcplinkv1beta1.AWSPlatform,
+		Kind:      "AWSEndpointService",
+		Prototype: &hcplinkv1beta1.AWSEndpointService{},
+		ConditionTypes: []string{
+			hcplinkv1beta1.AWSEndpointServiceAvailableCondition,
+			hcplinkv1beta1.AWSEndpointAvailableCondition,
+		},
+		AppliesTo:      isPrivate,
+		List:           list,
+		FinalSweep:     true,
+		FinalSweepLeak: finalSweepLeak,
+		Setup:          setup,
+	}
+}
+
+func isPrivate(hc *hcplinkv1beta1.HostedCluster) bool {
+	p := hc.Spec.Platform
+	return p.Type == hcplinkv1beta1.AWSPlatform && p.AWS != nil && p.AWS.EndpointAccess.IsPrivate()
+}
+
+func list(ctx context.Context, c client.Reader, namespace string, hc *hcplinkv1beta1.HostedCluster) ([]platform.Object, error) {
+	items := &hcplinkv1beta1.AWSEndpointServiceList{}
+	if err := c.List(ctx, items, client.InNamespace(namespace)); err != nil {
+		return nil, err
+	}
+	out := make([]platform.Object, 0, len(items.Items))
+	for i := range items.Items {
+		out = append(out, object(&items.Items[i], hc))
+	}
+	return out, nil
+}
+
+// object is o as the HostedCluster controller sees it: what each
+// finalizer would leave behind if given up (the control-plane operator's:
+// the customer side; the operator's: the endpoint service).
+func object(o *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) platform.Object {
+	customer, management := describe(o)
+	where := location(o, hc)
+	prefix := "AWSEndpointService " + o.Name + " " + where + ": "
+	obj := platform.Object{Object: o, Conditions: o.Status.Conditions, Leaks: map[string]string{}}
+	if customer != "" {
+		obj.Leaks[hcplinkv1beta1.ControlPlaneFinalizer] = prefix + customer
+	}
+	if management != "" {
+		obj.Leaks[hcplinkv1beta1.OperatorFinalizer] = prefix + management
+	}
+	switch all := strings.Trim(strings.Join([]string{management, customer}, ", "), ", "); all {
+	case "":
+		obj.Fallback = "AWSEndpointService " + o.Name + " " + where + ": no cloud resource IDs were recorded; look for resources tagged for the cluster"
+	default:
+		obj.Fallback = prefix + all
+	}
+	return obj
+}
+
+// describe names the cloud resources the object recorded: the customer
+// side (the control-plane operator's) and the management side (the
+// operator's endpoint service).
+func describe(o *hcplinkv1beta1.AWSEndpointService) (customer, management string) {
+	st := o.Status
+	var parts []string
+	add := func(label, value string) {
+		if value != "" {
+			parts = append(parts, label+" "+value)
+		}
+	}
+	add("VPC endpoint", st.EndpointID)
+	add("security group", st.SecurityGroupID)
+	if len(st.DNSNames) > 0 {
+		records := "DNS records " + strings.Join(st.DNSNames, ", ")
+		if st.DNSZoneID != "" {
+			records += " in hosted zone " + st.DNSZoneID
+		}
+		parts = append(parts, records)
+	}
+	customer = strings.Join(parts, ", ")
+	if st.EndpointServiceName != "" {
+		management = "endpoint service " + st.EndpointServiceName
+	}
+	return customer, management
+}
+
+// location is the region and the tag that find the object's resources.
+func location(o *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) string {
+	infraID, region := o.Status.InfraID, o.Status.Region
+	if infraID == "" {
+		infraID = hc.Spec.InfraID
+	}
+	if region == "" && hc.Spec.Platform.AWS != nil {
+		region = hc.Spec.Platform.AWS.Region
+	}
+	return fmt.Sprintf("(region %s, tagged %s)", region, hcplinkv1beta1.ClusterTagKey(infraID))
+}
+
+// finalSweepLeak says where leftovers of the customer side are, when the
+// wait for the control-plane operator's final sweep is given up.
+func finalSweepLeak(hc *hcplinkv1beta1.HostedCluster) string {
+	region, vpc := "", ""
+	if a := hc.Spec.Platform.AWS; a != nil {
+		region = a.Region
+		if a.CloudProviderConfig != nil {
+			vpc = a.CloudProviderConfig.VPC
+		}
+	}
+	return fmt.Sprintf("VPC endpoints and security groups tagged %s=%s and %s in region %s, VPC %s, and the api and *.apps records in %s that point at them",
+		hcplinkv1beta1.ClusterTagKey(hc.Spec.InfraID), hcplinkv1beta1.ClusterTagValueOwned, hcplinkv1beta1.EndpointServiceTagKey,
+		region, vpc, awscloud.PrivateZoneName(hc.Name))
+}
+
+// setup registers the AWSEndpointService controller and the orphan
+// sweeper on the management account's clients.
+func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.IdentityCaller, error) {
+	cfg, err := loadConfig(ctx, opts)
+	if err != nil {
+		return nil, &platform.ConfigError{Err: err}
+	}
+	ec2Client, elbClient := ec2.NewFromConfig(cfg), elasticloadbalancingv2.NewFromConfig(cfg)
+	r := &awsendpointservice.Reconciler{
+		Client:        mgr.GetClient(),
+		EC2:           ec2Client,
+		ELB:           elbClient,
+		DriftInterval: opts.DriftInterval,
+	}
+	// Run may be called more than once in a process (the local environment,
+	// tests): controller names need not be unique then.
+	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
+	if err := r.SetupWithManager(mgr, copts); err != nil {
+		return nil, fmt.Errorf("setting up the AWSEndpointService controller: %w", err)
+	}
+	sweeper := &awsendpointservice.Sweeper{
+		Reader:   mgr.GetAPIReader(),
+		EC2:      ec2Client,
+		Cache:    r.Cache,
+		Interval: opts.SweepInterval,
+	}
+	if err := mgr.Add(sweeper); err != nil {
+		return nil, fmt.Errorf("adding the endpoint-service sweeper: %w", err)
+	}
+	return STSCaller(cfg), nil
+}
+
+// STSCaller checks the management credentials with GetCallerIdentity.
+func STSCaller(cfg aws.Config) platform.IdentityCaller {
+	client := sts.NewFromConfig(cfg)
+	return func(ctx context.Context) (string, error) {
+		out, err := client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+		if err != nil {
+			return "", err
+		}
+		return aws.ToString(out.Arn), nil
+	}
+}
+
+// loadConfig is the operator's instrumented AWS configuration: the given
+// one, or loaded the standard way (environment, shared files, web
+// identity).
+func loadConfig(ctx context.Context, opts platform.SetupOptions) (aws.Config, error) {
+	var cfg aws.Config
+	switch given := opts.Cloud.(type) {
+	case *aws.Config:
+		cfg = given.Copy()
+	case nil:
+		loaded, err := awscloud.LoadConfig(ctx, config.WithRegion(opts.Region))
+		if err != nil {
+			return aws.Config{}, err
+		}
+		cfg = loaded
+	default:
+		return aws.Config{}, fmt.Errorf("the AWS platform needs an *aws.Config, not %T", opts.Cloud)
+	}
+	if cfg.Region == "" {
+		cfg.Region = opts.Region
+	}
+	awshttp.Apply(&cfg)
+	awscloud.Instrument(&cfg, metricsComponent)
+	return cfg, nil
+}
