@@ -224,7 +224,7 @@ func TestServiceDeletedBehindOurBackIsRecreated(t *testing.T) {
 
 func TestSteadyStateIsQuietAndBatched(t *testing.T) {
 	w := newWorld(t)
-	r := w.reconciler()
+	r := w.managementCluster(env.Client, "mc-quiet")
 	var crs []*hcplinkv1beta1.AWSEndpointService
 	const n = 4
 	for i := range n {
