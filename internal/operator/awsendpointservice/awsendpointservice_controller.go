@@ -2,10 +2,12 @@
 // controller. For each AWSEndpointService of a private AWS cluster it
 //
 //   - writes spec.subnetIDs from the cluster's NodePools (sorted, unique, at
-//     most 10; more is a condition, not a refused update);
+//     most 10, capped per availability zone from status.subnetZoneIDs;
+//     more is a condition, not a refused update);
 //   - publishes the control plane's network load balancer as a VPC endpoint
 //     service (AcceptanceRequired=false), found again after a restart by
-//     its ClientToken and its two tags, never created twice;
+//     its ClientToken and its two tags (on that load balancer only), never
+//     created twice, and replaced when the load balancer is;
 //   - allows the control-plane operator's role (without its IAM path) and
 //     the cluster's additionalAllowedPrincipals to connect, and keeps the
 //     cluster's resource tags on the service, changing only what differs;
