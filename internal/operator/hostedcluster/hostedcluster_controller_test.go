@@ -235,6 +235,12 @@ func TestInvalidClustersGetNothing(t *testing.T) {
 			hc: func(ns string) *hcplinkv1beta1.HostedCluster {
 				return awsCluster(ns, longName, hcplinkv1beta1.AWSEndpointAccessPublic)
 			}, reason: NamespaceNameTooLongReason},
+		// Issue item 9: the CRD accepts any aws* partition; the region's is
+		// the only one STS accepts.
+		{name: "(f) role ARN in another partition than the region", cfg: awsConfig(),
+			hc: func(ns string) *hcplinkv1beta1.HostedCluster {
+				return withRoleARN(awsCluster(ns, "demo", hcplinkv1beta1.AWSEndpointAccessPrivate), "arn:aws-cn:iam::222222222222:role/demo")
+			}, reason: InvalidRoleARNReason},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package hostedcluster
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +29,12 @@ const (
 	// NamespaceNameTooLongReason: "<namespace>-<name>" is longer than the 63
 	// characters a namespace name allows.
 	NamespaceNameTooLongReason = "NamespaceNameTooLong"
+
+	// InvalidRoleARNReason: spec.platform.aws.rolesRef.controlPlaneOperatorARN
+	// is not an IAM role ARN, or is in another partition than the
+	// cluster's region (aws, aws-cn, aws-us-gov): STS would refuse it, and
+	// everything made for the cluster would be stuck at deletion.
+	InvalidRoleARNReason = "InvalidRoleARN"
 
 	// NamespaceConflictReason: the control-plane namespace exists and
 	// belongs to something else (another HostedCluster whose name maps to
@@ -68,6 +75,10 @@ func validateCluster(hc *hcplinkv1beta1.HostedCluster, cfg Config, existing *cor
 		}
 	}
 
+	if p := checkRoleARN(hc); p != nil {
+		problems = append(problems, *p)
+	}
+
 	ns := hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
 	if len(ns) > validation.DNS1123LabelMaxLength {
 		problems = append(problems, problem{NamespaceNameTooLongReason, fmt.Sprintf(
@@ -87,6 +98,45 @@ func validateCluster(hc *hcplinkv1beta1.HostedCluster, cfg Config, existing *cor
 		}
 	}
 	return problems
+}
+
+// roleARN is an IAM role ARN: partition, account, role path and name.
+var roleARN = regexp.MustCompile(`^arn:([a-z][a-z-]*):iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]+$`)
+
+// awsPartition is the partition of an AWS region: aws-cn for the China
+// regions, aws-us-gov for GovCloud, aws for the others.
+func awsPartition(region string) string {
+	switch {
+	case strings.HasPrefix(region, "cn-"):
+		return "aws-cn"
+	case strings.HasPrefix(region, "us-gov-"):
+		return "aws-us-gov"
+	}
+	return "aws"
+}
+
+// checkRoleARN refuses a control-plane operator role the cloud would
+// refuse: not an IAM role ARN, or in another partition than the region.
+// Nothing is created for such a cluster, so nothing can be left behind.
+func checkRoleARN(hc *hcplinkv1beta1.HostedCluster) *problem {
+	arn := controlPlaneOperatorRoleARN(hc)
+	if arn == "" {
+		return nil
+	}
+	const field = "spec.platform.aws.rolesRef.controlPlaneOperatorARN"
+	region := hc.Spec.Platform.AWS.Region
+	want := awsPartition(region)
+	m := roleARN.FindStringSubmatch(arn)
+	switch {
+	case m == nil:
+		return &problem{InvalidRoleARNReason, fmt.Sprintf(
+			"%s is %q, which is not an IAM role ARN; use arn:%s:iam::<account>:role/<name>", field, arn, want)}
+	case m[1] != want:
+		return &problem{InvalidRoleARNReason, fmt.Sprintf(
+			"%s is in partition %s, but region %s is in partition %s, where that role cannot be assumed; use a role ARN that starts with arn:%s:iam::",
+			field, m[1], region, want, want)}
+	}
+	return nil
 }
 
 func orNone(s string) string {
