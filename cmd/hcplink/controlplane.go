@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/hcplink/hcplink/internal/controlplane"
+	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
 )
 
 func newControlPlaneOperatorCommand() *cobra.Command {
@@ -45,6 +46,7 @@ identity profile), AWS_REGION, AWS_ENDPOINT_URL, ...`,
 	cmd.Flags().StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the metrics endpoint; "0" disables it`)
 	cmd.Flags().StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of the health and readiness probes; "0" disables them`)
 	cmd.Flags().DurationVar(&opts.AWSDriftInterval, "drift-interval", 0, "how often a healthy VPC endpoint, its security group and DNS records are checked for drift, jittered (0: 10m)")
+	cmd.Flags().IntVar(&opts.AWSMaxConcurrentReconciles, "max-concurrent-reconciles", awsprivatelink.DefaultMaxConcurrentReconciles, "workers of the AWS endpoint controller, so that one hung call never holds the others")
 	_ = cmd.MarkFlagRequired("namespace")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	zapOpts.BindFlags(goFlags)

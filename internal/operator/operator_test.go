@@ -12,6 +12,7 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -223,5 +224,19 @@ func TestRunRefusesBadOptions(t *testing.T) {
 				t.Errorf("Run = %v, want an error about %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestManagementClusterIDDefaultsToKubeSystemsUID(t *testing.T) {
+	ks := &corev1.Namespace{}
+	if err := env.Client.Get(t.Context(), client.ObjectKey{Name: metav1.NamespaceSystem}, ks); err != nil {
+		t.Fatal(err)
+	}
+	got, err := managementClusterID(t.Context(), env.Client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == "" || got != string(ks.UID) {
+		t.Errorf("management cluster ID = %q, want kube-system's UID %q", got, ks.UID)
 	}
 }

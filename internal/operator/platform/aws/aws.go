@@ -155,10 +155,11 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 	}
 	ec2Client, elbClient := ec2.NewFromConfig(cfg), elasticloadbalancingv2.NewFromConfig(cfg)
 	r := &awsendpointservice.Reconciler{
-		Client:        mgr.GetClient(),
-		EC2:           ec2Client,
-		ELB:           elbClient,
-		DriftInterval: opts.DriftInterval,
+		Client:              mgr.GetClient(),
+		EC2:                 ec2Client,
+		ELB:                 elbClient,
+		DriftInterval:       opts.DriftInterval,
+		ManagementClusterID: opts.ManagementClusterID,
 	}
 	// Run may be called more than once in a process (the local environment,
 	// tests): controller names need not be unique then.
@@ -167,10 +168,11 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 		return nil, fmt.Errorf("setting up the AWSEndpointService controller: %w", err)
 	}
 	sweeper := &awsendpointservice.Sweeper{
-		Reader:   mgr.GetAPIReader(),
-		EC2:      ec2Client,
-		Cache:    r.Cache,
-		Interval: opts.SweepInterval,
+		Reader:              mgr.GetAPIReader(),
+		EC2:                 ec2Client,
+		Cache:               r.Cache,
+		Interval:            opts.SweepInterval,
+		ManagementClusterID: opts.ManagementClusterID,
 	}
 	if err := mgr.Add(sweeper); err != nil {
 		return nil, fmt.Errorf("adding the endpoint-service sweeper: %w", err)
