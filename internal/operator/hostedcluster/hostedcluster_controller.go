@@ -2,20 +2,68 @@
 // controller. For every HostedCluster it
 //
 //   - checks what the CRD cannot (the operator's private platform and
-//     region, the control-plane namespace) and reports it in
-//     ValidConfiguration; nothing is created for a refused cluster;
+//     region, a control-plane operator role the cloud would refuse, the
+//     control-plane namespace) and reports it in ValidConfiguration;
+//     nothing is created for a refused cluster;
 //   - creates the control-plane namespace, the HostedControlPlane (the
 //     cluster and its NodePools' subnets, as the control-plane operator sees
 //     them) and the control-plane operator (ServiceAccount, Role,
-//     RoleBinding, AWS credentials, Deployment), writing only what changed;
-//   - folds the conditions of the AWSEndpointService and
-//     AzurePrivateLinkService objects into the HostedCluster, and sets
-//     Available;
-//   - deletes in order: private-link objects first (their finalizers remove
-//     the cloud resources, so the control-plane operator stays up), then the
-//     HostedControlPlane and the operator's objects, then the namespace, and
-//     only then drops its finalizer. A bounded, visible escape hatch gives up
-//     on the private-link cleanup when the cloud credentials stay invalid.
+//     RoleBinding, AWS credentials, Deployment), writing only what changed.
+//     Whatever is missing is recreated, the namespace included: a namespace
+//     force-deleted mid-cluster comes back whole, and the new control-plane
+//     operator adopts its cloud resources by tags;
+//   - folds the conditions of the private-link objects of the cluster's
+//     platform into the HostedCluster, copies the HostedControlPlane's
+//     ValidCloudCredentials (the control-plane operator's) into it, sets
+//     Available (leading with invalid credentials when they are the cause)
+//     and mirrors Available onto the HostedControlPlane;
+//   - deletes in order (see reconcileDelete): private-link objects first
+//     (their finalizers remove the cloud resources, so the control-plane
+//     operator stays up), then waits for the control-plane operator's final
+//     sweep of the customer's account, then the HostedControlPlane and the
+//     control-plane operator, then the namespace, and only then drops its
+//     finalizer.
+//
+// # Who cleans up what, and who may give up
+//
+// Two components hold cloud resources of a private cluster, each with its
+// own credentials: the control-plane operator (the customer's account: VPC
+// endpoint, security group, DNS records; finalizer
+// hcplink.io/control-plane-cleanup) and the operator (the management
+// account: the endpoint service; finalizer hcplink.io/operator-cleanup).
+// Only the component whose credentials do not work may be given up, so a
+// refused customer role never leaves the endpoint service behind:
+//
+//   - the control-plane operator's part (its finalizers, and the wait for
+//     CloudCleanupComplete) when the HostedControlPlane reports
+//     ValidCloudCredentials=False for the grace period, or never reported
+//     it for the grace period since the deletion (or since the
+//     HostedControlPlane was recreated): a control-plane operator that never
+//     ran must not hold deletion forever;
+//   - the operator's part (its finalizer) when its own management
+//     credentials, as its credentials check reports them
+//     (Config.ManagementCredentials), are invalid for the grace period.
+//
+// Valid or Unknown credentials never give up. Giving up sets
+// CloudResourcesMayHaveLeaked and emits a Warning event naming what may
+// remain.
+//
+// # Leftovers after a lost namespace
+//
+// The control-plane operator is the only component that can reach the
+// customer's account, and the HostedCluster keeps what it needs (region,
+// role, VPC, infra ID). So at deletion, once no private-link object is
+// left, deletion waits for its final sweep (everything still tagged for the
+// cluster, HostedControlPlane CloudCleanupComplete=True). If the namespace
+// is gone when the cluster is deleted, the operator recreates just enough
+// for that sweep (namespace, HostedControlPlane marked deleting, the
+// control-plane operator and its credentials), waits for it, and then
+// removes it all again. That is how resources left behind by a forced
+// namespace deletion are found and removed.
+//
+// The cloud-specific parts (kinds, condition types, listings, what each
+// finalizer would leak, whether there is a final sweep) come from the
+// platform registry (internal/operator/platform, Config.Platforms).
 package hostedcluster
 
 import (
