@@ -52,7 +52,7 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope, subnets []
 		return nil, outcome.FromError(fmt.Errorf("VPC endpoint: %w", err))
 	}
 	if dropped := UnservedSubnets(subnets, zonesOf(use)); len(dropped) > 0 {
-		s.notes = append(s.notes, unservedNote(dropped))
+		s.notes = append(s.notes, unservedNote(dropped, svc.zoneIDs))
 	}
 	set, remove := awscloud.TagDiff(s.desiredTags(nil), awscloud.TagMap(ep.Tags), s.managedTag)
 	if err := awscloud.UpdateTags(ctx, r.EC2, s.cr.Status.Region, aws.ToString(ep.VpcEndpointId), set, remove); err != nil {

@@ -259,7 +259,7 @@ func TestZoneMismatch(t *testing.T) {
 	x := newFixture(t, cloudOpts{nlbZoneCount: 2})
 	x.ready()
 	unserved := x.subnets[x.zoneIDs[2]]
-	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason, unserved+" ("+x.zoneIDs[2]+")", "does not reach")
+	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason, unserved+" ("+x.zoneIDs[2]+")", "does not reach", x.zoneIDs[0], x.zoneIDs[1])
 	if got, want := sorted(x.endpoint().SubnetIds), x.subnetList(x.zoneIDs[:2]...); !reflect.DeepEqual(got, want) {
 		t.Errorf("endpoint subnets %v, want the served zones' %v", got, want)
 	}

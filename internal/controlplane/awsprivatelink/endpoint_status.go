@@ -100,12 +100,13 @@ func readyOutcome(endpointID string, names []string, notes []string, drift time.
 }
 
 // unservedNote says which zones the endpoint does not reach.
-func unservedNote(unserved []string) string {
+func unservedNote(unserved, served []string) string {
 	if len(unserved) == 0 {
 		return ""
 	}
 	return "It does not reach subnets " + strings.Join(unserved, ", ") +
-		": the endpoint service's load balancer does not serve their zones (add those zones to the load balancer or enable cross-zone load balancing)"
+		": the endpoint service's load balancer serves only zone IDs " + orNone(served) +
+		" and does not balance across zones (add those zones to the load balancer or enable cross-zone load balancing)"
 }
 
 // withCredentialsCause replaces an AccessDenied outcome by the true cause

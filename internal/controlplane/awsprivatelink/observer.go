@@ -1,8 +1,11 @@
 // Package awsprivatelink is the control-plane operator's side of AWS
 // PrivateLink: observers that turn the private load-balancer Services into
 // AWSEndpointServices, the endpoint controller that builds the VPC
-// endpoint, its security group and DNS records in the customer's VPC, and
-// a sweeper for resources tagged for the cluster that no object claims.
+// endpoint, its security group and DNS records in the customer's VPC, a
+// sweeper for resources tagged for the cluster that no object claims, and
+// the final sweep of the customer account when the cluster is deleted
+// (CloudCleanupComplete). Every cloud call goes through the providers in
+// internal/cloud/aws; delays come from the shared outcome policy.
 package awsprivatelink
 
 import (
