@@ -68,6 +68,11 @@ const (
 	// (compared by zone ID) that the load balancer does not serve.
 	ZoneMismatchReason = "ZoneMismatch"
 
+	// SubnetNotFoundReason: subnets the cluster's NodePools name no longer
+	// exist in the customer account; the endpoint uses the others and its
+	// records are kept.
+	SubnetNotFoundReason = "SubnetNotFound"
+
 	// DNSZoneNotFoundReason: the private hosted zone <name>.hypershift.local
 	// does not exist in the cluster's VPC.
 	DNSZoneNotFoundReason = "DNSZoneNotFound"

@@ -503,7 +503,7 @@ func (r *Reconciler) selectSubnets(ctx context.Context, s *scope, wanted []strin
 	s.cr.Status.SubnetZoneIDs = zones
 	s.missingSubnets = missing
 	if len(found) == 0 {
-		return nil, outcome.WaitOnPerson(SubnetNotFoundReason, fmt.Sprintf(
+		return nil, outcome.WaitOnPerson(hcplinkv1beta1.SubnetNotFoundReason, fmt.Sprintf(
 			"None of the subnets the cluster's NodePools name exist in the customer account (%s); fix the NodePools' subnets", strings.Join(missing, ", ")))
 	}
 	return SubnetsPerZone(found), outcome.Continue()

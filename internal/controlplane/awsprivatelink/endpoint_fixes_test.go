@@ -60,7 +60,7 @@ func TestDeletedSubnetIsDroppedAndDNSStillRepaired(t *testing.T) {
 	x.deleteRecord("api.demo.hypershift.local")
 
 	res := x.reconcile()
-	x.requireCondition(metav1.ConditionFalse, SubnetNotFoundReason, gone, "Next check at")
+	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.SubnetNotFoundReason, gone, "Next check at")
 	ep := aws.ToString(x.endpoint().VpcEndpointId)
 	x.requireRecordsAt(ep, "*.apps.demo.hypershift.local", "api.demo.hypershift.local")
 	if got, want := sorted(x.endpoint().SubnetIds), x.subnetList(x.zoneIDs...); !reflect.DeepEqual(got, want) {

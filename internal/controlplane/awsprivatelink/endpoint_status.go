@@ -37,14 +37,6 @@ const (
 	DefaultMaxConcurrentReconciles = 2
 )
 
-// Reasons this package adds until they move to api/v1beta1.
-const (
-	// SubnetNotFoundReason (AWSEndpointAvailable=False): subnets the
-	// cluster's NodePools name no longer exist in the customer account; the
-	// endpoint uses the others and its records are kept.
-	SubnetNotFoundReason = "SubnetNotFound"
-)
-
 // endpointStateOutcome maps the endpoint's state to the condition while
 // the endpoint is not usable; Continue means it is available.
 func endpointStateOutcome(id string, state ec2types.State) outcome.Outcome {
@@ -79,7 +71,7 @@ func zoneMismatchOutcome(served, unserved []string) outcome.Outcome {
 // missingSubnetsOutcome: NodePools name subnets that no longer exist; the
 // endpoint serves the rest (said in the message, records kept).
 func missingSubnetsOutcome(endpointID string, missing []string) outcome.Outcome {
-	return outcome.WaitOnPerson(SubnetNotFoundReason, fmt.Sprintf(
+	return outcome.WaitOnPerson(hcplinkv1beta1.SubnetNotFoundReason, fmt.Sprintf(
 		"Subnets %s named by the cluster's NodePools no longer exist in the customer account; VPC endpoint %s uses the other subnets and its DNS records are kept. Fix or remove those NodePools",
 		strings.Join(missing, ", "), endpointID))
 }
