@@ -63,6 +63,13 @@ func newDeletionFixture(t *testing.T, cfg Config) *deletionFixture {
 		t.Fatal(err)
 	}
 	get(t, hc)
+	// The grace periods count from the deletion (a server time, in whole
+	// seconds, possibly after the fake clock's start): start the fake clock
+	// at it, so that stepping the clock by the grace period reaches the
+	// deadline exactly.
+	if at := hc.DeletionTimestamp.Time; at.After(clk.Now()) {
+		clk.SetTime(at)
+	}
 	return &deletionFixture{r: r, clock: clk, hc: hc, endpoint: endpoint, cp: cp}
 }
 
