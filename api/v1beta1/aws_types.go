@@ -21,6 +21,7 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.endpointAccess) || self.endpointAccess == 'Public' || has(self.rolesRef)",message="rolesRef.controlPlaneOperatorARN is required when endpointAccess is PublicAndPrivate or Private: the endpoint service allows that role to connect",fieldPath=".rolesRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.endpointAccess) || self.endpointAccess == 'Public' || has(self.cloudProviderConfig)",message="cloudProviderConfig.vpc is required when endpointAccess is PublicAndPrivate or Private: the VPC endpoint is created in that VPC",fieldPath=".cloudProviderConfig"
+// +kubebuilder:validation:XValidation:rule="!has(self.rolesRef) || self.rolesRef.controlPlaneOperatorARN.startsWith('arn:' + (self.region.startsWith('cn-') ? 'aws-cn' : (self.region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws')) + ':')",message="rolesRef.controlPlaneOperatorARN must be in the region's partition: arn:aws-cn: for cn-* regions, arn:aws-us-gov: for us-gov-* regions, arn:aws: otherwise",fieldPath=".rolesRef.controlPlaneOperatorARN"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cloudProviderConfig) || (has(self.cloudProviderConfig) && self.cloudProviderConfig.vpc == oldSelf.cloudProviderConfig.vpc)",message="cloudProviderConfig.vpc is immutable once set",fieldPath=".cloudProviderConfig.vpc"
 type AWSPlatformSpec struct {
 	// region is the AWS region of the cluster's VPC, for example us-east-1.

@@ -238,3 +238,27 @@ type AWSEndpointServiceList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []AWSEndpointService `json:"items"`
 }
+
+// Condition types and reasons written by the awsendpointservice controller.
+const (
+	// WaitingForControlPlaneCleanupReason: deletion waits for the
+	// control-plane operator to remove the VPC endpoint (its finalizer).
+	WaitingForControlPlaneCleanupReason = "WaitingForControlPlaneCleanup"
+
+	// EndpointServicePendingReason: the endpoint service was just created
+	// and AWS reports it Pending.
+	EndpointServicePendingReason = "EndpointServicePending"
+
+	// EndpointServiceDeletedReason: AWS reports the endpoint service
+	// Deleting or Deleted; it will be recreated.
+	EndpointServiceDeletedReason = "EndpointServiceDeleted"
+
+	// ConnectionsPendingReason: deleting a service waits for consumer
+	// endpoints to be rejected or go away.
+	ConnectionsPendingReason = "ConnectionsPending"
+
+	// OwnedByAnotherManagementClusterReason: the endpoint service in status,
+	// or the one already on the load balancer, is tagged for another
+	// management cluster; this one never changes or deletes it.
+	OwnedByAnotherManagementClusterReason = "OwnedByAnotherManagementCluster"
+)

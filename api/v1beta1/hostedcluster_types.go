@@ -175,3 +175,61 @@ type HostedClusterList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []HostedCluster `json:"items"`
 }
+
+// Condition types and reasons written by the hostedcluster controller.
+const (
+	// UnsupportedPrivatePlatformReason: the cluster asks for private
+	// connectivity on a cloud the operator does not serve privately.
+	UnsupportedPrivatePlatformReason = "UnsupportedPrivatePlatform"
+
+	// NamespaceNameTooLongReason: "<namespace>-<name>" is longer than the 63
+	// characters a namespace name allows.
+	NamespaceNameTooLongReason = "NamespaceNameTooLong"
+
+	// InvalidRoleARNReason: spec.platform.aws.rolesRef.controlPlaneOperatorARN
+	// is not an IAM role ARN, or is in another partition than the
+	// cluster's region (aws, aws-cn, aws-us-gov): STS would refuse it, and
+	// everything made for the cluster would be stuck at deletion.
+	InvalidRoleARNReason = "InvalidRoleARN"
+
+	// NamespaceConflictReason: the control-plane namespace exists and
+	// belongs to something else (another HostedCluster whose name maps to
+	// the same namespace, or an object hcplink did not create).
+	NamespaceConflictReason = "NamespaceConflict"
+)
+
+// Condition types and reasons written by the hostedcluster controller.
+const (
+	// DeletingCondition is True while the cluster is being deleted; its
+	// reason says which step it waits for and its message what is left.
+	DeletingCondition = "Deleting"
+
+	// CloudResourcesMayHaveLeakedCondition is True when the operator gave up
+	// on a component's cleanup (its credentials invalid, or never checked,
+	// for longer than the grace period): it removed that component's
+	// finalizers from the private-link objects, or stopped waiting for the
+	// final sweep. Its message names the cloud resources that may remain.
+	CloudResourcesMayHaveLeakedCondition = "CloudResourcesMayHaveLeaked"
+
+	// WaitingForPrivateLinkCleanupReason: the AWSEndpointService or
+	// AzurePrivateLinkService objects are still there; their finalizers
+	// remove the cloud resources.
+	WaitingForPrivateLinkCleanupReason = "WaitingForPrivateLinkCleanup"
+
+	// WaitingForControlPlaneDeletionReason: the HostedControlPlane and the
+	// control-plane operator's objects are being deleted.
+	WaitingForControlPlaneDeletionReason = "WaitingForControlPlaneDeletion"
+
+	// WaitingForCloudCleanupReason: the private-link objects are gone and
+	// the control-plane operator's final sweep of the customer's account
+	// (HostedControlPlane CloudCleanupComplete) is awaited.
+	WaitingForCloudCleanupReason = "WaitingForCloudCleanup"
+
+	// CleanupAbandonedReason: a component's cleanup was abandoned after the
+	// grace period with its cloud credentials invalid (or never checked).
+	CleanupAbandonedReason = "CleanupAbandoned"
+
+	// WaitingForNamespaceReason: the control-plane namespace of an earlier
+	// cluster of the same name is still terminating.
+	WaitingForNamespaceReason = "WaitingForNamespace"
+)

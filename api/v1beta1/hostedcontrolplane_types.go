@@ -155,3 +155,19 @@ type HostedControlPlaneList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []HostedControlPlane `json:"items"`
 }
+
+// Condition types and reasons written by the routers controller.
+const (
+	// RoutersReadyCondition is the HostedControlPlane condition this controller
+	// writes: True when every router Service the cluster needs exists and the
+	// cloud has given it a load balancer.
+	RoutersReadyCondition = "RoutersReady"
+
+	// WaitingForLoadBalancerReason: a router Service has no load-balancer
+	// address in its status yet.
+	WaitingForLoadBalancerReason = "WaitingForLoadBalancer"
+
+	// WaitingForServiceReason: a router Service does not exist yet, or an
+	// earlier one of the same name is still being deleted.
+	WaitingForServiceReason = "WaitingForService"
+)

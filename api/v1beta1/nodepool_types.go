@@ -122,3 +122,14 @@ type NodePoolList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []NodePool `json:"items"`
 }
+
+// Condition types and reasons written by the nodepool controller.
+const (
+	// HostedClusterNotFoundReason: spec.clusterName names no HostedCluster
+	// in the NodePool's namespace.
+	HostedClusterNotFoundReason = "HostedClusterNotFound"
+
+	// PlatformMismatchReason: the NodePool's platform type is not its
+	// cluster's.
+	PlatformMismatchReason = "PlatformMismatch"
+)

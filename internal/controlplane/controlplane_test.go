@@ -198,7 +198,7 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 	})
 
 	eventually(t, "private-router is created", serviceExists(ns, routers.PrivateRouterServiceName, true))
-	eventually(t, "RoutersReady is False while there is no load balancer", conditionIs(hcp, routers.RoutersReadyCondition, metav1.ConditionFalse))
+	eventually(t, "RoutersReady is False while there is no load balancer", conditionIs(hcp, hcplinkv1beta1.RoutersReadyCondition, metav1.ConditionFalse))
 	eventually(t, "ValidCloudCredentials is True", conditionIs(hcp, hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionTrue))
 
 	// The cloud gives the Service a load balancer: the owned-Service watch
@@ -211,7 +211,7 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 	if err := env.Client.Status().Update(t.Context(), svc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "RoutersReady is True", conditionIs(hcp, routers.RoutersReadyCondition, metav1.ConditionTrue))
+	eventually(t, "RoutersReady is True", conditionIs(hcp, hcplinkv1beta1.RoutersReadyCondition, metav1.ConditionTrue))
 
 	setAccess := func(access hcplinkv1beta1.AWSEndpointAccessType) {
 		t.Helper()

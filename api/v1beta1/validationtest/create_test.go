@@ -52,6 +52,11 @@ func TestValidObjectsAreAccepted(t *testing.T) {
 			hc.Spec.Networking.MachineNetwork = append(hc.Spec.Networking.MachineNetwork,
 				hcv1.MachineNetworkEntry{CIDR: "10.1.0.0/16"}, hcv1.MachineNetworkEntry{CIDR: "fd00:10::/64"})
 		})},
+		{"aws private cluster in a China region with a China role", with(awsPrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.AWS.Region = "cn-north-1"
+			hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = "arn:aws-cn:iam::123456789012:role/cpo"
+			hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = nil
+		})},
 		{"aws cluster paused indefinitely, with a cluster ID", with(awsPublicCluster, func(hc *hcv1.HostedCluster) {
 			hc.Spec.PausedUntil = ptr("true")
 			hc.Spec.ClusterID = "123e4567-e89b-12d3-a456-426614174000"
@@ -206,6 +211,12 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		{"control-plane operator ARN of a user", with(awsPrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = "arn:aws:iam::123456789012:user/alice"
 		}), []string{"spec.platform.aws.rolesRef.controlPlaneOperatorARN", "must be an IAM role ARN"}},
+		{"control-plane operator ARN in the China partition for us-east-1", with(awsPrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = "arn:aws-cn:iam::123456789012:role/cpo"
+		}), []string{"spec.platform.aws.rolesRef.controlPlaneOperatorARN", "must be in the region's partition"}},
+		{"control-plane operator ARN in the commercial partition for a GovCloud region", with(awsPrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.AWS.Region = "us-gov-west-1"
+		}), []string{"spec.platform.aws.rolesRef.controlPlaneOperatorARN", "must be in the region's partition"}},
 		{"control-plane operator ARN with a short account", with(awsPrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = "arn:aws:iam::1234:role/cpo"
 		}), []string{"spec.platform.aws.rolesRef.controlPlaneOperatorARN", "must be an IAM role ARN"}},

@@ -75,7 +75,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, r.now()); paused {
 		log.V(1).Info("Reconciliation is paused", "pausedUntil", *hcp.Spec.PausedUntil)
 		cond := metav1.Condition{
-			Type:    RoutersReadyCondition,
+			Type:    hcplinkv1beta1.RoutersReadyCondition,
 			Status:  metav1.ConditionUnknown,
 			Reason:  hcplinkv1beta1.ReconciliationPausedReason,
 			Message: fmt.Sprintf("Reconciliation is paused until %s; the router Services are left as they are", pausedUntilText(*hcp.Spec.PausedUntil)),

@@ -152,12 +152,12 @@ func condition(t *testing.T, hcp *hcplinkv1beta1.HostedControlPlane) *metav1.Con
 	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(hcp), &got); err != nil {
 		t.Fatal(err)
 	}
-	c := meta.FindStatusCondition(got.Status.Conditions, RoutersReadyCondition)
+	c := meta.FindStatusCondition(got.Status.Conditions, hcplinkv1beta1.RoutersReadyCondition)
 	if c == nil {
-		t.Fatalf("no %s condition in %v", RoutersReadyCondition, got.Status.Conditions)
+		t.Fatalf("no %s condition in %v", hcplinkv1beta1.RoutersReadyCondition, got.Status.Conditions)
 	}
 	if c.ObservedGeneration != got.Generation {
-		t.Errorf("%s observedGeneration %d, want %d", RoutersReadyCondition, c.ObservedGeneration, got.Generation)
+		t.Errorf("%s observedGeneration %d, want %d", hcplinkv1beta1.RoutersReadyCondition, c.ObservedGeneration, got.Generation)
 	}
 	return c
 }
@@ -213,7 +213,7 @@ func TestEndpointAccessChanges(t *testing.T) {
 	if !metav1.IsControlledBy(pr, hcp) {
 		t.Errorf("private-router owner references %v, want the HostedControlPlane %s", pr.OwnerReferences, hcp.UID)
 	}
-	if c := condition(t, hcp); c.Status != metav1.ConditionFalse || c.Reason != WaitingForLoadBalancerReason {
+	if c := condition(t, hcp); c.Status != metav1.ConditionFalse || c.Reason != hcplinkv1beta1.WaitingForLoadBalancerReason {
 		t.Errorf("RoutersReady %s/%s %q, want False/WaitingForLoadBalancer", c.Status, c.Reason, c.Message)
 	}
 
@@ -257,7 +257,7 @@ func TestEndpointAccessChanges(t *testing.T) {
 		h.Spec.Platform.AWS.EndpointAccess = hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate
 	})
 	reconcile(t, r, hcp)
-	if c := condition(t, hcp); c.Status != metav1.ConditionFalse || c.Reason != WaitingForServiceReason {
+	if c := condition(t, hcp); c.Status != metav1.ConditionFalse || c.Reason != hcplinkv1beta1.WaitingForServiceReason {
 		t.Errorf("RoutersReady %s/%s %q, want False/WaitingForService", c.Status, c.Reason, c.Message)
 	}
 	// The load balancer goes; the Service with it; the next pass makes a
@@ -463,8 +463,8 @@ func TestOtherConditionsKept(t *testing.T) {
 	if c := meta.FindStatusCondition(got.Status.Conditions, other.Type); c == nil || c.Message != "served" {
 		t.Errorf("the %s condition was lost or changed: %v", other.Type, got.Status.Conditions)
 	}
-	if meta.FindStatusCondition(got.Status.Conditions, RoutersReadyCondition) == nil {
-		t.Errorf("no %s condition: %v", RoutersReadyCondition, got.Status.Conditions)
+	if meta.FindStatusCondition(got.Status.Conditions, hcplinkv1beta1.RoutersReadyCondition) == nil {
+		t.Errorf("no %s condition: %v", hcplinkv1beta1.RoutersReadyCondition, got.Status.Conditions)
 	}
 }
 

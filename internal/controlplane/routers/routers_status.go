@@ -10,21 +10,6 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
 
-// RoutersReadyCondition is the HostedControlPlane condition this controller
-// writes: True when every router Service the cluster needs exists and the
-// cloud has given it a load balancer.
-const RoutersReadyCondition = "RoutersReady"
-
-// Reasons of RoutersReadyCondition besides AsExpected.
-const (
-	// WaitingForLoadBalancerReason: a router Service has no load-balancer
-	// address in its status yet.
-	WaitingForLoadBalancerReason = "WaitingForLoadBalancer"
-	// WaitingForServiceReason: a router Service does not exist yet, or an
-	// earlier one of the same name is still being deleted.
-	WaitingForServiceReason = "WaitingForService"
-)
-
 // noRoutersMessage is the message of a True condition on a cluster that
 // needs no router Service (an Azure cluster without private configuration).
 const noRoutersMessage = "The cluster needs no router Services"
@@ -42,16 +27,16 @@ func routersReadyCondition(desired []*corev1.Service, actual map[string]*corev1.
 			noAddress = append(noAddress, want.Name)
 		}
 	}
-	cond := metav1.Condition{Type: RoutersReadyCondition, Status: metav1.ConditionTrue, Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage}
+	cond := metav1.Condition{Type: hcplinkv1beta1.RoutersReadyCondition, Status: metav1.ConditionTrue, Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage}
 	switch {
 	case len(missing) > 0:
-		cond.Status, cond.Reason = metav1.ConditionFalse, WaitingForServiceReason
+		cond.Status, cond.Reason = metav1.ConditionFalse, hcplinkv1beta1.WaitingForServiceReason
 		cond.Message = fmt.Sprintf("Waiting for %s %s to be created (an earlier one of the same name may still be deleting)", servicesWord(missing), strings.Join(missing, ", "))
 		if len(noAddress) > 0 {
 			cond.Message += fmt.Sprintf("; waiting for the cloud to give %s %s a load balancer", servicesWord(noAddress), strings.Join(noAddress, ", "))
 		}
 	case len(noAddress) > 0:
-		cond.Status, cond.Reason = metav1.ConditionFalse, WaitingForLoadBalancerReason
+		cond.Status, cond.Reason = metav1.ConditionFalse, hcplinkv1beta1.WaitingForLoadBalancerReason
 		cond.Message = fmt.Sprintf("Waiting for the cloud to give %s %s a load balancer", servicesWord(noAddress), strings.Join(noAddress, ", "))
 	case len(desired) == 0:
 		cond.Message = noRoutersMessage

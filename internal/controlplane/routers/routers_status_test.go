@@ -46,7 +46,7 @@ func TestRoutersReadyCondition(t *testing.T) {
 			desired:     []string{"private-router", "router"},
 			actual:      []*corev1.Service{svc("private-router", hostname), svc("router")},
 			wantStatus:  metav1.ConditionFalse,
-			wantReason:  WaitingForLoadBalancerReason,
+			wantReason:  hcplinkv1beta1.WaitingForLoadBalancerReason,
 			wantMessage: "Waiting for the cloud to give Service router a load balancer",
 		},
 		{
@@ -54,7 +54,7 @@ func TestRoutersReadyCondition(t *testing.T) {
 			desired:     []string{"private-router", "kube-apiserver-private"},
 			actual:      []*corev1.Service{svc("private-router"), svc("kube-apiserver-private", corev1.LoadBalancerIngress{})},
 			wantStatus:  metav1.ConditionFalse,
-			wantReason:  WaitingForLoadBalancerReason,
+			wantReason:  hcplinkv1beta1.WaitingForLoadBalancerReason,
 			wantMessage: "Waiting for the cloud to give Services private-router, kube-apiserver-private a load balancer",
 		},
 		{
@@ -62,7 +62,7 @@ func TestRoutersReadyCondition(t *testing.T) {
 			desired:     []string{"private-router", "router"},
 			actual:      []*corev1.Service{svc("private-router")},
 			wantStatus:  metav1.ConditionFalse,
-			wantReason:  WaitingForServiceReason,
+			wantReason:  hcplinkv1beta1.WaitingForServiceReason,
 			wantMessage: "Waiting for Service router to be created (an earlier one of the same name may still be deleting); waiting for the cloud to give Service private-router a load balancer",
 		},
 		{
@@ -70,7 +70,7 @@ func TestRoutersReadyCondition(t *testing.T) {
 			desired:     []string{"router"},
 			actual:      []*corev1.Service{deleting},
 			wantStatus:  metav1.ConditionFalse,
-			wantReason:  WaitingForServiceReason,
+			wantReason:  hcplinkv1beta1.WaitingForServiceReason,
 			wantMessage: "Waiting for Service router to be created (an earlier one of the same name may still be deleting)",
 		},
 	}
@@ -85,9 +85,9 @@ func TestRoutersReadyCondition(t *testing.T) {
 				actual[s.Name] = s
 			}
 			got := routersReadyCondition(desired, actual)
-			if got.Type != RoutersReadyCondition || got.Status != tt.wantStatus || got.Reason != tt.wantReason || got.Message != tt.wantMessage {
+			if got.Type != hcplinkv1beta1.RoutersReadyCondition || got.Status != tt.wantStatus || got.Reason != tt.wantReason || got.Message != tt.wantMessage {
 				t.Errorf("got %s=%s %s %q\nwant %s=%s %s %q", got.Type, got.Status, got.Reason, got.Message,
-					RoutersReadyCondition, tt.wantStatus, tt.wantReason, tt.wantMessage)
+					hcplinkv1beta1.RoutersReadyCondition, tt.wantStatus, tt.wantReason, tt.wantMessage)
 			}
 		})
 	}

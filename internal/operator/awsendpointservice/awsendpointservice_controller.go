@@ -280,7 +280,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			// Never served; nothing of ours to report on or clean up.
 			return ctrl.Result{}, nil
 		}
-		return r.finish(ctx, cr, outcome.WaitForEvent(HostedClusterNotFoundReason,
+		return r.finish(ctx, cr, outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
 			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist."))
 	}
 	if !served(hc) {
@@ -478,7 +478,7 @@ func (r *Reconciler) recordedService(ctx context.Context, cr *hcplinkv1beta1.AWS
 		return nil, outcome.Continue(), false
 	}
 	if r.ManagementClusterID != "" && managementClaim(svc.Tags, r.ManagementClusterID) == claimedByAnother {
-		return nil, outcome.WaitOnPerson(OwnedByAnotherManagementClusterReason, fmt.Sprintf(
+		return nil, outcome.WaitOnPerson(hcplinkv1beta1.OwnedByAnotherManagementClusterReason, fmt.Sprintf(
 			"Endpoint service %s is tagged %s=%s, another management cluster's (this one is %s); hcplink leaves it alone. Remove the AWSEndpointService from one of the two management clusters.",
 			name, hcplinkv1beta1.ManagementClusterTagKey, managementClusterOf(svc), r.ManagementClusterID)), true
 	}
@@ -623,7 +623,7 @@ func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 		if existing != nil {
 			name := awssdk.ToString(existing.ServiceName)
 			if managementClaim(existing.Tags, r.ManagementClusterID) == claimedByAnother {
-				return nil, outcome.WaitOnPerson(OwnedByAnotherManagementClusterReason, fmt.Sprintf(
+				return nil, outcome.WaitOnPerson(hcplinkv1beta1.OwnedByAnotherManagementClusterReason, fmt.Sprintf(
 					"Network load balancer %s already backs endpoint service %s, tagged %s=%s (another management cluster's); hcplink leaves it alone.",
 					cr.Spec.NetworkLoadBalancerName, name, hcplinkv1beta1.ManagementClusterTagKey, managementClusterOf(existing)))
 			}

@@ -352,7 +352,7 @@ func TestDeletionRejectsForeignEndpointAndDeletesService(t *testing.T) {
 	}
 	deletes := w.calls("ec2:DeleteVpcEndpointServiceConfigurations").Total
 	res := w.reconcile(r, cr)
-	if cond := condition(t, cr); cond.Reason != WaitingForControlPlaneCleanupReason {
+	if cond := condition(t, cr); cond.Reason != hcplinkv1beta1.WaitingForControlPlaneCleanupReason {
 		t.Errorf("while the CPO cleans up: condition = %+v", cond)
 	}
 	if res.RequeueAfter <= 0 {

@@ -28,7 +28,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cr *hcplinkv1beta1.AWS
 		}
 	}
 	if controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
-		return r.finish(ctx, cr, outcome.Wait(WaitingForControlPlaneCleanupReason,
+		return r.finish(ctx, cr, outcome.Wait(hcplinkv1beta1.WaitingForControlPlaneCleanupReason,
 			"Deleting: waiting for the control-plane operator to remove the VPC endpoint, its security group and DNS records (finalizer "+
 				hcplinkv1beta1.ControlPlaneFinalizer+") before the endpoint service is deleted.", controlPlaneCleanupPoll))
 	}

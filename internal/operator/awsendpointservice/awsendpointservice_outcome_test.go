@@ -141,7 +141,7 @@ func TestDeletionHeldByConnectionsBacksOff(t *testing.T) {
 		Code: awscloud.CodeExistingVpcEndpointConnections, Message: "Service has existing active VPC Endpoint connections!", HTTPStatus: 400, Rate: 1}}})
 	p := outcome.DefaultPolicy.Dependency
 	grew(t, "connections pending", w.passes(r, cr, 7), p, p.Cap)
-	if c := condition(t, cr); c.Reason != ConnectionsPendingReason {
+	if c := condition(t, cr); c.Reason != hcplinkv1beta1.ConnectionsPendingReason {
 		t.Errorf("condition = %+v", c)
 	}
 	w.f.Server.Faults.Set(sim.FaultConfig{})

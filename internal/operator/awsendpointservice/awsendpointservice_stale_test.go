@@ -147,8 +147,8 @@ func TestManagementClusterTag(t *testing.T) {
 		if cr.Status.EndpointServiceName != "" {
 			t.Errorf("status names %q; another management cluster's service must not be adopted", cr.Status.EndpointServiceName)
 		}
-		if cond := condition(t, cr); cond.Reason != OwnedByAnotherManagementClusterReason {
-			t.Errorf("condition = %+v, want %s", cond, OwnedByAnotherManagementClusterReason)
+		if cond := condition(t, cr); cond.Reason != hcplinkv1beta1.OwnedByAnotherManagementClusterReason {
+			t.Errorf("condition = %+v, want %s", cond, hcplinkv1beta1.OwnedByAnotherManagementClusterReason)
 		}
 		after := awscloud.TagMap(w.service(theirs).Tags)
 		if after[hcplinkv1beta1.ManagementClusterTagKey] != "mc-b" || len(after) != len(before) {

@@ -16,29 +16,6 @@ import (
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
-// Reasons this controller adds to those in api/v1beta1.
-const (
-	// WaitingForControlPlaneCleanupReason: deletion waits for the
-	// control-plane operator to remove the VPC endpoint (its finalizer).
-	WaitingForControlPlaneCleanupReason = "WaitingForControlPlaneCleanup"
-	// EndpointServicePendingReason: the endpoint service was just created
-	// and AWS reports it Pending.
-	EndpointServicePendingReason = "EndpointServicePending"
-	// EndpointServiceDeletedReason: AWS reports the endpoint service
-	// Deleting or Deleted; it will be recreated.
-	EndpointServiceDeletedReason = "EndpointServiceDeleted"
-	// HostedClusterNotFoundReason: the HostedCluster named by the
-	// hcplink.io/cluster annotation does not exist.
-	HostedClusterNotFoundReason = "HostedClusterNotFound"
-	// ConnectionsPendingReason: deleting a service waits for consumer
-	// endpoints to be rejected or go away.
-	ConnectionsPendingReason = "ConnectionsPending"
-	// OwnedByAnotherManagementClusterReason: the endpoint service in status,
-	// or the one already on the load balancer, is tagged for another
-	// management cluster; this one never changes or deletes it.
-	OwnedByAnotherManagementClusterReason = "OwnedByAnotherManagementCluster"
-)
-
 // maxSubnets is the API maximum of spec.subnetIDs.
 const maxSubnets = 10
 
@@ -80,12 +57,12 @@ func serviceStateOutcome(svc *ec2types.ServiceConfiguration) (o outcome.Outcome,
 	name := awssdk.ToString(svc.ServiceName)
 	switch string(svc.ServiceState) {
 	case awscloud.ServiceStatePending:
-		return outcome.Wait(EndpointServicePendingReason, "Endpoint service "+name+" is being created.", servicePendingPoll), false
+		return outcome.Wait(hcplinkv1beta1.EndpointServicePendingReason, "Endpoint service "+name+" is being created.", servicePendingPoll), false
 	case awscloud.ServiceStateFailed:
 		return outcome.WaitOnPerson(hcplinkv1beta1.EndpointServiceFailedReason,
 			"AWS reports endpoint service "+name+" Failed; check its network load balancer, or delete the service so that hcplink creates it again."), false
 	case awscloud.ServiceStateDeleting, awscloud.ServiceStateDeleted:
-		return outcome.Wait(EndpointServiceDeletedReason, "Endpoint service "+name+" was deleted outside hcplink; it is created again.", servicePendingPoll), true
+		return outcome.Wait(hcplinkv1beta1.EndpointServiceDeletedReason, "Endpoint service "+name+" was deleted outside hcplink; it is created again.", servicePendingPoll), true
 	}
 	return outcome.Continue(), false
 }
@@ -97,7 +74,7 @@ func serviceStateOutcome(svc *ec2types.ServiceConfiguration) (o outcome.Outcome,
 func connectionsPending(name string, connections int, doing string) outcome.Outcome {
 	msg := fmt.Sprintf("%s: endpoint service %s still has %d consumer endpoint connections; they were rejected and deletion is retried.", doing, name, connections)
 	o := outcome.FromError(&cloud.Error{Class: cloud.ClassDependency, Code: awscloud.CodeExistingVpcEndpointConnections, Message: msg})
-	o.Reason, o.Message = ConnectionsPendingReason, outcome.Bound(msg)
+	o.Reason, o.Message = hcplinkv1beta1.ConnectionsPendingReason, outcome.Bound(msg)
 	return o
 }
 

@@ -210,10 +210,10 @@ func TestServiceStateOutcome(t *testing.T) {
 		gone   bool
 	}{
 		{"Available", "", false},
-		{"Pending", EndpointServicePendingReason, false},
+		{"Pending", hcplinkv1beta1.EndpointServicePendingReason, false},
 		{"Failed", hcplinkv1beta1.EndpointServiceFailedReason, false},
-		{"Deleting", EndpointServiceDeletedReason, true},
-		{"Deleted", EndpointServiceDeletedReason, true},
+		{"Deleting", hcplinkv1beta1.EndpointServiceDeletedReason, true},
+		{"Deleted", hcplinkv1beta1.EndpointServiceDeletedReason, true},
 	}
 	for _, tc := range cases {
 		svc := &ec2types.ServiceConfiguration{ServiceName: aws.String("com.amazonaws.vpce.us-east-1.vpce-svc-1"), ServiceState: ec2types.ServiceState(tc.state)}
@@ -248,7 +248,7 @@ func TestConnectionsPendingGrows(t *testing.T) {
 	var last time.Duration
 	for i := range 8 {
 		o := tr.Resolve("uid", connectionsPending("svc", 1, "Deleting"))
-		if o.Reason != ConnectionsPendingReason || !strings.Contains(o.Message, "Next check at") {
+		if o.Reason != hcplinkv1beta1.ConnectionsPendingReason || !strings.Contains(o.Message, "Next check at") {
 			t.Fatalf("pass %d: %+v", i, o)
 		}
 		if o.After > outcome.DefaultPolicy.Dependency.Cap*11/10 {

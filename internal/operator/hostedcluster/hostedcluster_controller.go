@@ -364,7 +364,7 @@ func (r *Reconciler) now() time.Time {
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Duration, error) {
 	log := ctrl.LoggerFrom(ctx)
 	hc, gen := s.hc, s.hc.Generation
-	s.conditions.removeCondition(DeletingCondition, CloudResourcesMayHaveLeakedCondition)
+	s.conditions.removeCondition(hcplinkv1beta1.DeletingCondition, hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition)
 
 	existing, err := r.existingNamespace(ctx, s.namespace)
 	if err != nil {
@@ -382,7 +382,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 	s.cpNamespace = s.namespace
 	if existing != nil && !existing.DeletionTimestamp.IsZero() {
 		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-			Reason: WaitingForNamespaceReason, ObservedGeneration: gen,
+			Reason: hcplinkv1beta1.WaitingForNamespaceReason, ObservedGeneration: gen,
 			Message: fmt.Sprintf("the control-plane namespace %s of an earlier cluster with this name is still being deleted", s.namespace)})
 		return namespaceTerminatingPoll, nil
 	}

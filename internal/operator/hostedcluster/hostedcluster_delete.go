@@ -100,8 +100,8 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (time.Durati
 		if err := r.recreateForFinalSweep(ctx, hc); err != nil {
 			return 0, err
 		}
-		s.conditions.setCondition(metav1.Condition{Type: DeletingCondition, Status: metav1.ConditionTrue,
-			Reason: WaitingForCloudCleanupReason, ObservedGeneration: hc.Generation,
+		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.DeletingCondition, Status: metav1.ConditionTrue,
+			Reason: hcplinkv1beta1.WaitingForCloudCleanupReason, ObservedGeneration: hc.Generation,
 			Message: fmt.Sprintf("the control-plane namespace %s was gone; recreated it with the control-plane operator so that it can sweep the customer's account for leftovers", s.namespace)})
 		log.Info("control-plane namespace was gone during deletion; recreated it for the final sweep", "namespace", s.namespace)
 		// Look again once the new objects are in the cache.
@@ -150,7 +150,7 @@ func hcpNamespaceOf(hc *hcplinkv1beta1.HostedCluster) string {
 func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev1.Namespace) (done bool, requeue time.Duration, err error) {
 	hc, gen := s.hc, s.hc.Generation
 	deleting := func(reason, message string) {
-		s.conditions.setCondition(metav1.Condition{Type: DeletingCondition, Status: metav1.ConditionTrue,
+		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.DeletingCondition, Status: metav1.ConditionTrue,
 			Reason: reason, Message: bound(message, maxConditionMessage), ObservedGeneration: gen})
 	}
 
@@ -173,7 +173,7 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 	// 1. Private-link objects, while the control-plane operator still runs.
 	remaining, err := r.deletePrivateLinkObjects(ctx, s)
 	if err != nil {
-		deleting(WaitingForPrivateLinkCleanupReason, "deleting the private-link objects failed and will be retried: "+err.Error())
+		deleting(hcplinkv1beta1.WaitingForPrivateLinkCleanupReason, "deleting the private-link objects failed and will be retried: "+err.Error())
 		return false, 0, err
 	}
 	if len(remaining) > 0 {
@@ -194,7 +194,7 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 		return false, 0, fmt.Errorf("releasing the HostedControlPlane: %w", err)
 	}
 	if gone, err := r.deleteAndCheck(ctx, hcp); err != nil || !gone {
-		deleting(WaitingForControlPlaneDeletionReason, fmt.Sprintf("waiting for the HostedControlPlane %s/%s to be deleted", s.namespace, hc.Name))
+		deleting(hcplinkv1beta1.WaitingForControlPlaneDeletionReason, fmt.Sprintf("waiting for the HostedControlPlane %s/%s to be deleted", s.namespace, hc.Name))
 		return false, objectDeletionPoll, err
 	}
 	s.hcp = nil
@@ -218,7 +218,7 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 		}
 	}
 	if len(left) > 0 {
-		deleting(WaitingForControlPlaneDeletionReason, "waiting for the control-plane operator's objects to be deleted: "+strings.Join(left, ", "))
+		deleting(hcplinkv1beta1.WaitingForControlPlaneDeletionReason, "waiting for the control-plane operator's objects to be deleted: "+strings.Join(left, ", "))
 		return false, objectDeletionPoll, nil
 	}
 
@@ -261,7 +261,7 @@ func (r *Reconciler) awaitPrivateLinkCleanup(ctx context.Context, s *scope, rema
 	}
 	if len(removed) > 0 {
 		r.reportLeak(ctx, s, strings.Join(whys, "; "), "removed the finalizer "+strings.Join(removed, ", "), leaks)
-		deleting(CleanupAbandonedReason, "removed the finalizer "+strings.Join(removed, ", ")+"; see CloudResourcesMayHaveLeaked")
+		deleting(hcplinkv1beta1.CleanupAbandonedReason, "removed the finalizer "+strings.Join(removed, ", ")+"; see CloudResourcesMayHaveLeaked")
 		return afterAbandonRequeue, nil
 	}
 	message := "waiting for the cloud cleanup of " + describeRemaining(remaining)
@@ -278,7 +278,7 @@ func (r *Reconciler) awaitPrivateLinkCleanup(ctx context.Context, s *scope, rema
 			deadlines = append(deadlines, mgmt.deadline)
 		}
 	}
-	deleting(WaitingForPrivateLinkCleanupReason, message)
+	deleting(hcplinkv1beta1.WaitingForPrivateLinkCleanupReason, message)
 	return requeueFor(now, deadlines...), nil
 }
 
@@ -304,7 +304,7 @@ func (r *Reconciler) awaitFinalSweep(ctx context.Context, s *scope, p *platform.
 	if m := cpo.waitMessage("the wait for it"); m != "" {
 		message += "; " + m
 	}
-	deleting(WaitingForCloudCleanupReason, message)
+	deleting(hcplinkv1beta1.WaitingForCloudCleanupReason, message)
 	return true, requeueFor(r.now(), cpo.deadline)
 }
 
@@ -380,11 +380,11 @@ func (r *Reconciler) deletePrivateLinkObjects(ctx context.Context, s *scope) ([]
 func (r *Reconciler) reportLeak(ctx context.Context, s *scope, why, what string, leaks []string) {
 	message := fmt.Sprintf("gave up on part of the cloud cleanup because %s for longer than %s: %s; these cloud resources may remain and need to be deleted by hand: %s",
 		why, r.Config.gracePeriod(), what, strings.Join(leaks, "; "))
-	if prev := findCondition(s.hc.Status.Conditions, CloudResourcesMayHaveLeakedCondition); prev != nil && prev.Status == metav1.ConditionTrue && !strings.Contains(prev.Message, message) {
+	if prev := findCondition(s.hc.Status.Conditions, hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition); prev != nil && prev.Status == metav1.ConditionTrue && !strings.Contains(prev.Message, message) {
 		message = prev.Message + " Then: " + message
 	}
-	s.conditions.setCondition(metav1.Condition{Type: CloudResourcesMayHaveLeakedCondition, Status: metav1.ConditionTrue,
-		Reason: CleanupAbandonedReason, Message: bound(message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
+	s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition, Status: metav1.ConditionTrue,
+		Reason: hcplinkv1beta1.CleanupAbandonedReason, Message: bound(message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
 	if r.Recorder != nil {
 		r.Recorder.Eventf(s.hc, nil, corev1.EventTypeWarning, CloudResourcesMayHaveLeakedEvent, "AbandonCloudCleanup", "%s", bound(message, maxEventNote))
 	}

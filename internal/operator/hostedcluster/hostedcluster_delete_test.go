@@ -102,10 +102,10 @@ func (f *deletionFixture) assertWaitingWith(t *testing.T, finalizers ...string) 
 		t.Errorf("RequeueAfter = %s, want a delay while waiting", res.RequeueAfter)
 	}
 	get(t, f.hc)
-	c := condition(f.hc, DeletingCondition)
-	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != WaitingForPrivateLinkCleanupReason ||
+	c := condition(f.hc, hcplinkv1beta1.DeletingCondition)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != hcplinkv1beta1.WaitingForPrivateLinkCleanupReason ||
 		!strings.Contains(c.Message, "AWSEndpointService private-router") || !strings.Contains(c.Message, finalizers[0]) {
-		t.Errorf("Deleting = %+v, want True/%s naming the object and its finalizer", c, WaitingForPrivateLinkCleanupReason)
+		t.Errorf("Deleting = %+v, want True/%s naming the object and its finalizer", c, hcplinkv1beta1.WaitingForPrivateLinkCleanupReason)
 	}
 	if a := condition(f.hc, hcplinkv1beta1.AvailableCondition); a == nil || a.Status != metav1.ConditionFalse || a.Reason != hcplinkv1beta1.DeletingReason {
 		t.Errorf("Available = %+v, want False/%s", a, hcplinkv1beta1.DeletingReason)
@@ -133,7 +133,7 @@ func (f *deletionFixture) assertWaitingWith(t *testing.T, finalizers ...string) 
 			t.Errorf("%T %s is going while the private-link cleanup runs", o, o.GetName())
 		}
 	}
-	if len(finalizers) == len(cleanupFinalizers) && condition(f.hc, CloudResourcesMayHaveLeakedCondition) != nil {
+	if len(finalizers) == len(cleanupFinalizers) && condition(f.hc, hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition) != nil {
 		t.Error("CloudResourcesMayHaveLeaked is set although nothing was abandoned")
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.cp}}
@@ -204,8 +204,8 @@ func (f *deletionFixture) assertWaitingForSweep(t *testing.T) {
 		t.Errorf("RequeueAfter = %s, want a delay while waiting", res.RequeueAfter)
 	}
 	get(t, f.hc)
-	if c := condition(f.hc, DeletingCondition); c == nil || c.Reason != WaitingForCloudCleanupReason || !strings.Contains(c.Message, hcplinkv1beta1.CloudCleanupCompleteCondition) {
-		t.Errorf("Deleting = %+v, want %s naming %s", c, WaitingForCloudCleanupReason, hcplinkv1beta1.CloudCleanupCompleteCondition)
+	if c := condition(f.hc, hcplinkv1beta1.DeletingCondition); c == nil || c.Reason != hcplinkv1beta1.WaitingForCloudCleanupReason || !strings.Contains(c.Message, hcplinkv1beta1.CloudCleanupCompleteCondition) {
+		t.Errorf("Deleting = %+v, want %s naming %s", c, hcplinkv1beta1.WaitingForCloudCleanupReason, hcplinkv1beta1.CloudCleanupCompleteCondition)
 	}
 	for _, o := range f.controlPlaneObjects() {
 		if !exists(t, o) {
@@ -279,10 +279,10 @@ func TestDeletionWaitsForThePrivateLinkCleanupAndTheFinalSweep(t *testing.T) {
 	f.completeSweep(t)
 	reconcileOnce(t, f.r, f.hc)
 	get(t, f.hc)
-	if c := condition(f.hc, DeletingCondition); c == nil || c.Reason != WaitingForControlPlaneDeletionReason {
-		t.Errorf("Deleting = %+v, want %s", c, WaitingForControlPlaneDeletionReason)
+	if c := condition(f.hc, hcplinkv1beta1.DeletingCondition); c == nil || c.Reason != hcplinkv1beta1.WaitingForControlPlaneDeletionReason {
+		t.Errorf("Deleting = %+v, want %s", c, hcplinkv1beta1.WaitingForControlPlaneDeletionReason)
 	}
-	if condition(f.hc, CloudResourcesMayHaveLeakedCondition) != nil {
+	if condition(f.hc, hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition) != nil {
 		t.Error("CloudResourcesMayHaveLeaked is set although nothing was abandoned")
 	}
 	f.finish(t)
@@ -293,9 +293,9 @@ func TestDeletionWaitsForThePrivateLinkCleanupAndTheFinalSweep(t *testing.T) {
 func (f *deletionFixture) assertLeak(t *testing.T, ids, absent []string) {
 	t.Helper()
 	get(t, f.hc)
-	leak := condition(f.hc, CloudResourcesMayHaveLeakedCondition)
-	if leak == nil || leak.Status != metav1.ConditionTrue || leak.Reason != CleanupAbandonedReason {
-		t.Fatalf("CloudResourcesMayHaveLeaked = %+v, want True/%s", leak, CleanupAbandonedReason)
+	leak := condition(f.hc, hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition)
+	if leak == nil || leak.Status != metav1.ConditionTrue || leak.Reason != hcplinkv1beta1.CleanupAbandonedReason {
+		t.Fatalf("CloudResourcesMayHaveLeaked = %+v, want True/%s", leak, hcplinkv1beta1.CleanupAbandonedReason)
 	}
 	for _, id := range ids {
 		if !strings.Contains(leak.Message, id) {
@@ -338,7 +338,7 @@ func TestEscapeHatchGivesUpOnlyTheControlPlaneSide(t *testing.T) {
 	// Invalid credentials: wait out the grace period, visibly.
 	f.setCredentials(t, metav1.ConditionFalse, f.clock.Now())
 	f.assertWaiting(t)
-	if c := condition(f.hc, DeletingCondition); !strings.Contains(c.Message, "invalid cloud credentials") || !strings.Contains(c.Message, "abandoned at") {
+	if c := condition(f.hc, hcplinkv1beta1.DeletingCondition); !strings.Contains(c.Message, "invalid cloud credentials") || !strings.Contains(c.Message, "abandoned at") {
 		t.Errorf("Deleting message %q does not announce the deadline", c.Message)
 	}
 	f.clock.Step(grace - time.Second)
@@ -363,7 +363,7 @@ func TestEscapeHatchGivesUpOnlyTheControlPlaneSide(t *testing.T) {
 	// for, and said so.
 	reconcileOnce(t, f.r, f.hc)
 	get(t, f.hc)
-	if leak := condition(f.hc, CloudResourcesMayHaveLeakedCondition); !strings.Contains(leak.Message, "final sweep") || !strings.Contains(leak.Message, "vpce-0123456789abcdef0") {
+	if leak := condition(f.hc, hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition); !strings.Contains(leak.Message, "final sweep") || !strings.Contains(leak.Message, "vpce-0123456789abcdef0") {
 		t.Errorf("CloudResourcesMayHaveLeaked %q does not add the final sweep to what was given up before", leak.Message)
 	}
 	f.finish(t)
@@ -377,7 +377,7 @@ func TestEscapeHatchNeverCheckedCredentials(t *testing.T) {
 	cfg.CleanupGracePeriod = grace
 	f := newDeletionFixture(t, cfg)
 	f.assertWaiting(t)
-	if c := condition(f.hc, DeletingCondition); !strings.Contains(c.Message, "never reported") {
+	if c := condition(f.hc, hcplinkv1beta1.DeletingCondition); !strings.Contains(c.Message, "never reported") {
 		t.Errorf("Deleting message %q does not say the credentials were never checked", c.Message)
 	}
 	f.clock.Step(grace - time.Second)
@@ -402,7 +402,7 @@ func TestEscapeHatchInvalidManagementCredentials(t *testing.T) {
 	f := newDeletionFixture(t, cfg)
 	f.setCredentials(t, metav1.ConditionTrue, f.clock.Now())
 	f.assertWaiting(t)
-	if c := condition(f.hc, DeletingCondition); !strings.Contains(c.Message, "operator's own cloud credentials are invalid") {
+	if c := condition(f.hc, hcplinkv1beta1.DeletingCondition); !strings.Contains(c.Message, "operator's own cloud credentials are invalid") {
 		t.Errorf("Deleting message %q does not announce the operator's deadline", c.Message)
 	}
 	f.clock.Step(grace)

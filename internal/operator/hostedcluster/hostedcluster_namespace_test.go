@@ -131,8 +131,8 @@ func TestNamespaceGoneDuringDeletionIsRecreatedForTheFinalSweep(t *testing.T) {
 		}
 	}
 	get(t, hc)
-	if c := condition(hc, DeletingCondition); c == nil || c.Reason != WaitingForCloudCleanupReason || !strings.Contains(c.Message, "recreated") {
-		t.Errorf("Deleting = %+v, want %s saying the namespace was recreated", c, WaitingForCloudCleanupReason)
+	if c := condition(hc, hcplinkv1beta1.DeletingCondition); c == nil || c.Reason != hcplinkv1beta1.WaitingForCloudCleanupReason || !strings.Contains(c.Message, "recreated") {
+		t.Errorf("Deleting = %+v, want %s saying the namespace was recreated", c, hcplinkv1beta1.WaitingForCloudCleanupReason)
 	}
 
 	f := &deletionFixture{r: r, clock: clk, hc: hc, cp: cp}

@@ -12,43 +12,6 @@ import (
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
-// Condition types the operator writes on a HostedCluster besides those in
-// api/v1beta1 (ValidConfiguration, Available and the aggregated
-// private-link conditions).
-const (
-	// DeletingCondition is True while the cluster is being deleted; its
-	// reason says which step it waits for and its message what is left.
-	DeletingCondition = "Deleting"
-
-	// CloudResourcesMayHaveLeakedCondition is True when the operator gave up
-	// on a component's cleanup (its credentials invalid, or never checked,
-	// for longer than the grace period): it removed that component's
-	// finalizers from the private-link objects, or stopped waiting for the
-	// final sweep. Its message names the cloud resources that may remain.
-	CloudResourcesMayHaveLeakedCondition = "CloudResourcesMayHaveLeaked"
-)
-
-// Reasons of the deletion conditions and of Available.
-const (
-	// WaitingForPrivateLinkCleanupReason: the AWSEndpointService or
-	// AzurePrivateLinkService objects are still there; their finalizers
-	// remove the cloud resources.
-	WaitingForPrivateLinkCleanupReason = "WaitingForPrivateLinkCleanup"
-	// WaitingForControlPlaneDeletionReason: the HostedControlPlane and the
-	// control-plane operator's objects are being deleted.
-	WaitingForControlPlaneDeletionReason = "WaitingForControlPlaneDeletion"
-	// WaitingForCloudCleanupReason: the private-link objects are gone and
-	// the control-plane operator's final sweep of the customer's account
-	// (HostedControlPlane CloudCleanupComplete) is awaited.
-	WaitingForCloudCleanupReason = "WaitingForCloudCleanup"
-	// CleanupAbandonedReason: a component's cleanup was abandoned after the
-	// grace period with its cloud credentials invalid (or never checked).
-	CleanupAbandonedReason = "CleanupAbandoned"
-	// WaitingForNamespaceReason: the control-plane namespace of an earlier
-	// cluster of the same name is still terminating.
-	WaitingForNamespaceReason = "WaitingForNamespace"
-)
-
 // Limits on condition messages. A condition message may hold 32 KiB; ours
 // stay readable in kubectl and fit in an event note (1 KiB).
 const (

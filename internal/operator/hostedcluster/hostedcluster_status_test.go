@@ -171,7 +171,7 @@ func TestStatusPatch(t *testing.T) {
 		changed map[string]metav1.Time // lastTransitionTime expected per type written
 	}{
 		{name: "nothing changed", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo", Conditions: []metav1.Condition{withTime(valid, 2)}},
-			change: conditionChange{set: []metav1.Condition{withGen(valid, 2)}, remove: []string{DeletingCondition}}, cpNS: "ns-demo", want: nil},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 2)}, remove: []string{hcplinkv1beta1.DeletingCondition}}, cpNS: "ns-demo", want: nil},
 		{name: "no status yet: written whole, guarded by resourceVersion", rv: "42",
 			change: conditionChange{set: []metav1.Condition{withGen(valid, 1)}}, cpNS: "ns-demo",
 			want:    []op{{"test", "/metadata/resourceVersion", `"42"`}, {"add", "/status", `{"conditions":[VALID],"controlPlaneNamespace":"ns-demo"}`}},
@@ -197,7 +197,7 @@ func TestStatusPatch(t *testing.T) {
 			want:   []op{{"test", "/status/conditions/0/type", `"ValidConfiguration"`}, {"replace", "/status/conditions/0", `VALID`}}},
 		{name: "removals from the end first, after replacements", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo", Conditions: []metav1.Condition{
 			withTime(cond(hcplinkv1beta1.AWSEndpointServiceAvailableCondition, "True", "A", "a"), 1), withTime(foreign, 1), withTime(valid, 1), withTime(endpointUnknown, 1)}},
-			change: conditionChange{set: []metav1.Condition{withGen(valid, 2)}, remove: []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition, endpointType, DeletingCondition}},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 2)}, remove: []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition, endpointType, hcplinkv1beta1.DeletingCondition}},
 			want: []op{{"test", "/status/conditions/2/type", `"ValidConfiguration"`}, {"replace", "/status/conditions/2", `VALID`},
 				{"test", "/status/conditions/3/type", `"AWSEndpointAvailable"`}, {"remove", "/status/conditions/3", ""},
 				{"test", "/status/conditions/0/type", `"AWSEndpointServiceAvailable"`}, {"remove", "/status/conditions/0", ""}}},

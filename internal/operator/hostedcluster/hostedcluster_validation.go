@@ -18,30 +18,6 @@ const (
 	PrivatePlatformNone  = "None"
 )
 
-// Reasons of ValidConfiguration=False, besides
-// v1beta1.PlatformRegionMismatchReason. Stable: users and alerts match on
-// them.
-const (
-	// UnsupportedPrivatePlatformReason: the cluster asks for private
-	// connectivity on a cloud the operator does not serve privately.
-	UnsupportedPrivatePlatformReason = "UnsupportedPrivatePlatform"
-
-	// NamespaceNameTooLongReason: "<namespace>-<name>" is longer than the 63
-	// characters a namespace name allows.
-	NamespaceNameTooLongReason = "NamespaceNameTooLong"
-
-	// InvalidRoleARNReason: spec.platform.aws.rolesRef.controlPlaneOperatorARN
-	// is not an IAM role ARN, or is in another partition than the
-	// cluster's region (aws, aws-cn, aws-us-gov): STS would refuse it, and
-	// everything made for the cluster would be stuck at deletion.
-	InvalidRoleARNReason = "InvalidRoleARN"
-
-	// NamespaceConflictReason: the control-plane namespace exists and
-	// belongs to something else (another HostedCluster whose name maps to
-	// the same namespace, or an object hcplink did not create).
-	NamespaceConflictReason = "NamespaceConflict"
-)
-
 // problem is one reason the operator refuses a cluster.
 type problem struct {
 	reason  string
@@ -59,7 +35,7 @@ func validateCluster(hc *hcplinkv1beta1.HostedCluster, cfg Config, existing *cor
 	switch p := hc.Spec.Platform; {
 	case p.Type == hcplinkv1beta1.AWSPlatform && p.AWS != nil && p.AWS.EndpointAccess.IsPrivate():
 		if platform != PrivatePlatformAWS {
-			problems = append(problems, problem{UnsupportedPrivatePlatformReason, fmt.Sprintf(
+			problems = append(problems, problem{hcplinkv1beta1.UnsupportedPrivatePlatformReason, fmt.Sprintf(
 				"spec.platform.aws.endpointAccess is %s, which needs AWS PrivateLink, but this operator's private platform is %s; use endpointAccess Public, or run the operator with --private-platform=AWS",
 				p.AWS.EndpointAccess, platform)})
 		} else if p.AWS.Region != cfg.AWSPrivateRegion {
@@ -69,7 +45,7 @@ func validateCluster(hc *hcplinkv1beta1.HostedCluster, cfg Config, existing *cor
 		}
 	case p.Type == hcplinkv1beta1.AzurePlatform && p.Azure != nil && p.Azure.Topology.IsPrivate():
 		if platform != PrivatePlatformAzure {
-			problems = append(problems, problem{UnsupportedPrivatePlatformReason, fmt.Sprintf(
+			problems = append(problems, problem{hcplinkv1beta1.UnsupportedPrivatePlatformReason, fmt.Sprintf(
 				"spec.platform.azure.topology is %s, which needs Azure Private Link, but this operator's private platform is %s; use topology Public, or run the operator with --private-platform=Azure",
 				p.Azure.Topology, platform)})
 		}
@@ -81,18 +57,18 @@ func validateCluster(hc *hcplinkv1beta1.HostedCluster, cfg Config, existing *cor
 
 	ns := hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
 	if len(ns) > validation.DNS1123LabelMaxLength {
-		problems = append(problems, problem{NamespaceNameTooLongReason, fmt.Sprintf(
+		problems = append(problems, problem{hcplinkv1beta1.NamespaceNameTooLongReason, fmt.Sprintf(
 			"the control-plane namespace %q would be %d characters long, more than the %d a namespace name allows; shorten the HostedCluster's name or namespace (together at most %d characters)",
 			ns, len(ns), validation.DNS1123LabelMaxLength, validation.DNS1123LabelMaxLength-1)})
 	} else if existing != nil {
 		want := hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name)
 		switch owner, ok := existing.Annotations[hcplinkv1beta1.ClusterAnnotation]; {
 		case !ok:
-			problems = append(problems, problem{NamespaceConflictReason, fmt.Sprintf(
+			problems = append(problems, problem{hcplinkv1beta1.NamespaceConflictReason, fmt.Sprintf(
 				"the control-plane namespace %s already exists and was not created by hcplink for this cluster (it has no %s annotation); delete or rename that namespace, or rename the HostedCluster",
 				ns, hcplinkv1beta1.ClusterAnnotation)})
 		case owner != want:
-			problems = append(problems, problem{NamespaceConflictReason, fmt.Sprintf(
+			problems = append(problems, problem{hcplinkv1beta1.NamespaceConflictReason, fmt.Sprintf(
 				"the control-plane namespace %s already belongs to HostedCluster %s, whose name maps to the same namespace; rename one of the two clusters",
 				ns, owner)})
 		}
@@ -129,10 +105,10 @@ func checkRoleARN(hc *hcplinkv1beta1.HostedCluster) *problem {
 	m := roleARN.FindStringSubmatch(arn)
 	switch {
 	case m == nil:
-		return &problem{InvalidRoleARNReason, fmt.Sprintf(
+		return &problem{hcplinkv1beta1.InvalidRoleARNReason, fmt.Sprintf(
 			"%s is %q, which is not an IAM role ARN; use arn:%s:iam::<account>:role/<name>", field, arn, want)}
 	case m[1] != want:
-		return &problem{InvalidRoleARNReason, fmt.Sprintf(
+		return &problem{hcplinkv1beta1.InvalidRoleARNReason, fmt.Sprintf(
 			"%s is in partition %s, but region %s is in partition %s, where that role cannot be assumed; use a role ARN that starts with arn:%s:iam::",
 			field, m[1], region, want, want)}
 	}

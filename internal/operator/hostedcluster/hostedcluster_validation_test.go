@@ -36,28 +36,28 @@ func TestValidateCluster(t *testing.T) {
 		{name: "namespace name of exactly 63 characters", hc: awsCluster("clusters", longName, hcplinkv1beta1.AWSEndpointAccessPublic), cfg: awsConfig()},
 
 		{name: "(a) private AWS cluster, operator serves no private platform", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate),
-			cfg: Config{}, reasons: []string{UnsupportedPrivatePlatformReason}, contains: []string{"endpointAccess is Private", "None", "--private-platform=AWS"}},
+			cfg: Config{}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"endpointAccess is Private", "None", "--private-platform=AWS"}},
 		{name: "(a) PublicAndPrivate AWS cluster, Azure operator", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate),
-			cfg: Config{PrivatePlatform: PrivatePlatformAzure}, reasons: []string{UnsupportedPrivatePlatformReason}, contains: []string{"PublicAndPrivate", "Azure"}},
+			cfg: Config{PrivatePlatform: PrivatePlatformAzure}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"PublicAndPrivate", "Azure"}},
 		{name: "(b) private AWS cluster in another region", hc: withRegion(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate), "eu-west-1"),
 			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.PlatformRegionMismatchReason}, contains: []string{"eu-west-1", "us-east-1"}},
 		{name: "(b) private AWS cluster, operator without a region", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate),
 			cfg: Config{PrivatePlatform: PrivatePlatformAWS}, reasons: []string{hcplinkv1beta1.PlatformRegionMismatchReason}, contains: []string{"no region"}},
 		{name: "(c) private Azure cluster on an AWS operator", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPrivate),
-			cfg: awsConfig(), reasons: []string{UnsupportedPrivatePlatformReason}, contains: []string{"topology is Private", "--private-platform=Azure"}},
+			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"topology is Private", "--private-platform=Azure"}},
 		{name: "(c) PublicAndPrivate Azure cluster without private platform", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPublicAndPrivate),
-			cfg: Config{PrivatePlatform: PrivatePlatformNone}, reasons: []string{UnsupportedPrivatePlatformReason}, contains: []string{"PublicAndPrivate"}},
+			cfg: Config{PrivatePlatform: PrivatePlatformNone}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"PublicAndPrivate"}},
 		{name: "(d) namespace name of 64 characters", hc: awsCluster("clusters", longName+"x", hcplinkv1beta1.AWSEndpointAccessPublic),
-			cfg: awsConfig(), reasons: []string{NamespaceNameTooLongReason}, contains: []string{"64 characters", "63"}},
+			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.NamespaceNameTooLongReason}, contains: []string{"64 characters", "63"}},
 		{name: "(d) dots count after replacement", hc: awsCluster("clusters", strings.Repeat("a.", 28)+"b", hcplinkv1beta1.AWSEndpointAccessPublic),
-			cfg: awsConfig(), reasons: []string{NamespaceNameTooLongReason}},
+			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.NamespaceNameTooLongReason}},
 		{name: "(e) namespace exists without annotation", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate), cfg: awsConfig(),
-			existing: namespace(nil), reasons: []string{NamespaceConflictReason}, contains: []string{"clusters-demo", "not created by hcplink"}},
+			existing: namespace(nil), reasons: []string{hcplinkv1beta1.NamespaceConflictReason}, contains: []string{"clusters-demo", "not created by hcplink"}},
 		{name: "(e) namespace belongs to another cluster (a-b/c vs a/b-c)", hc: awsCluster("a", "b-c", hcplinkv1beta1.AWSEndpointAccessPublic), cfg: awsConfig(),
 			existing: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "a-b-c", Annotations: map[string]string{hcplinkv1beta1.ClusterAnnotation: "a-b/c"}}},
-			reasons:  []string{NamespaceConflictReason}, contains: []string{"a-b-c", "a-b/c", "rename"}},
+			reasons:  []string{hcplinkv1beta1.NamespaceConflictReason}, contains: []string{"a-b-c", "a-b/c", "rename"}},
 		{name: "two problems at once, most fundamental first", hc: withRegion(awsCluster("clusters", longName+"x", hcplinkv1beta1.AWSEndpointAccessPrivate), "eu-west-1"),
-			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.PlatformRegionMismatchReason, NamespaceNameTooLongReason}},
+			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.PlatformRegionMismatchReason, hcplinkv1beta1.NamespaceNameTooLongReason}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,8 +136,8 @@ func TestCheckRoleARN(t *testing.T) {
 				}
 				return
 			}
-			if got == nil || got.reason != InvalidRoleARNReason {
-				t.Fatalf("problem = %+v, want %s", got, InvalidRoleARNReason)
+			if got == nil || got.reason != hcplinkv1beta1.InvalidRoleARNReason {
+				t.Fatalf("problem = %+v, want %s", got, hcplinkv1beta1.InvalidRoleARNReason)
 			}
 			for _, s := range tt.contains {
 				if !strings.Contains(got.message, s) {

@@ -36,17 +36,6 @@ const ControllerName = "nodepool"
 // writes on NodePools.
 const FieldOwner = "hcplink-operator-nodepool"
 
-// Reasons of ValidConfiguration=False on a NodePool. Stable: users and
-// alerts match on them.
-const (
-	// HostedClusterNotFoundReason: spec.clusterName names no HostedCluster
-	// in the NodePool's namespace.
-	HostedClusterNotFoundReason = "HostedClusterNotFound"
-	// PlatformMismatchReason: the NodePool's platform type is not its
-	// cluster's.
-	PlatformMismatchReason = "PlatformMismatch"
-)
-
 // Reconciler reports NodePools' ValidConfiguration.
 //
 // +kubebuilder:rbac:groups=hcplink.io,resources=nodepools,verbs=get;list;watch
@@ -120,11 +109,11 @@ func validConfiguration(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCl
 	c := metav1.Condition{Type: hcplinkv1beta1.NodePoolValidConfigurationCondition, Status: metav1.ConditionFalse}
 	switch {
 	case hc == nil:
-		c.Reason = HostedClusterNotFoundReason
+		c.Reason = hcplinkv1beta1.HostedClusterNotFoundReason
 		c.Message = fmt.Sprintf("spec.clusterName is %s, but there is no HostedCluster %s in namespace %s; create the cluster, or delete this NodePool if its cluster was deleted",
 			np.Spec.ClusterName, np.Spec.ClusterName, np.Namespace)
 	case hc.Spec.Platform.Type != np.Spec.Platform.Type:
-		c.Reason = PlatformMismatchReason
+		c.Reason = hcplinkv1beta1.PlatformMismatchReason
 		c.Message = fmt.Sprintf("spec.platform.type is %s, but HostedCluster %s runs on %s; a NodePool must be on its cluster's platform",
 			np.Spec.Platform.Type, hc.Name, hc.Spec.Platform.Type)
 	default:

@@ -109,7 +109,7 @@ func TestNodePoolReportsWhetherItsClusterExists(t *testing.T) {
 	if err := env.Client.Create(t.Context(), np); err != nil {
 		t.Fatal(err)
 	}
-	c := waitForCondition(t, np, metav1.ConditionFalse, HostedClusterNotFoundReason)
+	c := waitForCondition(t, np, metav1.ConditionFalse, hcplinkv1beta1.HostedClusterNotFoundReason)
 	for _, s := range []string{"spec.clusterName is demo", "no HostedCluster demo in namespace " + ns} {
 		if !strings.Contains(c.Message, s) {
 			t.Errorf("message %q does not contain %q", c.Message, s)
@@ -130,7 +130,7 @@ func TestNodePoolReportsWhetherItsClusterExists(t *testing.T) {
 	if err := env.Client.Delete(t.Context(), hc); err != nil {
 		t.Fatal(err)
 	}
-	waitForCondition(t, np, metav1.ConditionFalse, HostedClusterNotFoundReason)
+	waitForCondition(t, np, metav1.ConditionFalse, hcplinkv1beta1.HostedClusterNotFoundReason)
 }
 
 func TestNodePoolOnAnotherPlatformIsRefused(t *testing.T) {
@@ -147,7 +147,7 @@ func TestNodePoolOnAnotherPlatformIsRefused(t *testing.T) {
 	if err := env.Client.Create(t.Context(), np); err != nil {
 		t.Fatal(err)
 	}
-	c := waitForCondition(t, np, metav1.ConditionFalse, PlatformMismatchReason)
+	c := waitForCondition(t, np, metav1.ConditionFalse, hcplinkv1beta1.PlatformMismatchReason)
 	if !strings.Contains(c.Message, "spec.platform.type is Azure") {
 		t.Errorf("message %q does not name the field", c.Message)
 	}
