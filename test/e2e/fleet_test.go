@@ -41,8 +41,9 @@ func TestFleet(t *testing.T) {
 const (
 	flAPIServerCR = "kube-apiserver-private"
 	// flRecoveryWait covers a control-plane operator pass cut by its
-	// deadline (2 minutes) and the growing retry delay after it.
-	flRecoveryWait = 4 * time.Minute
+	// deadline (2 minutes), the retry delay grown to its cap for a cloud
+	// that did not answer (2 minutes, plus jitter) and the work itself.
+	flRecoveryWait = 5 * time.Minute
 )
 
 // flKubeAPIServerPrivate: a Private cluster whose API server is published
