@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/controlplane"
 )
 
@@ -174,7 +175,7 @@ func (r *cpoRunner) awsConfig(namespace, credentials string) (*aws.Config, error
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), cpoStartupDeadline)
 	defer cancel()
-	cfg, err := config.LoadDefaultConfig(ctx,
+	cfg, err := awscloud.LoadConfig(ctx,
 		config.WithSharedCredentialsFiles([]string{credsPath}),
 		config.WithSharedConfigFiles([]string{credsPath}),
 		config.WithRegion(region),

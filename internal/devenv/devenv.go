@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv/lbcontroller"
@@ -199,7 +200,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 // accountConfig is an SDK configuration for one cloudsim account, built the
 // standard way with the endpoint that AWS_ENDPOINT_URL would set.
 func (e *Env) accountConfig(ctx context.Context, account string) (aws.Config, error) {
-	return config.LoadDefaultConfig(ctx,
+	return awscloud.LoadConfig(ctx,
 		config.WithRegion(Region),
 		config.WithBaseEndpoint(e.CloudURL),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(account, "devenv", "")),

@@ -26,6 +26,19 @@ import (
 // seconds; the SDK retries a call that timed out.
 const DefaultResponseTimeout = 30 * time.Second
 
+// LoadClient is the HTTP client to load an SDK configuration with
+// (config.WithHTTPClient; see internal/cloud/aws.LoadConfig), so that the
+// clients the SDK builds while loading — the credential providers' STS
+// client above all — have a response timeout too: the SDK's credential
+// cache ignores the caller's cancellation while it retrieves, so a hung
+// token exchange without one would block every call of the process until
+// the server gives up. It is the SDK's own BuildableClient because loading
+// adds a custom CA bundle (AWS_CA_BUNDLE) only to that type; Apply then
+// wraps the loaded configuration's client as usual.
+func LoadClient(timeout time.Duration) *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().WithTimeout(timeout)
+}
+
 // Apply wraps cfg's HTTP client (the SDK's default when none is set) with
 // DefaultResponseTimeout.
 func Apply(cfg *aws.Config) { ApplyTimeout(cfg, DefaultResponseTimeout) }
