@@ -27,6 +27,11 @@ import (
 // never a dump.
 const MaxMessageLength = 1024
 
+// MaxErrorMessageLength bounds the message of an error outcome (what failed
+// and the cloud's explanation), leaving room within a short paragraph for
+// "Next check at …" and, on the HostedCluster, the object's name.
+const MaxErrorMessageLength = 340
+
 // Outcome is what one phase (or a whole pass) decided.
 type Outcome struct {
 	// Status, Reason and Message are the condition the outcome asks for;
@@ -146,7 +151,7 @@ func FromError(err error) Outcome {
 	if prefix := contextOf(err, ce); prefix != "" {
 		msg = upperFirst(prefix) + ": " + msg
 	}
-	o := Outcome{Status: metav1.ConditionFalse, Message: bound(msg)}
+	o := Outcome{Status: metav1.ConditionFalse, Message: boundTo(msg, MaxErrorMessageLength)}
 	p := DefaultPolicy
 	var step Step
 	switch ce.Class {
@@ -224,12 +229,14 @@ func (o Outcome) IsUnexpected() bool { return o.Err != nil }
 // Bound cuts a message to MaxMessageLength on a rune boundary.
 func Bound(s string) string { return bound(s) }
 
-func bound(s string) string {
+func bound(s string) string { return boundTo(s, MaxMessageLength) }
+
+func boundTo(s string, limit int) string {
 	s = oneLine(s)
-	if len(s) <= MaxMessageLength {
+	if len(s) <= limit {
 		return s
 	}
-	cut := MaxMessageLength - len("…")
+	cut := limit - len("…")
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}

@@ -115,6 +115,18 @@ func TestFixedWaitsDoNotGrow(t *testing.T) {
 	}
 }
 
+func TestErrorMessagesStayShort(t *testing.T) {
+	long := &cloud.Error{Doing: "creating VPC endpoint to " + strings.Repeat("x", 100), Class: cloud.ClassAccessDenied, Message: strings.Repeat("word ", 100)}
+	o := (&Tracker{}).Resolve("k", FromError(fmt.Errorf("VPC endpoint: %w", long)))
+	// Room for the object's name when the HostedCluster folds it in.
+	if len(o.Message) > 400-len("kube-apiserver-private: ") {
+		t.Errorf("an error message with its next check is %d bytes: %q", len(o.Message), o.Message)
+	}
+	if !strings.Contains(o.Message, "Next check at") {
+		t.Errorf("the bound cut the next check: %q", o.Message)
+	}
+}
+
 func TestBound(t *testing.T) {
 	long := strings.Repeat("é", MaxMessageLength)
 	if got := Bound(long); len(got) > MaxMessageLength || !strings.HasSuffix(got, "…") {

@@ -225,6 +225,17 @@ func (c *plCluster) stableTags() map[string]string {
 	return map[string]string{hcplinkv1beta1.ClusterTagKey(c.infraID): "owned", hcplinkv1beta1.EndpointServiceTagKey: plRouterCR}
 }
 
+// managementClusterTag is the tag the operator puts on the endpoint
+// services it owns: devenv's operator runs with the default ID, the
+// kube-system namespace's UID.
+func managementClusterTag(ctx context.Context) map[string]string {
+	var ns corev1.Namespace
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: "kube-system"}, &ns); err != nil {
+		return map[string]string{hcplinkv1beta1.ManagementClusterTagKey: "unreadable: " + err.Error()}
+	}
+	return map[string]string{hcplinkv1beta1.ManagementClusterTagKey: string(ns.UID)}
+}
+
 func plMerge(ms ...map[string]string) map[string]string {
 	out := map[string]string{}
 	for _, m := range ms {
@@ -340,7 +351,8 @@ func (c *plCluster) check(ctx context.Context, want plWant) (*plState, error) {
 	if aws.ToBool(svc.AcceptanceRequired) {
 		bad("endpoint service requires acceptance")
 	}
-	if got, w := plEC2Tags(svc.Tags), plMerge(want.userTags, c.stableTags()); !maps.Equal(got, w) {
+	// Management side: also the management cluster that owns it.
+	if got, w := plEC2Tags(svc.Tags), plMerge(want.userTags, c.stableTags(), managementClusterTag(ctx)); !maps.Equal(got, w) {
 		bad("endpoint service tags %v, want %v", got, w)
 	}
 	if w := plSorted(want.principals); !slices.Equal(s.principals, w) {

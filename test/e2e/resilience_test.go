@@ -369,12 +369,15 @@ func rsZoneMismatch(t *testing.T) {
 		t.Fatalf("starting the control-plane operator: %v", err)
 	}
 
-	eventually(t, longWait, "AWSEndpointAvailable=False/ZoneMismatch", func(ctx context.Context) error {
+	// The endpoint serves the zones the NLB serves; the True condition
+	// names the zone it cannot reach (issue 8 item 6: a mismatch must not
+	// block the served zones).
+	eventually(t, longWait, "AWSEndpointAvailable=True naming the unserved zone", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, c.hcpNS)
 		if err != nil {
 			return err
 		}
-		if err := conditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, hcplinkv1beta1.ZoneMismatchReason); err != nil {
+		if err := conditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason); err != nil {
 			return err
 		}
 		msg := rsConditionMessage(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition)
@@ -386,6 +389,10 @@ func rsZoneMismatch(t *testing.T) {
 		t.Logf("condition message: %s", msg)
 		return nil
 	})
+	servedSubnet := env.Customer.SubnetByAZ[servedZone]
+	if eps := rsLiveEndpoints(c.infraID); len(eps) != 1 || !slices.Contains(eps[0].SubnetIDs, servedSubnet) {
+		t.Errorf("want one VPC endpoint in the served subnet %s, got %+v", servedSubnet, eps)
+	}
 	for _, ep := range rsLiveEndpoints(c.infraID) {
 		if slices.Contains(ep.SubnetIDs, unservedSubnet) {
 			t.Errorf("VPC endpoint %s was made in subnet %s, a zone the NLB does not serve", ep.ID, unservedSubnet)
