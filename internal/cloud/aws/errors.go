@@ -70,6 +70,7 @@ var accessDeniedCodes = map[string]bool{
 	"InvalidClientTokenId":               true, // STS, IAM: unknown access key
 	"UnrecognizedClientException":        true,
 	"SignatureDoesNotMatch":              true,
+	"IncompleteSignature":                true,
 	"ExpiredToken":                       true,
 	"ExpiredTokenException":              true,
 	"RequestExpired":                     true,

@@ -129,7 +129,7 @@ func TestInvalidThenFixed(t *testing.T) {
 	hcp := createPrivateHCP(t)
 	r := &Reconciler{Client: env.Client, AWS: f.ConfigWithKeys(t, "ASIAUNKNOWN", "secret", "session")}
 	res := reconcile(t, r, hcp)
-	invalid := requireCondition(t, hcp, metav1.ConditionFalse, InvalidCredentialsReason, "InvalidClientTokenId")
+	invalid := requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, "InvalidClientTokenId")
 	requireRequeue(t, res, invalidRecheckInterval)
 
 	r.AWS = f.Config(t, cloudsimtest.CustomerAccount)
@@ -157,7 +157,7 @@ func TestUnreachableIsUnknown(t *testing.T) {
 	cfg := aws.Config{Region: cloudsimtest.Region, BaseEndpoint: aws.String("http://127.0.0.1:1"), RetryMaxAttempts: 1, Credentials: staticKeys{}}
 	r := &Reconciler{Client: env.Client, AWS: cfg}
 	reconcile(t, r, hcp)
-	requireCondition(t, hcp, metav1.ConditionUnknown, CredentialCheckFailedReason, "Could not reach AWS STS")
+	requireCondition(t, hcp, metav1.ConditionUnknown, hcplinkv1beta1.CredentialCheckFailedReason, "Could not reach AWS STS")
 }
 
 type staticKeys struct{}
@@ -261,7 +261,7 @@ func TestWebIdentity(t *testing.T) {
 	// the role, the issuer and the subject its trust policy must allow.
 	r.AWS = load(aws.ToString(other.Role.Arn))
 	reconcile(t, r, hcp)
-	c := requireCondition(t, hcp, metav1.ConditionFalse, InvalidCredentialsReason, "AccessDenied")
+	c := requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, "AccessDenied")
 	for _, want := range []string{aws.ToString(other.Role.Arn), issuer, sa} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("message %q does not name %s", c.Message, want)
@@ -272,7 +272,7 @@ func TestWebIdentity(t *testing.T) {
 	missing := "arn:aws:iam::" + cloudsimtest.CustomerAccount + ":role/missing-cpo"
 	r.AWS = load(missing)
 	reconcile(t, r, hcp)
-	c = requireCondition(t, hcp, metav1.ConditionFalse, InvalidCredentialsReason, missing)
+	c = requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, missing)
 	for _, want := range []string{issuer, sa} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("message %q does not name %s", c.Message, want)

@@ -19,40 +19,8 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 )
 
-// Reasons of the ValidCloudCredentials condition besides AsExpected and
-// Throttled.
-const (
-	// InvalidCredentialsReason (False): AWS refused the credentials; the
-	// control-plane operator cannot create or delete anything in the
-	// customer's account until they are fixed.
-	InvalidCredentialsReason = hcplinkv1beta1.InvalidCredentialsReason
-	// CredentialCheckFailedReason (Unknown): the check itself failed (AWS
-	// unreachable, a server error, no credentials could be loaded); the
-	// credentials may well be valid.
-	CredentialCheckFailedReason = hcplinkv1beta1.CredentialCheckFailedReason
-)
-
 // maxDetailLength bounds the part of a message taken from an error.
 const maxDetailLength = 200
-
-// invalidCredentialCodes are the AWS error codes that mean the credentials
-// themselves are refused: unknown, expired or malformed keys, and a web
-// identity the role does not trust (from the AssumeRoleWithWebIdentity the
-// SDK makes first).
-var invalidCredentialCodes = map[string]bool{
-	"InvalidClientTokenId":        true,
-	"UnrecognizedClientException": true,
-	"InvalidAccessKeyId":          true,
-	"SignatureDoesNotMatch":       true,
-	"IncompleteSignature":         true,
-	"AuthFailure":                 true,
-	"ExpiredToken":                true,
-	"ExpiredTokenException":       true,
-	"InvalidIdentityToken":        true,
-	"IDPRejectedClaim":            true,
-	"AccessDenied":                true,
-	"AccessDeniedException":       true,
-}
 
 // credentialsCondition turns the answer of GetCallerIdentity into the
 // ValidCloudCredentials condition: True when it answered; False when AWS
@@ -68,8 +36,10 @@ func credentialsCondition(out *sts.GetCallerIdentityOutput, err error, id identi
 	var apiErr smithy.APIError
 	var sendErr *smithyhttp.RequestSendError
 	switch {
-	case errors.As(err, &apiErr) && invalidCredentialCodes[apiErr.ErrorCode()]:
-		cond.Status, cond.Reason = metav1.ConditionFalse, InvalidCredentialsReason
+	// GetCallerIdentity needs no permission: any refusal is of the
+	// credentials themselves.
+	case errors.As(err, &apiErr) && awscloud.IsAccessDenied(err):
+		cond.Status, cond.Reason = metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason
 		detail := apiErr.ErrorCode()
 		if !id.webIdentity() {
 			detail += ": " + bounded(apiErr.ErrorMessage())
@@ -79,13 +49,13 @@ func credentialsCondition(out *sts.GetCallerIdentityOutput, err error, id identi
 		cond.Status, cond.Reason = metav1.ConditionUnknown, hcplinkv1beta1.ThrottledReason
 		cond.Message = fmt.Sprintf("AWS throttled the credentials check (%s); retrying with backoff", awscloud.ErrorCode(err))
 	case errors.As(err, &apiErr):
-		cond.Status, cond.Reason = metav1.ConditionUnknown, CredentialCheckFailedReason
+		cond.Status, cond.Reason = metav1.ConditionUnknown, hcplinkv1beta1.CredentialCheckFailedReason
 		cond.Message = fmt.Sprintf("Could not check the control-plane operator's AWS credentials (%s: %s); retrying", apiErr.ErrorCode(), bounded(apiErr.ErrorMessage()))
 	case errors.As(err, &sendErr):
-		cond.Status, cond.Reason = metav1.ConditionUnknown, CredentialCheckFailedReason
+		cond.Status, cond.Reason = metav1.ConditionUnknown, hcplinkv1beta1.CredentialCheckFailedReason
 		cond.Message = "Could not reach AWS STS to check the control-plane operator's credentials; retrying"
 	default:
-		cond.Status, cond.Reason = metav1.ConditionUnknown, CredentialCheckFailedReason
+		cond.Status, cond.Reason = metav1.ConditionUnknown, hcplinkv1beta1.CredentialCheckFailedReason
 		cond.Message = fmt.Sprintf("Could not check the control-plane operator's AWS credentials: %s; retrying", bounded(err.Error()))
 	}
 	return cond

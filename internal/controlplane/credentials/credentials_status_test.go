@@ -37,19 +37,19 @@ func TestCredentialsCondition(t *testing.T) {
 		{
 			name:       "unknown access key",
 			err:        apiErr("InvalidClientTokenId", "The security token included in the request is invalid."),
-			wantStatus: metav1.ConditionFalse, wantReason: InvalidCredentialsReason,
+			wantStatus: metav1.ConditionFalse, wantReason: hcplinkv1beta1.InvalidCredentialsReason,
 			wantMessage: "AWS refused the control-plane operator's credentials (InvalidClientTokenId: The security token included in the request is invalid.)",
 		},
 		{
 			name:       "role does not trust the service account",
 			err:        apiErr("AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity"),
-			wantStatus: metav1.ConditionFalse, wantReason: InvalidCredentialsReason,
+			wantStatus: metav1.ConditionFalse, wantReason: hcplinkv1beta1.InvalidCredentialsReason,
 			wantMessage: "AccessDenied",
 		},
 		{
 			name:       "expired web identity",
 			err:        apiErr("ExpiredTokenException", "Token expired"),
-			wantStatus: metav1.ConditionFalse, wantReason: InvalidCredentialsReason,
+			wantStatus: metav1.ConditionFalse, wantReason: hcplinkv1beta1.InvalidCredentialsReason,
 			wantMessage: "ExpiredTokenException",
 		},
 		{
@@ -61,19 +61,19 @@ func TestCredentialsCondition(t *testing.T) {
 		{
 			name:       "server error",
 			err:        apiErr("InternalFailure", "boom"),
-			wantStatus: metav1.ConditionUnknown, wantReason: CredentialCheckFailedReason,
+			wantStatus: metav1.ConditionUnknown, wantReason: hcplinkv1beta1.CredentialCheckFailedReason,
 			wantMessage: "(InternalFailure: boom)",
 		},
 		{
 			name:       "no answer",
 			err:        &smithy.OperationError{ServiceID: "STS", OperationName: "GetCallerIdentity", Err: &smithyhttp.RequestSendError{Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")}},
-			wantStatus: metav1.ConditionUnknown, wantReason: CredentialCheckFailedReason,
+			wantStatus: metav1.ConditionUnknown, wantReason: hcplinkv1beta1.CredentialCheckFailedReason,
 			wantMessage: "Could not reach AWS STS",
 		},
 		{
 			name:       "credentials could not be loaded",
 			err:        errors.New("failed to refresh cached credentials, failed to retrieve jwt from provide source, unable to read file at /var/run/secrets/hcplink/serviceaccount/token"),
-			wantStatus: metav1.ConditionUnknown, wantReason: CredentialCheckFailedReason,
+			wantStatus: metav1.ConditionUnknown, wantReason: hcplinkv1beta1.CredentialCheckFailedReason,
 			wantMessage: "unable to read file at /var/run/secrets/hcplink/serviceaccount/token",
 		},
 	}
