@@ -62,6 +62,11 @@ type Options struct {
 	// DriftInterval overrides both operators' drift-check interval (zero
 	// keeps their default); the benchmark shortens it to observe many checks.
 	DriftInterval time.Duration
+	// CustomerAccounts is how many customer accounts to seed, each with its
+	// VPC, a subnet per zone and an OIDC provider (see Env.Customers). The
+	// first two, Customer and SecondCustomer, are always seeded; values
+	// below 2 change nothing.
+	CustomerAccounts int
 }
 
 // Env is a running devenv.
@@ -82,6 +87,14 @@ type Env struct {
 	// SecondCustomerAccount).
 	SecondCustomerAWS aws.Config
 	SecondCustomer    CustomerNetwork
+	// Customers lists every seeded customer account: Customer first,
+	// SecondCustomer second, then those Options.CustomerAccounts asked for.
+	Customers []Customer
+
+	// LoadBalancerCalls counts the calls of the stand-in for the cloud
+	// provider's load-balancer controller (management account, ELBv2), so
+	// that a benchmark can leave them out of the operators' figures.
+	LoadBalancerCalls *CallCounter
 
 	// OperatorPID is the management operator's process when it runs as one
 	// (Options.OperatorBinary); 0 when it runs in this process.
@@ -164,6 +177,10 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if e.SecondCustomer, err = seedCustomer(ctx, e.SecondCustomerAWS, SecondCustomerAccount, "devenv-second-customer", "10.2"); err != nil {
 		return nil, fmt.Errorf("seeding the second customer: %w", err)
 	}
+	e.Customers = []Customer{{AWS: e.CustomerAWS, Network: e.Customer}, {AWS: e.SecondCustomerAWS, Network: e.SecondCustomer}}
+	if err := e.seedExtraCustomers(ctx, opts.CustomerAccounts); err != nil {
+		return nil, err
+	}
 
 	step("starting the stand-ins for the cloud provider's load-balancer controller, the kubelet and the namespace controller")
 	if err := e.startInfrastructureControllers(runCtx, opts.Log); err != nil {
@@ -221,8 +238,12 @@ func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logge
 	if err != nil {
 		return fmt.Errorf("creating the devenv manager: %w", err)
 	}
+	lbAWS := e.ManagementAWS.Copy()
+	lbAWS.APIOptions = slices.Clone(lbAWS.APIOptions)
+	e.LoadBalancerCalls = newCallCounter("elasticloadbalancing")
+	e.LoadBalancerCalls.instrument(&lbAWS)
 	lbs := &lbcontroller.Reconciler{Client: mgr.GetClient(), Options: lbcontroller.Options{
-		AWS:     e.ManagementAWS,
+		AWS:     lbAWS,
 		Subnets: map[string][]string{"internal": e.Management.PrivateSubnets, "internet-facing": e.Management.PublicSubnets},
 	}}
 	if err := lbs.SetupWithManager(mgr); err != nil {
