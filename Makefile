@@ -46,11 +46,11 @@ demo: build
 	@./hack/envtest-assets.sh >/dev/null
 	./$(BIN) demo
 
-## bench: many private clusters at once on devenv; prints time, calls per cluster and memory. CLUSTERS=50 by default.
+## bench: many private clusters at once on devenv; prints time vs lower bound, calls per cluster and memory per cluster. CLUSTERS=50 by default; BENCH_FLAGS="--customer-accounts 4 --output json" passes flags through.
 CLUSTERS ?= 50
 bench: build
 	@./hack/envtest-assets.sh >/dev/null
-	./$(BIN) bench --clusters $(CLUSTERS)
+	./$(BIN) bench --clusters $(CLUSTERS) $(BENCH_FLAGS)
 
 clean:
 	rm -rf bin

@@ -1,9 +1,21 @@
-// Package bench measures hcplink at scale on devenv: N private AWS clusters
-// created at once against a cloud that throttles like AWS, then a quiet
-// period. It reports how long the clusters take to become available, how
-// many cloud calls each costs on the way, how many calls a cluster costs per
-// hour when nothing changes (and that none of them mutate), and the
-// management operator's peak memory.
+// Package bench measures hcplink at scale on devenv: N Private AWS clusters
+// spread over K customer accounts, created at once against a cloud that
+// throttles like AWS (per account), then a quiet period.
+//
+// It reports: the time until all clusters are Available next to a lower
+// bound (for each cloudsim token bucket, the calls that took a token beyond
+// the bucket's burst ÷ its refill rate; the binding bucket's time plus the
+// modelled provisioning chain NLB → endpoint service → endpoint, once, as
+// the clusters provision in parallel); cloud calls per cluster on the create
+// path by operation, before and after leaving out the load-balancer
+// stand-in's calls (made for the cloud provider's load-balancer controller,
+// not by hcplink); calls per cluster-hour at steady state, each periodic job
+// counted at its own production period — Σ jobs (calls per run per cluster
+// × runs per hour): drift is observed in the quiet window with a short drift
+// interval, credentials checks and token exchanges cost what their first run
+// cost, sweeps are modelled — and the raw count of mutating calls in the
+// window; and the management operator's memory per cluster, the slope of its
+// resident memory between two cluster counts.
 package bench
 
 import (
@@ -29,13 +41,20 @@ import (
 
 // Options configure a run.
 type Options struct {
-	Out      io.Writer
+	Out io.Writer
+	// Progress receives the running commentary (Out when nil).
+	Progress io.Writer
+	// JSON prints the figures as one JSON object instead of the table.
+	JSON     bool
 	Clusters int
+	// CustomerAccounts spreads the clusters over this many customer
+	// accounts, round robin (at least 1).
+	CustomerAccounts int
 	// Window is how long the quiet period is observed.
 	Window time.Duration
 	// DriftInterval is the operators' drift-check interval during the run;
-	// short, so that the window sees many checks. Steady-state figures are
-	// scaled to DefaultDriftInterval.
+	// short, so that the window sees many checks. Drift is then counted at
+	// the production interval.
 	DriftInterval time.Duration
 	// OperatorBinary runs the management operator as its own process, so
 	// that its memory is its own.
@@ -44,18 +63,22 @@ type Options struct {
 	Timeout time.Duration
 }
 
-// DefaultDriftInterval is the operators' drift-check interval in production.
-const DefaultDriftInterval = 10 * time.Minute
-
-// Run performs the benchmark and prints its table.
+// Run performs the benchmark and prints its figures.
 func Run(ctx context.Context, opts Options) (err error) {
-	out := opts.Out
+	progress := opts.Progress
+	if progress == nil {
+		progress = opts.Out
+	}
+	accounts := max(1, opts.CustomerAccounts)
 	throttling := sim.AWSDefaultThrottling()
+	delays := sim.FastDelays()
 	env, err := devenv.Start(ctx, devenv.Options{
-		Progress:       out,
-		Faults:         &sim.FaultConfig{Throttling: throttling},
-		OperatorBinary: opts.OperatorBinary,
-		DriftInterval:  opts.DriftInterval,
+		Progress:         progress,
+		Delays:           &delays,
+		Faults:           &sim.FaultConfig{Throttling: throttling},
+		OperatorBinary:   opts.OperatorBinary,
+		DriftInterval:    opts.DriftInterval,
+		CustomerAccounts: accounts,
 	})
 	if err != nil {
 		return err
@@ -67,14 +90,19 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}()
 	raiseQuotas(env, opts.Clusters)
 
-	fmt.Fprintf(out, "\npreparing %d customer roles and private zones\n", opts.Clusters)
-	clusters, err := prepare(ctx, env, opts.Clusters)
+	fmt.Fprintf(progress, "\npreparing %d customer roles and private zones in %d customer accounts\n", opts.Clusters, accounts)
+	clusters, err := prepare(ctx, env, opts.Clusters, env.Customers[:accounts])
 	if err != nil {
 		return err
 	}
+	// What the operator did before the clusters (its first credentials
+	// check) counts as start-up; the setup's own calls do not.
+	setup := env.Cloud.Counters.Snapshot()
+	operatorStart := Snapshot{devenv.ManagementAccount: pick(setup[devenv.ManagementAccount], "sts:")}
 	env.Cloud.Counters.Reset()
+	env.LoadBalancerCalls.Reset()
 
-	fmt.Fprintf(out, "creating %d Private clusters at once (cloudsim throttles at AWS's default rates)\n", opts.Clusters)
+	fmt.Fprintf(progress, "creating %d Private clusters at once (cloudsim throttles at AWS's default rates, per account)\n", opts.Clusters)
 	start := time.Now()
 	for _, c := range clusters {
 		if err := create(ctx, env, c); err != nil {
@@ -83,41 +111,81 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	available, err := waitAvailable(waitCtx, env, clusters, out)
+	memory := &memoryProbe{pid: env.OperatorPID, half: (len(clusters) + 1) / 2}
+	available, err := waitAvailable(waitCtx, env, clusters, progress, memory.observe)
 	elapsed := time.Since(start)
 	if err != nil {
 		return fmt.Errorf("%d of %d clusters available after %v: %w", available, len(clusters), elapsed.Round(time.Second), err)
 	}
 	createCalls := env.Cloud.Counters.Snapshot()
+	lbCreate := env.LoadBalancerCalls.Snapshot()
 
-	fmt.Fprintf(out, "observing %v of quiet with a %v drift interval\n", opts.Window, opts.DriftInterval)
+	fmt.Fprintf(progress, "observing %v of quiet with a %v drift interval\n", opts.Window, opts.DriftInterval)
 	env.Cloud.Counters.Reset()
+	env.LoadBalancerCalls.Reset()
 	select {
 	case <-time.After(opts.Window):
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	quietCalls := env.Cloud.Counters.Snapshot()
+	lbQuiet := env.LoadBalancerCalls.Snapshot()
 
-	report{
-		clusters: opts.Clusters, elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
-		create: createCalls, quiet: quietCalls, peakRSS: peakRSS(env.OperatorPID),
-	}.print(out)
+	r := measure(measurement{
+		clusters: opts.Clusters, accounts: accounts, elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
+		create: createCalls, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
+		throttling: throttling, delays: delays, memory: memory.samples, peak: peakRSS(env.OperatorPID),
+	})
+	if opts.JSON {
+		return r.writeJSON(opts.Out)
+	}
+	r.print(opts.Out)
 	return nil
+}
+
+// pick keeps the operations whose names start with prefix.
+func pick(ops map[string]sim.CallCount, prefix string) map[string]sim.CallCount {
+	out := map[string]sim.CallCount{}
+	for op, c := range ops {
+		if strings.HasPrefix(op, prefix) {
+			out[op] = c
+		}
+	}
+	return out
+}
+
+// memoryProbe samples the operator's resident memory when half the
+// clusters are Available and when all are.
+type memoryProbe struct {
+	pid     int
+	half    int
+	samples []MemorySample
+}
+
+func (m *memoryProbe) observe(ready, total int) {
+	if m.pid == 0 {
+		return
+	}
+	if (len(m.samples) == 0 && ready >= m.half && ready < total) || (ready == total && (len(m.samples) == 0 || m.samples[len(m.samples)-1].Clusters != total)) {
+		m.samples = append(m.samples, MemorySample{Clusters: ready, Bytes: currentRSS(m.pid)})
+	}
 }
 
 type cluster struct {
 	namespace, name, infraID, role string
+	customer                       devenv.CustomerNetwork
 }
 
-func prepare(ctx context.Context, env *devenv.Env, n int) ([]cluster, error) {
+// prepare gives cluster i to customer account i mod len(customers).
+func prepare(ctx context.Context, env *devenv.Env, n int, customers []devenv.Customer) ([]cluster, error) {
 	out := make([]cluster, n)
 	for i := range out {
-		c := cluster{namespace: fmt.Sprintf("bench-%03d", i), name: "hc", infraID: fmt.Sprintf("bench-%03d", i)}
+		customer := customers[i%len(customers)]
+		c := cluster{namespace: fmt.Sprintf("bench-%03d", i), name: "hc", infraID: fmt.Sprintf("bench-%03d", i), customer: customer.Network}
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.namespace}}); err != nil {
 			return nil, err
 		}
-		fixture, err := env.PrepareAWSCluster(ctx, c.namespace, c.name+"-"+strconv.Itoa(i), c.infraID)
+		fixture, err := env.PrepareAWSClusterIn(ctx, customer.Network, customer.AWS, c.namespace, c.name+"-"+strconv.Itoa(i), c.infraID)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +202,7 @@ func create(ctx context.Context, env *devenv.Env, c cluster) error {
 		Spec: hcplinkv1beta1.HostedClusterSpec{
 			InfraID:    c.infraID,
 			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "bench.example.com"},
-			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: env.Customer.CIDR}}},
+			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: c.customer.CIDR}}},
 			Services: []hcplinkv1beta1.ServicePublishingStrategyMapping{{
 				Service: hcplinkv1beta1.APIServer,
 				ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{
@@ -144,7 +212,7 @@ func create(ctx context.Context, env *devenv.Env, c cluster) error {
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AWSPlatform, AWS: &hcplinkv1beta1.AWSPlatformSpec{
 				Region:              devenv.Region,
 				EndpointAccess:      hcplinkv1beta1.AWSEndpointAccessPrivate,
-				CloudProviderConfig: &hcplinkv1beta1.AWSCloudProviderConfig{VPC: env.Customer.VPCID},
+				CloudProviderConfig: &hcplinkv1beta1.AWSCloudProviderConfig{VPC: c.customer.VPCID},
 				RolesRef:            &hcplinkv1beta1.AWSRolesRef{ControlPlaneOperatorARN: c.role},
 			}},
 		},
@@ -152,12 +220,12 @@ func create(ctx context.Context, env *devenv.Env, c cluster) error {
 	if err := env.Client.Create(ctx, hc); err != nil {
 		return fmt.Errorf("creating %s/%s: %w", c.namespace, c.name, err)
 	}
-	for i, zone := range env.Customer.Zones[:2] {
+	for i, zone := range c.customer.Zones[:2] {
 		np := &hcplinkv1beta1.NodePool{
 			ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: fmt.Sprintf("%s-%d", c.name, i)},
 			Spec: hcplinkv1beta1.NodePoolSpec{ClusterName: c.name, Platform: hcplinkv1beta1.NodePoolPlatform{
 				Type: hcplinkv1beta1.AWSPlatform,
-				AWS:  &hcplinkv1beta1.AWSNodePoolPlatform{Subnet: &hcplinkv1beta1.AWSSubnetReference{ID: env.Customer.SubnetByAZ[zone]}},
+				AWS:  &hcplinkv1beta1.AWSNodePoolPlatform{Subnet: &hcplinkv1beta1.AWSSubnetReference{ID: c.customer.SubnetByAZ[zone]}},
 			}},
 		}
 		if err := env.Client.Create(ctx, np); err != nil {
@@ -169,7 +237,7 @@ func create(ctx context.Context, env *devenv.Env, c cluster) error {
 
 // waitAvailable polls until every cluster reports Available, printing the
 // count as it grows.
-func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out io.Writer) (int, error) {
+func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out io.Writer, observe func(ready, total int)) (int, error) {
 	last := -1
 	for {
 		ready := 0
@@ -182,6 +250,7 @@ func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out
 				ready++
 			}
 		}
+		observe(ready, len(clusters))
 		if ready != last {
 			fmt.Fprintf(out, "  %d/%d available\n", ready, len(clusters))
 			last = ready
@@ -210,7 +279,12 @@ func raiseQuotas(env *devenv.Env, clusters int) {
 }
 
 // peakRSS reads the process's high-water resident memory (VmHWM), in bytes.
-func peakRSS(pid int) int64 {
+func peakRSS(pid int) int64 { return procStatus(pid, "VmHWM:") }
+
+// currentRSS reads the process's resident memory (VmRSS), in bytes.
+func currentRSS(pid int) int64 { return procStatus(pid, "VmRSS:") }
+
+func procStatus(pid int, field string) int64 {
 	if pid == 0 {
 		return 0
 	}
@@ -218,14 +292,14 @@ func peakRSS(pid int) int64 {
 	if err != nil {
 		return 0
 	}
-	return parseVmHWM(string(b))
+	return parseStatusKB(string(b), field)
 }
 
-// parseVmHWM finds "VmHWM: <n> kB" in a /proc/<pid>/status text and
+// parseStatusKB finds "<field> <n> kB" in a /proc/<pid>/status text and
 // returns it in bytes (0 when absent).
-func parseVmHWM(status string) int64 {
+func parseStatusKB(status, field string) int64 {
 	for _, line := range strings.Split(status, "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			if err == nil {
 				return kb * 1024
@@ -233,55 +307,6 @@ func parseVmHWM(status string) int64 {
 		}
 	}
 	return 0
-}
-
-// perClusterHour scales calls seen over window, with the operators checking
-// for drift every drift, to calls per cluster per hour at the production
-// drift interval.
-func perClusterHour(calls int64, clusters int, window, drift time.Duration) float64 {
-	scale := (time.Hour.Seconds() / window.Seconds()) * (drift.Seconds() / DefaultDriftInterval.Seconds())
-	return float64(calls) / float64(clusters) * scale
-}
-
-type report struct {
-	clusters      int
-	elapsed       time.Duration
-	window, drift time.Duration
-	create, quiet map[string]map[string]sim.CallCount
-	peakRSS       int64
-}
-
-func (r report) print(out io.Writer) {
-	n := float64(r.clusters)
-	fmt.Fprintf(out, "\n%-54s %12s\n", "measure", "value")
-	fmt.Fprintln(out, strings.Repeat("-", 67))
-	fmt.Fprintf(out, "%-54s %12d\n", "clusters", r.clusters)
-	fmt.Fprintf(out, "%-54s %11.1fs\n", "time until all are Available", r.elapsed.Seconds())
-
-	fmt.Fprintf(out, "\ncreate path: calls per cluster, by operation (both accounts)\n")
-	create := byOperation(r.create)
-	for _, op := range sortedKeys(create) {
-		c := create[op]
-		line := fmt.Sprintf("  %-52s %12.2f", op, float64(c.Total)/n)
-		if c.Throttled > 0 {
-			line += fmt.Sprintf("  (%.2f throttled)", float64(c.Throttled)/n)
-		}
-		fmt.Fprintln(out, line)
-	}
-	totals := sim.Totals(r.create)
-	fmt.Fprintf(out, "  %-52s %12.2f\n", "all operations", float64(totals.Total)/n)
-
-	quiet := sim.Totals(r.quiet)
-	fmt.Fprintf(out, "\nsteady state (observed %v, drift every %v, scaled to %v)\n", r.window, r.drift, DefaultDriftInterval)
-	fmt.Fprintf(out, "  %-52s %12.2f\n", "calls per cluster-hour", perClusterHour(quiet.Total, r.clusters, r.window, r.drift))
-	fmt.Fprintf(out, "  %-52s %12d\n", "mutating calls in the window (must be 0)", quiet.Mutating)
-	quietByOp := byOperation(r.quiet)
-	for _, op := range sortedKeys(quietByOp) {
-		fmt.Fprintf(out, "    %-50s %12.2f per cluster-hour\n", op, perClusterHour(quietByOp[op].Total, r.clusters, r.window, r.drift))
-	}
-	if r.peakRSS > 0 {
-		fmt.Fprintf(out, "\n%-54s %9.1f MiB\n", "management operator peak memory (VmHWM)", float64(r.peakRSS)/(1<<20))
-	}
 }
 
 // byOperation folds per-account counts into per-operation counts.

@@ -1,56 +1,42 @@
 package bench
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
+	"github.com/hcplink/hcplink/internal/devenv"
 )
 
-func TestParseVmHWM(t *testing.T) {
-	tests := []struct {
-		name, status string
-		want         int64
-	}{
-		{"kernel format", "Name:\thcplink\nVmPeak:\t 2000 kB\nVmHWM:\t   91648 kB\nVmRSS:\t 80000 kB\n", 91648 * 1024},
-		{"absent", "Name:\thcplink\nVmRSS:\t 80000 kB\n", 0},
-		{"garbled", "VmHWM:\tlots kB\n", 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := parseVmHWM(tc.status); got != tc.want {
-				t.Fatalf("parseVmHWM = %d, want %d", got, tc.want)
-			}
-		})
-	}
-}
+const customer = devenv.CustomerAccount
 
-func TestPerClusterHourScalesToTheProductionDriftInterval(t *testing.T) {
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestParseStatusKB(t *testing.T) {
 	tests := []struct {
-		name          string
-		calls         int64
-		clusters      int
-		window, drift time.Duration
-		want          float64
+		name, status, field string
+		want                int64
 	}{
-		// 10 clusters × 5 calls per check × 4 checks in a minute at 15 s: at 10 min
-		// drift that is 5 calls × 6 checks an hour per cluster.
-		{"bench defaults", 200, 10, time.Minute, 15 * time.Second, 30},
-		{"observed at the production interval", 60, 1, time.Hour, DefaultDriftInterval, 60},
-		{"nothing", 0, 50, time.Minute, 15 * time.Second, 0},
+		{"peak", "Name:\thcplink\nVmPeak:\t 2000 kB\nVmHWM:\t   91648 kB\nVmRSS:\t 80000 kB\n", "VmHWM:", 91648 * 1024},
+		{"resident", "Name:\thcplink\nVmHWM:\t   91648 kB\nVmRSS:\t 80000 kB\n", "VmRSS:", 80000 * 1024},
+		{"absent", "Name:\thcplink\nVmRSS:\t 80000 kB\n", "VmHWM:", 0},
+		{"garbled", "VmHWM:\tlots kB\n", "VmHWM:", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := perClusterHour(tc.calls, tc.clusters, tc.window, tc.drift); math.Abs(got-tc.want) > 1e-9 {
-				t.Fatalf("perClusterHour = %v, want %v", got, tc.want)
+			if got := parseStatusKB(tc.status, tc.field); got != tc.want {
+				t.Fatalf("parseStatusKB = %d, want %d", got, tc.want)
 			}
 		})
 	}
 }
 
 func TestByOperationFoldsAccounts(t *testing.T) {
-	got := byOperation(map[string]map[string]sim.CallCount{
+	got := byOperation(Snapshot{
 		"111111111111": {"ec2:DescribeVpcs": {Total: 2, Throttled: 1, Failed: 1}},
 		"222222222222": {"ec2:DescribeVpcs": {Total: 3}, "ec2:CreateVpc": {Total: 1, Mutating: 1}},
 	})
@@ -60,5 +46,223 @@ func TestByOperationFoldsAccounts(t *testing.T) {
 	}
 	if len(got) != len(want) || got["ec2:DescribeVpcs"] != want["ec2:DescribeVpcs"] || got["ec2:CreateVpc"] != want["ec2:CreateVpc"] {
 		t.Fatalf("byOperation = %v, want %v", got, want)
+	}
+}
+
+func TestWithoutLoadBalancerProvisioning(t *testing.T) {
+	snap := Snapshot{
+		devenv.ManagementAccount: {
+			"elasticloadbalancing:CreateLoadBalancer":    {Total: 3, Mutating: 3},
+			"elasticloadbalancing:DescribeLoadBalancers": {Total: 10, Throttled: 4, Failed: 4},
+		},
+		customer: {"elasticloadbalancing:DescribeLoadBalancers": {Total: 2}},
+	}
+	lb := map[string]int64{"elasticloadbalancing:CreateLoadBalancer": 3, "elasticloadbalancing:DescribeLoadBalancers": 8}
+	got := withoutLoadBalancerProvisioning(snap, lb)
+	tests := []struct {
+		name, account, op string
+		want              sim.CallCount
+	}{
+		{"the stand-in's creates are gone", devenv.ManagementAccount, "elasticloadbalancing:CreateLoadBalancer", sim.CallCount{}},
+		{"the operator's describes stay", devenv.ManagementAccount, "elasticloadbalancing:DescribeLoadBalancers", sim.CallCount{Total: 2, Throttled: 2, Failed: 2}},
+		{"other accounts are untouched", customer, "elasticloadbalancing:DescribeLoadBalancers", sim.CallCount{Total: 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if c := got[tc.account][tc.op]; c != tc.want {
+				t.Fatalf("%s %s = %+v, want %+v", tc.account, tc.op, c, tc.want)
+			}
+		})
+	}
+	if snap[devenv.ManagementAccount]["elasticloadbalancing:CreateLoadBalancer"].Total != 3 {
+		t.Fatal("the input snapshot was changed")
+	}
+}
+
+func TestJobOf(t *testing.T) {
+	tests := []struct{ account, op, want string }{
+		{customer, "sts:GetCallerIdentity", jobCPOCredentials},
+		{devenv.ManagementAccount, "sts:GetCallerIdentity", jobOperatorCreds},
+		{customer, "sts:AssumeRoleWithWebIdentity", jobTokenExchange},
+		{customer, "ec2:DescribeVpcEndpoints", jobCPODrift},
+		{devenv.ManagementAccount, "ec2:DescribeVpcEndpointServiceConfigurations", jobOperatorDrift},
+	}
+	for _, tc := range tests {
+		if got := jobOf(tc.account, tc.op); got != tc.want {
+			t.Errorf("jobOf(%s, %s) = %q, want %q", tc.account, tc.op, got, tc.want)
+		}
+	}
+}
+
+// Each job counts at its production period, not at the drift ratio: a
+// credentials check every 5 minutes costs 12 calls an hour however short
+// the run's drift interval is.
+func TestSteadyStateCountsEachJobAtItsPeriod(t *testing.T) {
+	jobs := steadyState(SteadyInput{
+		Clusters: 10,
+		// 60 s at a 15 s drift interval: 4 drift runs; 10 clusters × 2
+		// calls per run; the operator lists once per run for all.
+		Quiet: Snapshot{
+			customer:                 {"ec2:DescribeVpcEndpoints": {Total: 80}},
+			devenv.ManagementAccount: {"ec2:DescribeVpcEndpointServiceConfigurations": {Total: 4}},
+		},
+		Window: time.Minute, DriftDuringRun: 15 * time.Second,
+		Startup: Snapshot{
+			// one check and one exchange per cluster, plus 5 throttled retries
+			customer:                 {"sts:GetCallerIdentity": {Total: 15, Failed: 5, Throttled: 5}, "sts:AssumeRoleWithWebIdentity": {Total: 10}, "ec2:CreateVpcEndpoint": {Total: 10}},
+			devenv.ManagementAccount: {"sts:GetCallerIdentity": {Total: 1}},
+		},
+	})
+	want := map[string]float64{
+		jobCPODrift:       2 * 6,        // 2 calls × 6 runs/h
+		jobOperatorDrift:  0.1 * 6,      // 1 listing ÷ 10 clusters × 6
+		jobCPOCredentials: 1 * 12,       // every 5 min
+		jobOperatorCreds:  0.1 * 2,      // every 30 min, one for the fleet
+		jobTokenExchange:  1 * 1,        // hourly
+		jobCPOSweep:       2 * 2,        // modelled: 2 listings every 30 min
+		jobOperatorSweep:  1.0 / 10 * 2, // modelled: 1 listing for the fleet
+	}
+	var total float64
+	for _, j := range jobs {
+		if !near(j.PerClusterHour, want[j.Job]) {
+			t.Errorf("%s = %v per cluster-hour, want %v", j.Job, j.PerClusterHour, want[j.Job])
+		}
+		total += want[j.Job]
+	}
+	if len(jobs) != len(want) {
+		t.Fatalf("%d jobs, want %d", len(jobs), len(want))
+	}
+	if got := totalPerClusterHour(jobs); !near(got, total) {
+		t.Fatalf("total = %v, want %v", got, total)
+	}
+	// The old drift-ratio scaling would have said (80+4)/10 × 60 × 15/600 = 12.6.
+	if total <= 12.6 {
+		t.Fatalf("honest total %v should exceed the drift-ratio figure", total)
+	}
+	if awsprivatelink.DefaultDriftInterval != 10*time.Minute {
+		t.Logf("drift interval is now %v; the wanted figures assume 10m", awsprivatelink.DefaultDriftInterval)
+	}
+}
+
+func TestBucketsAndLowerBound(t *testing.T) {
+	throttling := sim.AWSDefaultThrottling()
+	snap := Snapshot{
+		customer: {
+			// EC2 mutating, per operation: burst 50, 5/s → (80−50)/5 = 6 s
+			"ec2:CreateVpcEndpoint": {Total: 90, Throttled: 10},
+			// EC2 read: within the burst → 0 s
+			"ec2:DescribeVpcEndpoints": {Total: 100},
+			// Route 53: one bucket per account for reads and writes: (20+10−5)/5 = 5 s
+			"route53:ChangeResourceRecordSets": {Total: 20},
+			"route53:GetHostedZone":            {Total: 10},
+		},
+		"333333333333":           {"ec2:CreateVpcEndpoint": {Total: 60}}, // its own bucket: 2 s
+		devenv.ManagementAccount: {"unthrottled:Thing": {Total: 1000}},
+	}
+	bs := buckets(snap, throttling)
+	byKey := map[string]Bucket{}
+	for _, b := range bs {
+		byKey[b.Account+" "+b.Service+" "+b.Operation] = b
+	}
+	tests := []struct {
+		key     string
+		calls   int64
+		seconds float64
+	}{
+		{customer + " ec2 CreateVpcEndpoint", 80, 6},
+		{customer + " ec2 DescribeVpcEndpoints", 100, 0},
+		{customer + " route53 ", 30, 5},
+		{"333333333333 ec2 CreateVpcEndpoint", 60, 2},
+	}
+	for _, tc := range tests {
+		b, ok := byKey[tc.key]
+		if !ok {
+			t.Errorf("no bucket %q in %+v", tc.key, bs)
+			continue
+		}
+		if b.Calls != tc.calls || !near(b.Seconds, tc.seconds) {
+			t.Errorf("%s: %d calls, %vs; want %d, %vs", tc.key, b.Calls, b.Seconds, tc.calls, tc.seconds)
+		}
+	}
+	if len(bs) != len(tests) {
+		t.Errorf("%d buckets, want %d (services without limits have none)", len(bs), len(tests))
+	}
+
+	delays := sim.Delays{LoadBalancerProvisioning: sim.Duration(150 * time.Second), EndpointServicePending: sim.Duration(10 * time.Second), EndpointPending: sim.Duration(90 * time.Second)}
+	seconds, binding := lowerBound(bs, provisioningChain(delays))
+	if !near(seconds, 6+250) || binding == nil || binding.Operation != "CreateVpcEndpoint" || binding.Account != customer {
+		t.Fatalf("lowerBound = %v via %+v, want 256 via %s CreateVpcEndpoint", seconds, binding, customer)
+	}
+	if seconds, binding := lowerBound(nil, time.Second); !near(seconds, 1) || binding != nil {
+		t.Fatalf("lowerBound of no calls = %v via %+v, want the chain alone", seconds, binding)
+	}
+}
+
+func TestSlope(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b MemorySample
+		want float64
+	}{
+		{"64 KiB per cluster", MemorySample{25, 100 << 20}, MemorySample{50, 100<<20 + 25*64<<10}, 64 << 10},
+		{"shrinking", MemorySample{3, 2000}, MemorySample{6, 1700}, -100},
+		{"same count", MemorySample{6, 1}, MemorySample{6, 2}, 0},
+		{"missing sample", MemorySample{3, 0}, MemorySample{6, 2}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := slope(tc.a, tc.b); !near(got, tc.want) {
+				t.Fatalf("slope = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReportJSONHasTheIssueKeys(t *testing.T) {
+	r := measure(measurement{
+		clusters: 2, accounts: 1, elapsed: 10 * time.Second, window: time.Minute, drift: 15 * time.Second,
+		create: Snapshot{
+			customer:                 {"ec2:CreateVpcEndpoint": {Total: 2, Mutating: 2}},
+			devenv.ManagementAccount: {"elasticloadbalancing:CreateLoadBalancer": {Total: 2, Mutating: 2}},
+		},
+		lbCreate:   map[string]int64{"elasticloadbalancing:CreateLoadBalancer": 2},
+		quiet:      Snapshot{customer: {"ec2:DescribeVpcEndpoints": {Total: 8}}},
+		throttling: sim.AWSDefaultThrottling(),
+		delays:     sim.Delays{LoadBalancerProvisioning: sim.Duration(4 * time.Second), EndpointPending: sim.Duration(time.Second)},
+		memory:     []MemorySample{{1, 1000}, {2, 3000}},
+	})
+	var buf bytes.Buffer
+	if err := r.writeJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, buf.String())
+	}
+	want := map[string]float64{
+		"clusters":                  2,
+		"secondsToAvailable":        10,
+		"lowerBoundSeconds":         5,
+		"ratio":                     2,
+		"createCallsPerCluster":     1, // the stand-in's CreateLoadBalancer left out
+		"steadyMutatingCalls":       0,
+		"operatorBytesPerCluster":   2000,
+		"steadyCallsPerClusterHour": 1*6 + 2*2 + 0.5*2, // drift 8÷2÷4 × 6, modelled sweeps
+	}
+	for key, value := range want {
+		v, ok := got[key].(float64)
+		if !ok || !near(v, value) {
+			t.Errorf("%s = %v, want %v", key, got[key], value)
+		}
+	}
+	for _, key := range []string{"createByOperation", "createByOperationWithLoadBalancer", "steadyJobs", "steadyByOperation", "accounts", "operatorPeakBytes", "operatorMemorySamples", "steadyAccounting"} {
+		if _, ok := got[key]; !ok {
+			t.Errorf("no %q in %s", key, buf.String())
+		}
+	}
+	var table bytes.Buffer
+	r.print(&table)
+	if !bytes.Contains(table.Bytes(), []byte("each periodic job at its production period")) || !bytes.Contains(table.Bytes(), []byte("(VmRSS 1→2)")) {
+		t.Fatalf("the table does not explain its accounting or its memory counts:\n%s", table.String())
 	}
 }

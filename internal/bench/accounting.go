@@ -1,0 +1,349 @@
+package bench
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
+	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/internal/operator/awsendpointservice"
+)
+
+// Snapshot is cloudsim's counters: account → "service:Operation" → counts.
+type Snapshot = map[string]map[string]sim.CallCount
+
+// OperationCount is one operation's calls, per cluster.
+type OperationCount struct {
+	Operation string  `json:"operation"`
+	Calls     float64 `json:"calls"`
+	Throttled float64 `json:"throttled"`
+}
+
+// withoutLoadBalancerProvisioning removes the load-balancer stand-in's calls
+// (counted by devenv, by operation) from the management account's counts:
+// they are made on behalf of the cloud provider's load-balancer controller,
+// not by hcplink. The operator's own calls of the same operation stay.
+func withoutLoadBalancerProvisioning(snap Snapshot, lb map[string]int64) Snapshot {
+	out := Snapshot{}
+	for account, ops := range snap {
+		out[account] = map[string]sim.CallCount{}
+		for op, c := range ops {
+			if account == devenv.ManagementAccount {
+				n := min(lb[op], c.Total)
+				c.Total -= n
+				c.Mutating = max(0, c.Mutating-n)
+				// Throttling and failures cannot be told apart by caller:
+				// keep them only as far as the calls left allow.
+				c.Throttled = min(c.Throttled, c.Total)
+				c.Failed = min(c.Failed, c.Total)
+			}
+			if c.Total > 0 {
+				out[account][op] = c
+			}
+		}
+	}
+	return out
+}
+
+// perOperation folds accounts and divides by the cluster count.
+func perOperation(snap Snapshot, clusters int) []OperationCount {
+	by := byOperation(snap)
+	rows := make([]OperationCount, 0, len(by))
+	for _, op := range sortedKeys(by) {
+		rows = append(rows, OperationCount{Operation: op, Calls: float64(by[op].Total) / float64(clusters), Throttled: float64(by[op].Throttled) / float64(clusters)})
+	}
+	return rows
+}
+
+// The periodic jobs of the two operators, and their production periods.
+const (
+	jobCPODrift       = "drift (control-plane operator)"
+	jobOperatorDrift  = "drift (operator)"
+	jobCPOCredentials = "credentials check (control-plane operator)"
+	jobOperatorCreds  = "credentials check (operator)"
+	jobTokenExchange  = "web-identity token exchange"
+	jobCPOSweep       = "sweep (control-plane operator)"
+	jobOperatorSweep  = "sweep (operator)"
+)
+
+const (
+	// cpoCredentialsPeriod is validRecheckInterval in
+	// internal/controlplane/credentials (unexported there): valid
+	// credentials are checked again every 5 minutes (plus up to 20 %
+	// jitter; the nominal period over-counts slightly, never under).
+	cpoCredentialsPeriod = 5 * time.Minute
+	// operatorCredentialsPeriod is credentialsRecheck in internal/operator
+	// (unexported there).
+	operatorCredentialsPeriod = 30 * time.Minute
+	// tokenLifetime is how long web-identity credentials last: the SDK asks
+	// STS for the default session (cloudsim's DurationSeconds default, 3600,
+	// as AWS's) and exchanges the token again when it expires.
+	tokenLifetime = time.Hour
+	// cpoSweepCallsPerRun: awsprivatelink.Sweeper lists the cluster's
+	// endpoints (DescribeVpcEndpoints) and security groups
+	// (DescribeSecurityGroups) once per sweep. Modelled, not observed: the
+	// control-plane operator's sweep interval cannot be shortened for a run.
+	cpoSweepCallsPerRun = 2
+	// operatorSweepCallsPerRun: awsendpointservice.Sweeper reads the
+	// endpoint-service listing once per sweep for the whole management
+	// cluster (at most one DescribeVpcEndpointServiceConfigurations; it
+	// reuses the drift cache's listing when fresh). Modelled, as above.
+	operatorSweepCallsPerRun = 1
+)
+
+// Job is one periodic job's share of the steady state.
+type Job struct {
+	Job string `json:"job"`
+	// Period is the job's production period.
+	Period string `json:"period"`
+	// CallsPerRun is per cluster (per management cluster ÷ clusters for the
+	// operator's fleet-wide jobs).
+	CallsPerRun float64 `json:"callsPerRunPerCluster"`
+	RunsPerHour float64 `json:"runsPerHour"`
+	// PerClusterHour = CallsPerRun × RunsPerHour.
+	PerClusterHour float64 `json:"callsPerClusterHour"`
+	// Source says how CallsPerRun was found: observed in the quiet window,
+	// observed on the create path (the job's first run), or modelled.
+	Source string `json:"source"`
+}
+
+// jobOf attributes one observed call to its periodic job, by operation and
+// account: STS identity calls are credential checks (the management
+// account's are the operator's), token exchanges are the SDK's, everything
+// else in the quiet window is drift (the sweepers do not run in a window
+// shorter than their period).
+func jobOf(account, op string) string {
+	switch {
+	case op == "sts:AssumeRoleWithWebIdentity":
+		return jobTokenExchange
+	case op == "sts:GetCallerIdentity" && account == devenv.ManagementAccount:
+		return jobOperatorCreds
+	case op == "sts:GetCallerIdentity":
+		return jobCPOCredentials
+	case account == devenv.ManagementAccount:
+		return jobOperatorDrift
+	default:
+		return jobCPODrift
+	}
+}
+
+// runsPerHour is how often a job with this period runs in an hour.
+func runsPerHour(period time.Duration) float64 { return time.Hour.Seconds() / period.Seconds() }
+
+// SteadyInput is what the steady-state accounting needs.
+type SteadyInput struct {
+	Clusters int
+	// Quiet is the window's counts (load-balancer stand-in removed), seen
+	// with the drift checks every DriftDuringRun.
+	Quiet          Snapshot
+	Window         time.Duration
+	DriftDuringRun time.Duration
+	// Startup is every call from the operators' start until all clusters
+	// were Available: each credentials check and token exchange ran there
+	// at least once, so it gives their cost per run.
+	Startup Snapshot
+}
+
+// steadyState counts each periodic job at its production period:
+// Σ jobs (calls per run per cluster × runs per hour). Drift is observed in
+// the window (runs in the window = window ÷ the run's drift interval);
+// credentials and token exchanges cost what their first run cost on the
+// create path (successful calls only, retries after throttling excluded);
+// sweeps are modelled.
+func steadyState(in SteadyInput) []Job {
+	n := float64(in.Clusters)
+	driftRuns := in.Window.Seconds() / in.DriftDuringRun.Seconds()
+	quiet := map[string]float64{}
+	for account, ops := range in.Quiet {
+		for op, c := range ops {
+			quiet[jobOf(account, op)] += float64(c.Total)
+		}
+	}
+	first := map[string]float64{}
+	for account, ops := range in.Startup {
+		for op, c := range ops {
+			first[jobOf(account, op)] += float64(c.Total - c.Failed)
+		}
+	}
+	jobs := []Job{
+		{Job: jobCPODrift, Period: awsprivatelink.DefaultDriftInterval.String(), CallsPerRun: quiet[jobCPODrift] / n / driftRuns,
+			RunsPerHour: runsPerHour(awsprivatelink.DefaultDriftInterval), Source: "observed in the quiet window"},
+		{Job: jobOperatorDrift, Period: awsendpointservice.DefaultDriftInterval.String(), CallsPerRun: quiet[jobOperatorDrift] / n / driftRuns,
+			RunsPerHour: runsPerHour(awsendpointservice.DefaultDriftInterval), Source: "observed in the quiet window"},
+		{Job: jobCPOCredentials, Period: cpoCredentialsPeriod.String(), CallsPerRun: first[jobCPOCredentials] / n,
+			RunsPerHour: runsPerHour(cpoCredentialsPeriod), Source: "observed on the create path (first run)"},
+		{Job: jobOperatorCreds, Period: operatorCredentialsPeriod.String(), CallsPerRun: first[jobOperatorCreds] / n,
+			RunsPerHour: runsPerHour(operatorCredentialsPeriod), Source: "observed on the create path (first run)"},
+		{Job: jobTokenExchange, Period: tokenLifetime.String(), CallsPerRun: first[jobTokenExchange] / n,
+			RunsPerHour: runsPerHour(tokenLifetime), Source: "observed on the create path (first run)"},
+		{Job: jobCPOSweep, Period: awsprivatelink.DefaultSweepInterval.String(), CallsPerRun: cpoSweepCallsPerRun,
+			RunsPerHour: runsPerHour(awsprivatelink.DefaultSweepInterval), Source: "modelled (2 listings per sweep)"},
+		{Job: jobOperatorSweep, Period: awsendpointservice.DefaultSweepInterval.String(), CallsPerRun: operatorSweepCallsPerRun / n,
+			RunsPerHour: runsPerHour(awsendpointservice.DefaultSweepInterval), Source: "modelled (1 listing per sweep per management cluster)"},
+	}
+	for i := range jobs {
+		jobs[i].PerClusterHour = jobs[i].CallsPerRun * jobs[i].RunsPerHour
+	}
+	return jobs
+}
+
+// steadyByOperation spreads the observed jobs' per-cluster-hour figures over
+// their operations (the modelled sweeps appear under their own names).
+func steadyByOperation(in SteadyInput, jobs []Job) []OperationCount {
+	perJob := map[string]Job{}
+	for _, j := range jobs {
+		perJob[j.Job] = j
+	}
+	n := float64(in.Clusters)
+	driftRuns := in.Window.Seconds() / in.DriftDuringRun.Seconds()
+	by := map[string]float64{}
+	add := func(snap Snapshot, drift bool) {
+		for account, ops := range snap {
+			for op, c := range ops {
+				job := jobOf(account, op)
+				isDrift := job == jobCPODrift || job == jobOperatorDrift
+				if isDrift != drift {
+					continue
+				}
+				calls := float64(c.Total)
+				if drift {
+					by[op] += calls / n / driftRuns * perJob[job].RunsPerHour
+				} else {
+					by[op] += float64(c.Total-c.Failed) / n * perJob[job].RunsPerHour
+				}
+			}
+		}
+	}
+	add(in.Quiet, true)
+	add(in.Startup, false)
+	by["sweep (control-plane operator): ec2 listings"] += perJob[jobCPOSweep].PerClusterHour
+	by["sweep (operator): endpoint-service listing"] += perJob[jobOperatorSweep].PerClusterHour
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	rows := make([]OperationCount, 0, len(keys))
+	for _, k := range keys {
+		if by[k] > 0 {
+			rows = append(rows, OperationCount{Operation: k, Calls: by[k]})
+		}
+	}
+	return rows
+}
+
+func totalPerClusterHour(jobs []Job) float64 {
+	var t float64
+	for _, j := range jobs {
+		t += j.PerClusterHour
+	}
+	return t
+}
+
+// Bucket is one cloudsim token bucket's share of the lower bound.
+type Bucket struct {
+	Account   string  `json:"account"`
+	Service   string  `json:"service"`
+	Operation string  `json:"operation,omitempty"` // empty: the service's one bucket per account
+	Mutating  bool    `json:"mutating"`
+	Calls     int64   `json:"calls"` // calls that took a token (throttled ones do not)
+	Burst     float64 `json:"burst"`
+	PerSecond float64 `json:"perSecond"`
+	Seconds   float64 `json:"seconds"` // (calls − burst) ÷ refill, at least 0
+}
+
+// buckets groups the calls that took a token by cloudsim's throttling
+// buckets: per account, service and, for per-operation services (EC2,
+// ELBv2), operation and mutating-ness. A service with one bucket per account
+// shares it between reads and writes; its bound uses the larger of the two
+// limits, so that it stays a lower bound.
+func buckets(snap Snapshot, throttling sim.Throttling) []Bucket {
+	type key struct {
+		account, service, operation string
+		mutating                    bool
+	}
+	sums := map[key]*Bucket{}
+	for account, ops := range snap {
+		for name, c := range ops {
+			service, op, _ := strings.Cut(name, ":")
+			limits, ok := throttling.Services[service]
+			if !ok {
+				continue
+			}
+			mutating := sim.IsMutating(sim.CallKey{Service: service, Operation: op})
+			k := key{account: account, service: service}
+			limit := limits.NonMutating
+			if limits.PerOperation {
+				k.operation, k.mutating = op, mutating
+				if mutating {
+					limit = limits.Mutating
+				}
+			} else {
+				limit = sim.Limit{Burst: math.Max(limits.NonMutating.Burst, limits.Mutating.Burst), PerSecond: math.Max(limits.NonMutating.PerSecond, limits.Mutating.PerSecond)}
+			}
+			if limit.PerSecond <= 0 {
+				continue
+			}
+			b := sums[k]
+			if b == nil {
+				b = &Bucket{Account: account, Service: service, Operation: k.operation, Mutating: k.mutating, Burst: limit.Burst, PerSecond: limit.PerSecond}
+				sums[k] = b
+			}
+			b.Calls += c.Total - c.Throttled
+		}
+	}
+	out := make([]Bucket, 0, len(sums))
+	for _, b := range sums {
+		b.Seconds = math.Max(0, float64(b.Calls)-b.Burst) / b.PerSecond
+		out = append(out, *b)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Seconds != out[j].Seconds {
+			return out[i].Seconds > out[j].Seconds
+		}
+		a, b := out[i], out[j]
+		return a.Account+a.Service+a.Operation < b.Account+b.Service+b.Operation
+	})
+	return out
+}
+
+// provisioningChain is the modelled cloud-side wait of one Private cluster,
+// in order: its NLB provisions, then its endpoint service leaves Pending,
+// then its VPC endpoint leaves pending. Clusters provision in parallel, so
+// the chain counts once.
+func provisioningChain(d sim.Delays) time.Duration {
+	return d.LoadBalancerProvisioning.D() + d.EndpointServicePending.D() + d.EndpointPending.D()
+}
+
+// lowerBound is the binding bucket's time plus the provisioning chain.
+func lowerBound(bs []Bucket, chain time.Duration) (seconds float64, binding *Bucket) {
+	for i := range bs {
+		if binding == nil || bs[i].Seconds > binding.Seconds {
+			binding = &bs[i]
+		}
+	}
+	seconds = chain.Seconds()
+	if binding != nil {
+		seconds += binding.Seconds
+	}
+	return seconds, binding
+}
+
+// MemorySample is the operator's resident memory with so many clusters
+// Available.
+type MemorySample struct {
+	Clusters int   `json:"clusters"`
+	Bytes    int64 `json:"bytes"`
+}
+
+// slope is the memory each further cluster costs between two samples (0
+// when the counts are equal or a sample is missing).
+func slope(a, b MemorySample) float64 {
+	if a.Bytes == 0 || b.Bytes == 0 || a.Clusters == b.Clusters {
+		return 0
+	}
+	return float64(b.Bytes-a.Bytes) / float64(b.Clusters-a.Clusters)
+}

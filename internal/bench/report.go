@@ -1,0 +1,189 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+)
+
+// measurement is what a run observed.
+type measurement struct {
+	clusters, accounts int
+	elapsed            time.Duration
+	window, drift      time.Duration
+	create, quiet      Snapshot
+	lbCreate, lbQuiet  map[string]int64
+	operatorStart      Snapshot // the operator's STS calls before the clusters
+	throttling         sim.Throttling
+	delays             sim.Delays
+	memory             []MemorySample
+	peak               int64
+}
+
+// Report is the bench's figures; its JSON form is `--output json`.
+type Report struct {
+	Clusters          int     `json:"clusters"`
+	Accounts          int     `json:"accounts"`
+	SecondsToAvail    float64 `json:"secondsToAvailable"`
+	LowerBoundSeconds float64 `json:"lowerBoundSeconds"`
+	Ratio             float64 `json:"ratio"`
+	// LowerBound explains the bound: the binding bucket and the chain.
+	BindingBucket      *Bucket  `json:"bindingBucket,omitempty"`
+	ProvisioningChainS float64  `json:"provisioningChainSeconds"`
+	Buckets            []Bucket `json:"buckets"`
+
+	CreateCallsPerCluster    float64          `json:"createCallsPerCluster"`
+	CreateCallsWithLB        float64          `json:"createCallsPerClusterWithLoadBalancer"`
+	CreateByOperation        []OperationCount `json:"createByOperation"`
+	CreateByOperationWithLB  []OperationCount `json:"createByOperationWithLoadBalancer"`
+	SteadyCallsPerClusterHr  float64          `json:"steadyCallsPerClusterHour"`
+	SteadyMutatingCalls      int64            `json:"steadyMutatingCalls"`
+	SteadyJobs               []Job            `json:"steadyJobs"`
+	SteadyByOperation        []OperationCount `json:"steadyByOperation"`
+	SteadyWindowSeconds      float64          `json:"steadyWindowSeconds"`
+	SteadyDriftDuringRun     string           `json:"steadyDriftIntervalDuringRun"`
+	OperatorBytesPerCluster  float64          `json:"operatorBytesPerCluster"`
+	OperatorMemorySamples    []MemorySample   `json:"operatorMemorySamples"`
+	OperatorPeakBytes        int64            `json:"operatorPeakBytes"`
+	SteadyAccountingExplains string           `json:"steadyAccounting"`
+}
+
+const steadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window, credentials checks and token exchanges at their first run's cost, sweeps modelled"
+
+func measure(m measurement) Report {
+	create := withoutLoadBalancerProvisioning(m.create, m.lbCreate)
+	quiet := withoutLoadBalancerProvisioning(m.quiet, m.lbQuiet)
+	startup := merge(m.operatorStart, create)
+	in := SteadyInput{Clusters: m.clusters, Quiet: quiet, Window: m.window, DriftDuringRun: m.drift, Startup: startup}
+	jobs := steadyState(in)
+	bs := buckets(m.create, m.throttling)
+	chain := provisioningChain(m.delays)
+	bound, binding := lowerBound(bs, chain)
+	r := Report{
+		Clusters: m.clusters, Accounts: m.accounts,
+		SecondsToAvail: m.elapsed.Seconds(), LowerBoundSeconds: bound, BindingBucket: binding,
+		ProvisioningChainS: chain.Seconds(), Buckets: topBuckets(bs, 10),
+		CreateCallsPerCluster:    float64(sim.Totals(create).Total) / float64(m.clusters),
+		CreateCallsWithLB:        float64(sim.Totals(m.create).Total) / float64(m.clusters),
+		CreateByOperation:        perOperation(create, m.clusters),
+		CreateByOperationWithLB:  perOperation(m.create, m.clusters),
+		SteadyCallsPerClusterHr:  totalPerClusterHour(jobs),
+		SteadyMutatingCalls:      sim.Totals(m.quiet).Mutating,
+		SteadyJobs:               jobs,
+		SteadyByOperation:        steadyByOperation(in, jobs),
+		SteadyWindowSeconds:      m.window.Seconds(),
+		SteadyDriftDuringRun:     m.drift.String(),
+		OperatorMemorySamples:    m.memory,
+		OperatorPeakBytes:        m.peak,
+		SteadyAccountingExplains: steadyAccounting,
+	}
+	if bound > 0 {
+		r.Ratio = r.SecondsToAvail / bound
+	}
+	if len(m.memory) == 2 {
+		r.OperatorBytesPerCluster = slope(m.memory[0], m.memory[1])
+	}
+	return r
+}
+
+// merge adds two snapshots.
+func merge(a, b Snapshot) Snapshot {
+	out := Snapshot{}
+	for _, s := range []Snapshot{a, b} {
+		for account, ops := range s {
+			if out[account] == nil {
+				out[account] = map[string]sim.CallCount{}
+			}
+			for op, c := range ops {
+				sum := out[account][op]
+				sum.Total += c.Total
+				sum.Mutating += c.Mutating
+				sum.Throttled += c.Throttled
+				sum.Failed += c.Failed
+				out[account][op] = sum
+			}
+		}
+	}
+	return out
+}
+
+// topBuckets keeps the n busiest buckets (they are sorted by time).
+func topBuckets(bs []Bucket, n int) []Bucket {
+	if len(bs) > n {
+		return bs[:n]
+	}
+	return bs
+}
+
+func (r Report) writeJSON(out io.Writer) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func (r Report) print(out io.Writer) {
+	line := func(label, value string) { fmt.Fprintf(out, "%-58s %14s\n", label, value) }
+	fmt.Fprintf(out, "\n%-58s %14s\n", "measure", "value")
+	fmt.Fprintln(out, strings.Repeat("-", 73))
+	line("clusters", fmt.Sprint(r.Clusters))
+	line("customer accounts", fmt.Sprint(r.Accounts))
+	line("time until all are Available", fmt.Sprintf("%.1fs", r.SecondsToAvail))
+	line("lower bound", fmt.Sprintf("%.1fs", r.LowerBoundSeconds))
+	line("ratio", fmt.Sprintf("%.2f", r.Ratio))
+	if b := r.BindingBucket; b != nil {
+		fmt.Fprintf(out, "  lower bound = binding bucket %s %s%s (%d calls, burst %.0f, %.0f/s: %.1fs) + provisioning chain %.1fs\n",
+			b.Account, b.Service, opSuffix(b), b.Calls, b.Burst, b.PerSecond, b.Seconds, r.ProvisioningChainS)
+	}
+
+	fmt.Fprintf(out, "\ncreate path: calls per cluster, by operation, all accounts (load-balancer stand-in included → left out)\n")
+	with := map[string]OperationCount{}
+	for _, c := range r.CreateByOperationWithLB {
+		with[c.Operation] = c
+	}
+	without := map[string]OperationCount{}
+	for _, c := range r.CreateByOperation {
+		without[c.Operation] = c
+	}
+	for _, c := range r.CreateByOperationWithLB {
+		row := fmt.Sprintf("  %-52s %8.2f → %6.2f", c.Operation, c.Calls, without[c.Operation].Calls)
+		if t := without[c.Operation].Throttled; t > 0 {
+			row += fmt.Sprintf("  (%.2f throttled)", t)
+		}
+		fmt.Fprintln(out, row)
+	}
+	fmt.Fprintf(out, "  %-52s %8.2f → %6.2f\n", "all operations", r.CreateCallsWithLB, r.CreateCallsPerCluster)
+
+	fmt.Fprintf(out, "\nsteady state: %s\n", r.SteadyAccountingExplains)
+	fmt.Fprintf(out, "  (quiet window %.0fs, drift every %s during the run)\n", r.SteadyWindowSeconds, r.SteadyDriftDuringRun)
+	for _, j := range r.SteadyJobs {
+		fmt.Fprintf(out, "  %-44s %6.2f calls/run × %5.2f runs/h = %6.2f  [every %s; %s]\n", j.Job, j.CallsPerRun, j.RunsPerHour, j.PerClusterHour, j.Period, j.Source)
+	}
+	fmt.Fprintf(out, "  %-52s %12.2f\n", "calls per cluster-hour", r.SteadyCallsPerClusterHr)
+	fmt.Fprintf(out, "  %-52s %12d\n", "mutating calls in the window (must be 0)", r.SteadyMutatingCalls)
+	for _, c := range r.SteadyByOperation {
+		fmt.Fprintf(out, "    %-50s %12.2f per cluster-hour\n", c.Operation, c.Calls)
+	}
+
+	if len(r.OperatorMemorySamples) == 2 {
+		a, b := r.OperatorMemorySamples[0], r.OperatorMemorySamples[1]
+		fmt.Fprintf(out, "\n%-58s %10.1f KiB\n", fmt.Sprintf("management operator memory per cluster (VmRSS %d→%d)", a.Clusters, b.Clusters), r.OperatorBytesPerCluster/1024)
+	}
+	if r.OperatorPeakBytes > 0 {
+		fmt.Fprintf(out, "%-58s %10.1f MiB\n", "management operator peak memory (VmHWM)", float64(r.OperatorPeakBytes)/(1<<20))
+	}
+}
+
+func opSuffix(b *Bucket) string {
+	if b.Operation == "" {
+		return ""
+	}
+	kind := "read"
+	if b.Mutating {
+		kind = "write"
+	}
+	return ":" + b.Operation + " (" + kind + ")"
+}
