@@ -51,9 +51,11 @@ type Outcome struct {
 }
 
 // growth is how a repeated outcome's delay grows: from the outcome's After
-// up to cap.
+// up to cap. announce: the message says when the next check is (a person
+// may be waiting on it).
 type growth struct {
-	cap time.Duration
+	cap      time.Duration
+	announce bool
 }
 
 // Continue is the outcome of a phase that finished: go on.
@@ -86,7 +88,15 @@ func WaitForEvent(reason, message string) Outcome {
 // grow to DefaultPolicy.PersonCap, and the message says when the next is.
 func WaitOnPerson(reason, message string) Outcome {
 	p := DefaultPolicy.Person
-	return Outcome{Status: metav1.ConditionFalse, Reason: reason, Message: bound(message), After: p.Base, grow: growth{cap: p.Cap}}
+	return Outcome{Status: metav1.ConditionFalse, Reason: reason, Message: bound(message), After: p.Base, grow: growth{cap: p.Cap, announce: true}}
+}
+
+// Poll is the outcome of a phase waiting on the cloud for a state that
+// arrives after a time known only roughly (an endpoint pending): looked at
+// first after first, then less often up to most. The message stays the
+// same, so repeated polls write nothing.
+func Poll(reason, message string, first, most time.Duration) Outcome {
+	return Outcome{Status: metav1.ConditionFalse, Reason: reason, Message: bound(message), After: first, grow: growth{cap: most}}
 }
 
 // Unknown is the outcome of a pass that cannot tell (paused, an unexpected
@@ -174,7 +184,7 @@ func FromError(err error) Outcome {
 	if ce.RetryAfter > o.After {
 		o.After = ce.RetryAfter
 	}
-	o.grow = growth{cap: step.Cap}
+	o.grow = growth{cap: step.Cap, announce: true}
 	return o
 }
 

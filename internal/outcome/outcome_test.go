@@ -127,6 +127,30 @@ func TestErrorMessagesStayShort(t *testing.T) {
 	}
 }
 
+func TestPollsGrowQuietly(t *testing.T) {
+	tr := &Tracker{}
+	p := Poll(hcplinkv1beta1.EndpointPendingReason, "pending", 5*time.Second, 30*time.Second)
+	var delays []time.Duration
+	for range 6 {
+		o := tr.Resolve("k", p)
+		if o.Message != "pending" {
+			t.Fatalf("a poll's message changed to %q: every poll would write the status", o.Message)
+		}
+		delays = append(delays, o.After)
+	}
+	if delays[0] != 5*time.Second {
+		t.Errorf("first poll after %v, want 5s", delays[0])
+	}
+	for _, d := range delays {
+		if d > 33*time.Second {
+			t.Errorf("a poll waited %v, more than the 30s (+10%% jitter) cap: %v", d, delays)
+		}
+	}
+	if delays[len(delays)-1] < 27*time.Second {
+		t.Errorf("polls did not grow to the cap: %v", delays)
+	}
+}
+
 func TestBound(t *testing.T) {
 	long := strings.Repeat("é", MaxMessageLength)
 	if got := Bound(long); len(got) > MaxMessageLength || !strings.HasSuffix(got, "…") {

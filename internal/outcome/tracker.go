@@ -8,8 +8,9 @@ import (
 // Tracker makes delays grow per object: while the same reason repeats for
 // the same key (an object's UID), each delay doubles from the outcome's
 // first one up to its cap; any other outcome, a success above all, starts
-// over. Messages of growing outcomes say when the next check is, so a
-// person who fixed something knows when hcplink will notice.
+// over. Messages of outcomes that wait on a person or on trouble say when
+// the next check is, so a person who fixed something knows when hcplink
+// will notice; polls of a provisioning state grow quietly.
 //
 // The zero Tracker is ready to use; it is safe for concurrent use.
 type Tracker struct {
@@ -46,7 +47,9 @@ func (t *Tracker) Resolve(key string, o Outcome) Outcome {
 	o.After = grown(o.After, o.grow.cap, r.count)
 	r.count++
 	t.repeats[key] = r
-	o.Message = bound(o.Message + " Next check at " + t.now().Add(o.After).UTC().Format("15:04:05") + " UTC.")
+	if o.grow.announce {
+		o.Message = bound(o.Message + " Next check at " + t.now().Add(o.After).UTC().Format("15:04:05") + " UTC.")
+	}
 	return o
 }
 

@@ -81,6 +81,20 @@ type Reconciler struct {
 	// refused remembers, per CR, the zone IDs the endpoint service refused
 	// subnets in, so that a steady state does not retry a refused subnet.
 	refused map[types.UID]refusal
+
+	pendingMu sync.Mutex
+	// pending remembers, per CR, a pass that did everything but wait for
+	// the endpoint to become available, so that the polls that follow
+	// describe only the endpoint.
+	pending map[types.UID]pendingPass
+}
+
+// pendingPass is a full pass that ended with the endpoint pending: what it
+// saw, so that a poll knows nothing else changed since.
+type pendingPass struct {
+	crGeneration, hcpGeneration int64
+	service, endpointID         string
+	notes, missingSubnets       []string
 }
 
 // refusal: the zones a service refused, while it served these zones.
@@ -288,6 +302,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outc
 	if len(wanted) == 0 {
 		return outcome.WaitForEvent(hcplinkv1beta1.WaitingForSubnetsReason, "Waiting for the operator to list the NodePools' subnets in spec.subnetIDs")
 	}
+	if o, polled := r.pollPendingEndpoint(ctx, s); polled {
+		return o
+	}
 
 	if o := r.reconcileSecurityGroup(ctx, s); !o.Done() {
 		return o
@@ -314,7 +331,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outc
 
 	target := awscloud.EndpointDNSName(ep)
 	if target == "" {
-		return outcome.Wait(hcplinkv1beta1.EndpointPendingReason, "Waiting for VPC endpoint "+cr.Status.EndpointID+" to get DNS names", pendingRequeue)
+		return outcome.Wait(hcplinkv1beta1.EndpointPendingReason, "Waiting for VPC endpoint "+cr.Status.EndpointID+" to get DNS names", pendingFirstPoll)
 	}
 	// Records are written while the endpoint is still pending: nodes that
 	// ask early should not cache a negative answer.
@@ -325,12 +342,61 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outc
 		return outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 	}
 	if !state.Done() {
+		r.rememberPending(s)
 		return state
 	}
 	if len(s.missingSubnets) > 0 {
 		return missingSubnetsOutcome(cr.Status.EndpointID, s.missingSubnets)
 	}
 	return readyOutcome(cr.Status.EndpointID, cr.Status.DNSNames, s.notes, r.driftInterval())
+}
+
+// pollPendingEndpoint answers a pass that follows one which did everything
+// but wait for the endpoint: while nothing changed (the CR's and the
+// HostedControlPlane's specs, the service, the endpoint), only the endpoint
+// is described — the security group, subnets, service zones and records
+// were just made right. polled is false when a full pass must run.
+func (r *Reconciler) pollPendingEndpoint(ctx context.Context, s *scope) (o outcome.Outcome, polled bool) {
+	r.pendingMu.Lock()
+	last, ok := r.pending[s.cr.UID]
+	delete(r.pending, s.cr.UID) // kept again below only while still pending
+	r.pendingMu.Unlock()
+	cr := s.cr
+	if !ok || last.crGeneration != cr.Generation || last.hcpGeneration != s.hcp.Generation ||
+		last.service != cr.Status.EndpointServiceName || last.endpointID != cr.Status.EndpointID {
+		return outcome.Outcome{}, false
+	}
+	ep, err := s.endpoints.Get(ctx, last.endpointID)
+	if err != nil {
+		return outcome.FromError(fmt.Errorf("VPC endpoint: %w", err)), true
+	}
+	if ep == nil {
+		return outcome.Outcome{}, false
+	}
+	s.notes, s.missingSubnets = last.notes, last.missingSubnets
+	switch {
+	case awscloud.EndpointStateIs(ep.State, "pending"):
+		r.rememberPending(s)
+		return endpointStateOutcome(last.endpointID, ep.State), true
+	case awscloud.EndpointStateIs(ep.State, "available"):
+		if len(s.missingSubnets) > 0 {
+			return missingSubnetsOutcome(cr.Status.EndpointID, s.missingSubnets), true
+		}
+		return readyOutcome(cr.Status.EndpointID, cr.Status.DNSNames, s.notes, r.driftInterval()), true
+	}
+	return outcome.Outcome{}, false // rejected, failed, gone: a full pass decides
+}
+
+// rememberPending records that this pass did everything but wait for the
+// endpoint (see pollPendingEndpoint).
+func (r *Reconciler) rememberPending(s *scope) {
+	r.pendingMu.Lock()
+	defer r.pendingMu.Unlock()
+	if r.pending == nil {
+		r.pending = map[types.UID]pendingPass{}
+	}
+	r.pending[s.cr.UID] = pendingPass{crGeneration: s.cr.Generation, hcpGeneration: s.hcp.Generation,
+		service: s.cr.Status.EndpointServiceName, endpointID: s.cr.Status.EndpointID, notes: s.notes, missingSubnets: s.missingSubnets}
 }
 
 // hostedControlPlane returns the CR's HostedControlPlane (its owner, or

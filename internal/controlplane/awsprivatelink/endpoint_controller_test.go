@@ -23,15 +23,49 @@ import (
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
+// While the endpoint stays pending, polls describe only it and space out;
+// a spec change in between makes the next pass a full one.
+func TestPendingEndpointIsPolledCheaply(t *testing.T) {
+	x := newFixture(t, cloudOpts{})
+	x.reconcile()
+	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.EndpointPendingReason)
+	var delays []time.Duration
+	for range 4 {
+		before, _, _ := x.calls()
+		res := x.reconcile() // the clock has not moved: still pending
+		if after, _, byOp := x.calls(); after-before != 1 {
+			t.Fatalf("a poll made %d calls, want 1: %v", after-before, byOp)
+		}
+		delays = append(delays, res.RequeueAfter)
+	}
+	if delays[len(delays)-1] <= pendingFirstPoll || delays[len(delays)-1] > pendingMaxPoll*11/10 {
+		t.Errorf("poll delays %v: want growing from %v to at most %v", delays, pendingFirstPoll, pendingMaxPoll)
+	}
+	x.patchCR(func(cr *hcplinkv1beta1.AWSEndpointService) {
+		cr.Spec.ResourceTags = append(cr.Spec.ResourceTags, hcplinkv1beta1.AWSResourceTag{Key: "cost-center", Value: "42"})
+	})
+	before, _, _ := x.calls()
+	x.reconcile()
+	if after, _, byOp := x.calls(); after-before < 3 {
+		t.Errorf("after a spec change the pass made %d calls, want a full pass: %v", after-before, byOp)
+	}
+}
+
 func TestHappyPathAndSteadyState(t *testing.T) {
 	x := newFixture(t, cloudOpts{})
 	res := x.reconcile()
 	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.EndpointPendingReason)
-	if res.RequeueAfter != pendingRequeue {
-		t.Errorf("pending requeue %v, want %v", res.RequeueAfter, pendingRequeue)
+	if res.RequeueAfter != pendingFirstPoll {
+		t.Errorf("pending requeue %v, want %v", res.RequeueAfter, pendingFirstPoll)
 	}
 	x.clk.Advance(endpointPending + time.Second)
+	before, _, _ := x.calls()
 	res = x.reconcile()
+	// The pass after a pending one describes only the endpoint: the
+	// security group, subnets, service zones and records were just made.
+	if after, _, byOp := x.calls(); after-before != 1 || byOp["ec2:DescribeVpcEndpoints"].Total == 0 {
+		t.Errorf("the poll of a pending endpoint made %d calls, want 1 DescribeVpcEndpoints: %v", after-before, byOp)
+	}
 	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason, "available")
 	if lo, hi := DefaultDriftInterval*85/100, DefaultDriftInterval*115/100; res.RequeueAfter < lo || res.RequeueAfter > hi {
 		t.Errorf("drift requeue %v, want in [%v, %v]", res.RequeueAfter, lo, hi)
@@ -313,10 +347,11 @@ func TestThrottlingConverges(t *testing.T) {
 	if passes == 60 {
 		t.Fatalf("did not converge under 30%% throttling: %+v", x.condition())
 	}
+	total, _, byOp := x.calls()
+	x.f.Server.Faults.Set(sim.FaultConfig{}) // the checks below are the test's own calls
 	if n := len(x.endpoints()); n != 1 {
 		t.Errorf("%d endpoints, want 1", n)
 	}
-	total, _, byOp := x.calls()
 	var throttled int64
 	for _, c := range byOp {
 		throttled += c.Throttled + c.Failed

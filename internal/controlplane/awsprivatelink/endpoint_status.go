@@ -21,8 +21,12 @@ const (
 	// DefaultDriftInterval is how often a healthy endpoint is checked
 	// against the cloud (records deleted behind our back, tags, rules).
 	DefaultDriftInterval = 10 * time.Minute
-	// pendingRequeue: an endpoint becomes available within a minute or two.
-	pendingRequeue = 15 * time.Second
+	// pendingFirstPoll, pendingMaxPoll: an endpoint becomes available
+	// within a minute or two on AWS, within seconds on a quiet one; the
+	// first look comes soon and later ones space out (each costs one
+	// DescribeVpcEndpoints, see pollPendingEndpoint).
+	pendingFirstPoll = 5 * time.Second
+	pendingMaxPoll   = 30 * time.Second
 	// deletingRequeue: an endpoint being deleted is gone within a minute.
 	deletingRequeue = 10 * time.Second
 	// notVisibleRequeue: the endpoint service is not visible to the
@@ -44,8 +48,8 @@ func endpointStateOutcome(id string, state ec2types.State) outcome.Outcome {
 	case "available":
 		return outcome.Continue()
 	case "pending":
-		return outcome.Wait(hcplinkv1beta1.EndpointPendingReason,
-			fmt.Sprintf("VPC endpoint %s is being created", id), pendingRequeue)
+		return outcome.Poll(hcplinkv1beta1.EndpointPendingReason,
+			fmt.Sprintf("VPC endpoint %s is being created", id), pendingFirstPoll, pendingMaxPoll)
 	case "pendingacceptance":
 		return outcome.WaitOnPerson(hcplinkv1beta1.EndpointPendingAcceptanceReason,
 			fmt.Sprintf("VPC endpoint %s waits for the endpoint service to accept it; the operator allows this cluster's role and does not require acceptance, so check the endpoint service's settings", id))
@@ -56,8 +60,8 @@ func endpointStateOutcome(id string, state ec2types.State) outcome.Outcome {
 		return outcome.WaitOnPerson(hcplinkv1beta1.EndpointFailedReason,
 			fmt.Sprintf("AWS reports VPC endpoint %s failed; delete it in the customer account to have it recreated", id))
 	default:
-		return outcome.Wait(hcplinkv1beta1.EndpointPendingReason,
-			fmt.Sprintf("VPC endpoint %s is %s", id, state), pendingRequeue)
+		return outcome.Poll(hcplinkv1beta1.EndpointPendingReason,
+			fmt.Sprintf("VPC endpoint %s is %s", id, state), pendingFirstPoll, pendingMaxPoll)
 	}
 }
 
