@@ -96,6 +96,10 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 	}
 	awshttp.Apply(&awsConfig)
 	awscloud.Instrument(&awsConfig, MetricsComponent)
+	// Every successful call proves the credentials; the credentials check
+	// then needs none of its own.
+	proof := &awscloud.LastSuccess{}
+	proof.Observe(&awsConfig)
 
 	log := ctrl.LoggerFrom(ctx).WithValues("controlPlaneNamespace", opts.Namespace)
 	mgr, err := ctrl.NewManager(opts.RestConfig, ctrl.Options{
@@ -126,7 +130,7 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 	if err := (&routers.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the router controller: %w", err)
 	}
-	if err := (&credentials.Reconciler{Client: mgr.GetClient(), AWS: awsConfig}).SetupWithManager(mgr); err != nil {
+	if err := (&credentials.Reconciler{Client: mgr.GetClient(), AWS: awsConfig, Proof: proof}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the credentials controller: %w", err)
 	}
 	if err := setupAWSPrivateLink(mgr, opts, awsConfig); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
 )
 
@@ -36,6 +38,12 @@ const (
 	// validRecheckInterval: valid credentials rarely go bad; a role whose
 	// trust policy changes is noticed within this time.
 	validRecheckInterval = 5 * time.Minute
+	// proofWindow: a successful call this recent vouches for the
+	// credentials, so the check makes none of its own. Longer than the
+	// endpoint controller's drift interval (10m), so that at steady state
+	// its checks keep the credentials proven; a role that goes bad is
+	// reported within this window plus one recheck.
+	proofWindow = 15 * time.Minute
 	// invalidRecheckInterval: a fixed role should unblock a waiting deletion
 	// soon, and one call a minute is cheap.
 	invalidRecheckInterval = time.Minute
@@ -56,6 +64,10 @@ type Reconciler struct {
 	// AWS is the operator's AWS configuration (its credentials). When its
 	// region is empty the cluster's region is used.
 	AWS aws.Config
+	// Proof records the control-plane operator's successful AWS calls; nil
+	// checks with STS every time. While calls keep succeeding the
+	// credentials are known good and no STS call is needed.
+	Proof *awscloud.LastSuccess
 }
 
 // SetupWithManager registers the controller. It checks when the
@@ -85,6 +97,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
+	if r.provenValid(hcp) {
+		return ctrl.Result{RequeueAfter: jittered(validRecheckInterval)}, nil
+	}
+
 	cfg := r.AWS.Copy()
 	if cfg.Region == "" {
 		cfg.Region = hcp.Spec.Platform.AWS.Region
@@ -108,6 +124,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, werr
 	}
 	return ctrl.Result{RequeueAfter: jittered(recheckInterval(cond.Status))}, nil
+}
+
+// provenValid reports whether the condition already says the credentials
+// are valid and a call succeeded recently enough to vouch that they still
+// are: then the check costs no call.
+func (r *Reconciler) provenValid(hcp *hcplinkv1beta1.HostedControlPlane) bool {
+	c := meta.FindStatusCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
+	return r.Proof != nil && c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == hcp.Generation &&
+		r.Proof.Within(proofWindow)
 }
 
 func recheckInterval(status metav1.ConditionStatus) time.Duration {

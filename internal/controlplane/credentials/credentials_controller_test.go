@@ -290,3 +290,35 @@ func unsignedJWT(t *testing.T, claims map[string]any) string {
 	}
 	return enc.EncodeToString(header) + "." + enc.EncodeToString(payload) + "." + enc.EncodeToString([]byte("unsigned"))
 }
+
+// A successful call made with the same configuration vouches for the
+// credentials: a recheck of valid credentials then makes no STS call, and
+// once calls stop succeeding for the proof window, it asks STS again.
+func TestSuccessfulCallsProveTheCredentials(t *testing.T) {
+	f := cloudsimtest.Start(t, cloudsim.Options{})
+	hcp := createPrivateHCP(t)
+	now := time.Now()
+	proof := &awscloud.LastSuccess{Now: func() time.Time { return now }}
+	cfg := f.Config(t, cloudsimtest.CustomerAccount)
+	proof.Observe(&cfg)
+	r := &Reconciler{Client: env.Client, AWS: cfg, Proof: proof}
+
+	reconcile(t, r, hcp) // the first check asks STS: nothing has proven anything yet
+	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "")
+	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 1 {
+		t.Fatalf("%d GetCallerIdentity calls on the first check, want 1", n)
+	}
+	now = now.Add(validRecheckInterval)
+	res := reconcile(t, r, hcp)
+	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 1 {
+		t.Errorf("%d GetCallerIdentity calls after a recent success, want still 1", n)
+	}
+	requireRequeue(t, res, validRecheckInterval)
+	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "")
+
+	now = now.Add(proofWindow)
+	reconcile(t, r, hcp)
+	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 2 {
+		t.Errorf("%d GetCallerIdentity calls once no call succeeded for %v, want 2", n, proofWindow)
+	}
+}
