@@ -937,24 +937,7 @@ func rsRecordName(name string) string {
 // rsRecords returns the records (by normalised name) of the customer's
 // private zones named zone.
 func rsRecords(zone string) map[string]cloudaws.RecordSet {
-	out := map[string]cloudaws.RecordSet{}
-	env.Cloud.AWS.Inspect(func(accounts map[string]*cloudaws.Account) {
-		a := accounts[devenv.CustomerAccount]
-		if a == nil {
-			return
-		}
-		for _, z := range a.Route53.HostedZones {
-			if !z.PrivateZone || rsRecordName(z.Name) != zone {
-				continue
-			}
-			for _, rs := range z.Records {
-				cp := *rs
-				cp.Values = slices.Clone(rs.Values)
-				out[rsRecordName(rs.Name)] = cp
-			}
-		}
-	})
-	return out
+	return flRecords(devenv.CustomerAccount, zone)
 }
 
 // rsRecordsMentioning lists, across every account and zone, the CNAME

@@ -81,15 +81,7 @@ func (r *CleanupReconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 func (r *CleanupReconciler) hcpsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
-	var list hcplinkv1beta1.HostedControlPlaneList
-	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, hcp := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&hcp)})
-	}
-	return out
+	return requestsInNamespace(ctx, r.Client, &hcplinkv1beta1.HostedControlPlaneList{}, obj.GetNamespace())
 }
 
 func (r *CleanupReconciler) outcomes() *outcome.Tracker {

@@ -17,7 +17,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -146,14 +148,22 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 func (r *Reconciler) crsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
-	var list hcplinkv1beta1.AWSEndpointServiceList
-	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+	return requestsInNamespace(ctx, r.Client, &hcplinkv1beta1.AWSEndpointServiceList{}, obj.GetNamespace())
+}
+
+// requestsInNamespace lists the kind of list in namespace (from the
+// cache) and returns a request for each object; none when it cannot list.
+func requestsInNamespace(ctx context.Context, c client.Reader, list client.ObjectList, namespace string) []reconcile.Request {
+	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
 		return nil
 	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, cr := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cr)})
-	}
+	var out []reconcile.Request
+	_ = apimeta.EachListItem(list, func(o runtime.Object) error {
+		if obj, ok := o.(client.Object); ok {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+		}
+		return nil
+	})
 	return out
 }
 
