@@ -224,14 +224,7 @@ func (t *tour) dataFlow() []step {
 			return fmt.Sprintf("%s in the %s; allowed principal %s", id, accountLabel(devenv.ManagementAccount), strings.Join(principals, ", ")), nil
 		}},
 		{"5 control-plane operator creates the VPC endpoint", func(ctx context.Context) (string, error) {
-			eps, err := t.endpointService(ctx)
-			if err != nil {
-				return "", err
-			}
-			if eps.Status.EndpointID == "" {
-				return "", fmt.Errorf("no endpoint yet")
-			}
-			ep, err := t.vpcEndpoint(ctx, eps.Status.EndpointID)
+			eps, ep, err := t.recordedEndpoint(ctx)
 			if err != nil {
 				return "", err
 			}
@@ -264,14 +257,7 @@ func (t *tour) dataFlow() []step {
 // both, pointing at the VPC endpoint's DNS name: read from the zone, not
 // from the names the control-plane operator meant to write.
 func (t *tour) recordsWritten(ctx context.Context) (string, error) {
-	eps, err := t.endpointService(ctx)
-	if err != nil {
-		return "", err
-	}
-	if eps.Status.EndpointID == "" {
-		return "", fmt.Errorf("no endpoint yet")
-	}
-	ep, err := t.vpcEndpoint(ctx, eps.Status.EndpointID)
+	eps, ep, err := t.recordedEndpoint(ctx)
 	if err != nil {
 		return "", err
 	}

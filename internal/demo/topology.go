@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
@@ -32,23 +33,17 @@ func accountLabel(account string) string {
 	return "account " + account
 }
 
-// recordName normalises a Route 53 record name: lower case, no trailing
-// dot, the escaped wildcard as "*".
-func recordName(name string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimSuffix(name, ".")), `\052`, "*")
-}
-
 // recordsTo lists, sorted, the CNAME records among sets whose single value
 // is target (the VPC endpoint's DNS name).
 func recordsTo(sets []r53types.ResourceRecordSet, target string) []string {
-	target = recordName(target)
+	target = awscloud.RecordName(target)
 	var out []string
 	for _, rs := range sets {
 		if rs.Type != r53types.RRTypeCname || len(rs.ResourceRecords) != 1 {
 			continue
 		}
-		if recordName(aws.ToString(rs.ResourceRecords[0].Value)) == target {
-			out = append(out, recordName(aws.ToString(rs.Name)))
+		if awscloud.RecordName(aws.ToString(rs.ResourceRecords[0].Value)) == target {
+			out = append(out, awscloud.RecordName(aws.ToString(rs.Name)))
 		}
 	}
 	slices.Sort(out)
@@ -75,7 +70,7 @@ func (t *tour) privateZone(ctx context.Context) (string, error) {
 		return "", err
 	}
 	for _, z := range out.HostedZones {
-		if recordName(aws.ToString(z.Name)) == name && z.Config != nil && z.Config.PrivateZone {
+		if awscloud.RecordName(aws.ToString(z.Name)) == name && z.Config != nil && z.Config.PrivateZone {
 			return strings.TrimPrefix(aws.ToString(z.Id), "/hostedzone/"), nil
 		}
 	}
@@ -96,16 +91,25 @@ func (t *tour) recordsInZone(ctx context.Context, zoneID string) ([]r53types.Res
 	return sets, nil
 }
 
-// vpcEndpoint reads the VPC endpoint from the customer account.
-func (t *tour) vpcEndpoint(ctx context.Context, id string) (*ec2types.VpcEndpoint, error) {
+// recordedEndpoint reads the private router's AWSEndpointService and the
+// VPC endpoint its status records, from the customer account.
+func (t *tour) recordedEndpoint(ctx context.Context) (*hcplinkv1beta1.AWSEndpointService, *ec2types.VpcEndpoint, error) {
+	eps, err := t.endpointService(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	id := eps.Status.EndpointID
+	if id == "" {
+		return nil, nil, fmt.Errorf("no endpoint yet")
+	}
 	out, err := ec2.NewFromConfig(t.env.CustomerAWS).DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{VpcEndpointIds: []string{id}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(out.VpcEndpoints) != 1 {
-		return nil, fmt.Errorf("VPC endpoint %s not found in the customer account", id)
+		return nil, nil, fmt.Errorf("VPC endpoint %s not found in the customer account", id)
 	}
-	return &out.VpcEndpoints[0], nil
+	return eps, &out.VpcEndpoints[0], nil
 }
 
 // endpointZoneIDs returns the availability-zone IDs of the endpoint's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
@@ -47,7 +48,8 @@ type CleanupReconciler struct {
 	// Tracker grows the delays of repeated trouble; nil uses a private one.
 	Tracker *outcome.Tracker
 
-	tracker *outcome.Tracker
+	initOnce sync.Once
+	tracker  *outcome.Tracker
 }
 
 // SetupWithManager registers the sweep on the HostedControlPlane (its
@@ -55,10 +57,6 @@ type CleanupReconciler struct {
 func (r *CleanupReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
-	}
-	r.tracker = r.Tracker
-	if r.tracker == nil {
-		r.tracker = &outcome.Tracker{}
 	}
 	deleting := predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool { return !e.Object.GetDeletionTimestamp().IsZero() },
@@ -85,12 +83,7 @@ func (r *CleanupReconciler) hcpsOfNamespace(ctx context.Context, obj client.Obje
 }
 
 func (r *CleanupReconciler) outcomes() *outcome.Tracker {
-	if r.tracker == nil {
-		r.tracker = r.Tracker
-		if r.tracker == nil {
-			r.tracker = &outcome.Tracker{}
-		}
-	}
+	r.initOnce.Do(func() { r.tracker = trackerOr(r.Tracker) })
 	return r.tracker
 }
 

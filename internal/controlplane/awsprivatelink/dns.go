@@ -49,9 +49,6 @@ func DesiredRecordNames(crName string, hcp *hcplinkv1beta1.HostedControlPlane) [
 	return nil
 }
 
-// recordName normalises a Route 53 record name.
-func recordName(name string) string { return awscloud.RecordName(name) }
-
 // RecordChanges compares the wanted CNAMEs (name → target) and the zone's
 // records (by normalised name) with the names written before, and returns
 // the changes: UPSERT for a missing or different record, DELETE for a
@@ -89,7 +86,7 @@ func RecordChanges(want map[string]string, have map[string]r53types.ResourceReco
 func staleNames(want map[string]string, have map[string]r53types.ResourceRecordSet, written []string) []string {
 	var out []string
 	for _, n := range written {
-		n = recordName(n)
+		n = awscloud.RecordName(n)
 		if _, wanted := want[n]; wanted {
 			continue
 		}

@@ -106,13 +106,17 @@ type refusal struct {
 }
 
 func (r *Reconciler) outcomes() *outcome.Tracker {
-	r.initOnce.Do(func() {
-		r.tracker = r.Tracker
-		if r.tracker == nil {
-			r.tracker = &outcome.Tracker{}
-		}
-	})
+	r.initOnce.Do(func() { r.tracker = trackerOr(r.Tracker) })
 	return r.tracker
+}
+
+// trackerOr is the tracker given (shared by the controllers of one
+// process), or a private one.
+func trackerOr(given *outcome.Tracker) *outcome.Tracker {
+	if given != nil {
+		return given
+	}
+	return &outcome.Tracker{}
 }
 
 // SetupWithManager registers the controller: AWSEndpointServices, the

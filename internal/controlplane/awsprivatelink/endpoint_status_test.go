@@ -192,7 +192,7 @@ func TestRecordChanges(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.actions)
 		}
 	}
-	if recordName(`\052.Apps.C1.hypershift.local.`) != "*.apps.c1.hypershift.local" {
+	if awscloud.RecordName(`\052.Apps.C1.hypershift.local.`) != "*.apps.c1.hypershift.local" {
 		t.Error("recordName does not decode the escape")
 	}
 }

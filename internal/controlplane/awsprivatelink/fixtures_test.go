@@ -303,7 +303,7 @@ func (x *fixture) records() map[string]string {
 	m := map[string]string{}
 	for _, rs := range out.ResourceRecordSets {
 		if rs.Type == r53types.RRTypeCname {
-			m[recordName(aws.ToString(rs.Name))] = aws.ToString(rs.ResourceRecords[0].Value)
+			m[awscloud.RecordName(aws.ToString(rs.Name))] = aws.ToString(rs.ResourceRecords[0].Value)
 		}
 	}
 	return m
