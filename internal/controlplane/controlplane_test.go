@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -179,7 +178,7 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 	}
 
 	awsConfig := f.Config(t, cloudsimtest.CustomerAccount)
-	ctx, cancel := context.WithCancel(ctrl.LoggerInto(t.Context(), testr.New(t)))
+	ctx, cancel := context.WithCancel(ctrl.LoggerInto(t.Context(), testenv.Logger(t)))
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, Options{RestConfig: asServiceAccount(ns), Namespace: ns, AWS: &awsConfig,

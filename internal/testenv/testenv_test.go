@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,3 +147,30 @@ func fakeAssets(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestLoggerAfterCleanup: a line logged after the test's cleanups (as a
+// stopping manager's goroutines do) is dropped; t.Log would panic the binary
+// once the top-level test has completed.
+func TestLoggerAfterCleanup(t *testing.T) {
+	tb := &recordingTB{TB: t}
+	log := Logger(tb)
+	log.Info("while the test runs")
+	for i := len(tb.cleanups) - 1; i >= 0; i-- {
+		tb.cleanups[i]()
+	}
+	log.Info("after the test ended")
+	if len(tb.lines) != 1 || !strings.Contains(tb.lines[0], "while the test runs") {
+		t.Errorf("logged %q, want only the line from before the cleanups", tb.lines)
+	}
+}
+
+// recordingTB records Log lines and Cleanup functions instead of passing
+// them to the real test.
+type recordingTB struct {
+	testing.TB
+	lines    []string
+	cleanups []func()
+}
+
+func (r *recordingTB) Log(args ...any)  { r.lines = append(r.lines, fmt.Sprint(args...)) }
+func (r *recordingTB) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }

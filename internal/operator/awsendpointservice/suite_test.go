@@ -13,7 +13,6 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
-	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -77,7 +76,7 @@ func newWorld(t *testing.T) *world {
 	d := testDelays
 	f := cloudsimtest.Start(t, cloudsim.Options{Clock: clk, Delays: &d})
 	cfg := f.Config(t, mgmt)
-	w := &world{t: t, ctx: ctrl.LoggerInto(t.Context(), testr.New(t)), f: f, clk: clk, ec2: ec2.NewFromConfig(cfg), elb: elbv2.NewFromConfig(cfg)}
+	w := &world{t: t, ctx: ctrl.LoggerInto(t.Context(), testenv.Logger(t)), f: f, clk: clk, ec2: ec2.NewFromConfig(cfg), elb: elbv2.NewFromConfig(cfg)}
 	vpc, err := w.ec2.CreateVpc(w.ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.0.0.0/16")})
 	if err != nil {
 		t.Fatalf("CreateVpc: %v", err)
