@@ -84,19 +84,9 @@ type Reconciler struct {
 	// subnets in, so that a steady state does not retry a refused subnet.
 	refused map[types.UID]refusal
 
-	pendingMu sync.Mutex
-	// pending remembers, per CR, a pass that did everything but wait for
-	// the endpoint to become available, so that the polls that follow
-	// describe only the endpoint.
-	pending map[types.UID]pendingPass
-}
-
-// pendingPass is a full pass that ended with the endpoint pending: what it
-// saw, so that a poll knows nothing else changed since.
-type pendingPass struct {
-	crGeneration, hcpGeneration int64
-	service, endpointID         string
-	notes, missingSubnets       []string
+	provenMu sync.Mutex
+	// proven remembers, per CR, what recent passes proved (see proven).
+	proven map[types.UID]*proven
 }
 
 // refusal: the zones a service refused, while it served these zones.
@@ -302,7 +292,8 @@ func (r *Reconciler) finish(ctx context.Context, s *scope, o outcome.Outcome) (c
 }
 
 // reconcileNormal runs the phases in order; the first that cannot finish
-// decides the condition.
+// decides the condition. A phase whose result a recent pass proved (see
+// proven) is not asked of the cloud again.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outcome {
 	cr := s.cr
 	if cr.Status.EndpointServiceName == "" {
@@ -316,27 +307,43 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outc
 	if len(wanted) == 0 {
 		return outcome.WaitForEvent(hcplinkv1beta1.WaitingForSubnetsReason, "Waiting for the operator to list the NodePools' subnets in spec.subnetIDs")
 	}
-	if o, polled := r.pollPendingEndpoint(ctx, s); polled {
-		return o
+	now := time.Now()
+	p := r.recall(s, now)
+	o := r.runPhases(ctx, s, p, wanted, now)
+	if o.Status == metav1.ConditionTrue {
+		p.forgetPassFacts()
 	}
+	r.remember(s, p)
+	return o
+}
 
-	if o := r.reconcileSecurityGroup(ctx, s); !o.Done() {
-		return o
+// runPhases is reconcileNormal's work, recording in p what it proves.
+func (r *Reconciler) runPhases(ctx context.Context, s *scope, p *proven, wanted []string, now time.Time) outcome.Outcome {
+	cr := s.cr
+	if p.groupAt.IsZero() {
+		if o := r.reconcileSecurityGroup(ctx, s); !o.Done() {
+			return o
+		}
+		p.groupAt = now
 	}
-	subnets, o := r.selectSubnets(ctx, s, wanted)
+	if p.subnetsAt.IsZero() {
+		subnets, o := r.selectSubnets(ctx, s, wanted)
+		if !o.Done() {
+			return o
+		}
+		p.subnets, p.missingSubnets, p.subnetsAt = subnets, s.missingSubnets, now
+	}
+	s.missingSubnets = p.missingSubnets
+	if p.serviceAt.IsZero() {
+		svc, o := r.serviceZones(ctx, s)
+		if !o.Done() {
+			return o
+		}
+		p.service, p.serviceAt = &svc, now
+	}
+	ep, o := r.endpointOf(ctx, s, p, now)
 	if !o.Done() {
 		return o
-	}
-	svc, o := r.serviceZones(ctx, s)
-	if !o.Done() {
-		return o
-	}
-	ep, o := r.reconcileEndpoint(ctx, s, subnets, svc)
-	if !o.Done() {
-		return o
-	}
-	if err := r.recordTagKeys(ctx, s); err != nil {
-		return outcome.FromError(err)
 	}
 	state := endpointStateOutcome(cr.Status.EndpointID, ep.State)
 	if !state.Done() && !awscloud.EndpointStateIs(ep.State, "pending") {
@@ -349,14 +356,16 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outc
 	}
 	// Records are written while the endpoint is still pending: nodes that
 	// ask early should not cache a negative answer.
-	if o := r.reconcileDNS(ctx, s, target); !o.Done() {
-		return o
-	}
-	if err := r.reconcileExternalNames(ctx, s, target); err != nil {
-		return outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
+	if p.recordsFor != target || p.recordsAt.IsZero() {
+		if o := r.reconcileDNS(ctx, s, target); !o.Done() {
+			return o
+		}
+		if err := r.reconcileExternalNames(ctx, s, target); err != nil {
+			return outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
+		}
+		p.recordsFor, p.recordsAt = target, now
 	}
 	if !state.Done() {
-		r.rememberPending(s)
 		return state
 	}
 	if len(s.missingSubnets) > 0 {
@@ -365,52 +374,35 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outc
 	return readyOutcome(cr.Status.EndpointID, cr.Status.DNSNames, s.notes, r.driftInterval())
 }
 
-// pollPendingEndpoint answers a pass that follows one which did everything
-// but wait for the endpoint: while nothing changed (the CR's and the
-// HostedControlPlane's specs, the service, the endpoint), only the endpoint
-// is described — the security group, subnets, service zones and records
-// were just made right. polled is false when a full pass must run.
-func (r *Reconciler) pollPendingEndpoint(ctx context.Context, s *scope) (o outcome.Outcome, polled bool) {
-	r.pendingMu.Lock()
-	last, ok := r.pending[s.cr.UID]
-	delete(r.pending, s.cr.UID) // kept again below only while still pending
-	r.pendingMu.Unlock()
-	cr := s.cr
-	if !ok || last.crGeneration != cr.Generation || last.hcpGeneration != s.hcp.Generation ||
-		last.service != cr.Status.EndpointServiceName || last.endpointID != cr.Status.EndpointID {
-		return outcome.Outcome{}, false
-	}
-	ep, err := s.endpoints.Get(ctx, last.endpointID)
-	if err != nil {
-		return outcome.FromError(fmt.Errorf("VPC endpoint: %w", err)), true
-	}
-	if ep == nil {
-		return outcome.Outcome{}, false
-	}
-	s.notes, s.missingSubnets = last.notes, last.missingSubnets
-	switch {
-	case awscloud.EndpointStateIs(ep.State, "pending"):
-		r.rememberPending(s)
-		return endpointStateOutcome(last.endpointID, ep.State), true
-	case awscloud.EndpointStateIs(ep.State, "available"):
-		if len(s.missingSubnets) > 0 {
-			return missingSubnetsOutcome(cr.Status.EndpointID, s.missingSubnets), true
+// endpointOf returns the endpoint: made right by this pass, or, when a
+// recent pass already did (same inputs), as that pass left it — described
+// again only while it is not yet available.
+func (r *Reconciler) endpointOf(ctx context.Context, s *scope, p *proven, now time.Time) (*ec2types.VpcEndpoint, outcome.Outcome) {
+	if p.endpoint != nil && s.cr.Status.EndpointID != "" {
+		s.notes = p.notes
+		if awscloud.EndpointStateIs(p.endpoint.State, "available") {
+			return p.endpoint, outcome.Continue()
 		}
-		return readyOutcome(cr.Status.EndpointID, cr.Status.DNSNames, s.notes, r.driftInterval()), true
+		ep, err := s.endpoints.Get(ctx, s.cr.Status.EndpointID)
+		if err != nil {
+			return nil, outcome.FromError(fmt.Errorf("VPC endpoint: %w", err))
+		}
+		if ep != nil && (awscloud.EndpointStateIs(ep.State, "pending") || awscloud.EndpointStateIs(ep.State, "available")) {
+			p.endpoint, p.endpointAt = ep, now
+			return ep, outcome.Continue()
+		}
+		// Rejected, failed or gone: the full phase decides.
 	}
-	return outcome.Outcome{}, false // rejected, failed, gone: a full pass decides
-}
-
-// rememberPending records that this pass did everything but wait for the
-// endpoint (see pollPendingEndpoint).
-func (r *Reconciler) rememberPending(s *scope) {
-	r.pendingMu.Lock()
-	defer r.pendingMu.Unlock()
-	if r.pending == nil {
-		r.pending = map[types.UID]pendingPass{}
+	s.notes = nil
+	ep, o := r.reconcileEndpoint(ctx, s, p.subnets, *p.service)
+	if !o.Done() {
+		return nil, o
 	}
-	r.pending[s.cr.UID] = pendingPass{crGeneration: s.cr.Generation, hcpGeneration: s.hcp.Generation,
-		service: s.cr.Status.EndpointServiceName, endpointID: s.cr.Status.EndpointID, notes: s.notes, missingSubnets: s.missingSubnets}
+	if err := r.recordTagKeys(ctx, s); err != nil {
+		return nil, outcome.FromError(err)
+	}
+	p.endpoint, p.notes, p.endpointAt = ep, s.notes, now
+	return ep, outcome.Continue()
 }
 
 // hostedControlPlane returns the CR's HostedControlPlane (its owner, or

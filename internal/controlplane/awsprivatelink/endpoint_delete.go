@@ -84,9 +84,7 @@ func (r *Reconciler) dropFinalizer(ctx context.Context, s *scope) (ctrl.Result, 
 	r.zonesMu.Lock()
 	delete(r.refused, s.cr.UID)
 	r.zonesMu.Unlock()
-	r.pendingMu.Lock()
-	delete(r.pending, s.cr.UID)
-	r.pendingMu.Unlock()
+	r.forget(s.cr.UID)
 	ctrl.LoggerFrom(ctx).Info("Cleaned up the VPC endpoint, its security group and DNS records")
 	return ctrl.Result{}, nil
 }

@@ -18,6 +18,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -287,4 +288,51 @@ func TestSecurityGroupDependencyGrows(t *testing.T) {
 	if second.RequeueAfter < first.RequeueAfter*3/2 {
 		t.Errorf("DependencyViolation retried after %v then %v, want growing", first.RequeueAfter, second.RequeueAfter)
 	}
+}
+
+// TestThrottledRecordsResumeAtTheRecords: a pass that fails at Route 53
+// (throttled) is followed by one that asks the cloud only for what it did
+// not finish — the records — and a drift check after Ready looks at the
+// security group, the endpoint and the records again.
+func TestThrottledRecordsResumeAtTheRecords(t *testing.T) {
+	x := newFixture(t, cloudOpts{})
+	x.f.Server.Faults.Set(sim.FaultConfig{Errors: []sim.ErrorRule{{Account: customer, Service: "route53", Operation: "ChangeResourceRecordSets",
+		Code: "Throttling", HTTPStatus: 400, Rate: 1}}})
+	x.reconcile()
+	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.ThrottledReason)
+	x.f.Server.Faults.Set(sim.FaultConfig{})
+	x.clk.Advance(endpointPending + time.Second)
+
+	_, _, before := x.calls()
+	x.reconcile()
+	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason)
+	_, _, after := x.calls()
+	asked := callsBetween(before, after)
+	want := map[string]int64{"ec2:DescribeVpcEndpoints": 1, "route53:ListResourceRecordSets": 1, "route53:ChangeResourceRecordSets": 1}
+	if !reflect.DeepEqual(asked, want) {
+		t.Errorf("the pass after the throttled one asked %v, want only %v", asked, want)
+	}
+
+	// The next pass is a drift check: it looks again.
+	_, _, before = x.calls()
+	x.reconcile()
+	_, _, after = x.calls()
+	drift := callsBetween(before, after)
+	for _, op := range []string{"ec2:DescribeSecurityGroups", "ec2:DescribeVpcEndpoints", "route53:ListResourceRecordSets"} {
+		if drift[op] != 1 {
+			t.Errorf("the drift check asked %s %d times, want 1 (all: %v)", op, drift[op], drift)
+		}
+	}
+}
+
+// callsBetween is the calls made between two snapshots of one account's
+// counters, by operation.
+func callsBetween(before, after map[string]sim.CallCount) map[string]int64 {
+	out := map[string]int64{}
+	for op, c := range after {
+		if n := c.Total - before[op].Total; n > 0 {
+			out[op] = n
+		}
+	}
+	return out
 }
