@@ -1,11 +1,13 @@
-// Package cloudsim is hcplink's local cloud: an HTTP server on 127.0.0.1 that
-// speaks the real AWS wire protocols for the operations hcplink uses, with
-// per-account state, asynchronous resource states, fault injection and a
-// JSON control API (/_cloudsim/...) for tests, benchmarks and the demo.
+// Package cloudsim is hcplink's local cloud: an HTTP(S) server on 127.0.0.1
+// that speaks the real AWS wire protocols and Azure Resource Manager and
+// Entra ID for the operations hcplink uses, with per-account state,
+// asynchronous resource states, fault injection and a JSON control API
+// (/_cloudsim/...) for tests, benchmarks and the demo.
 package cloudsim
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/aws"
+	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
@@ -23,6 +26,15 @@ type Options struct {
 	Clock  sim.Clock
 	Delays *sim.Delays
 	Faults *sim.FaultConfig
+	// TLS serves HTTPS with a certificate signed by a CA generated at
+	// start (see CACertPEM). Azure clients need it: they refuse to send
+	// bearer tokens over plain HTTP.
+	TLS bool
+	// AzureDelays override the Azure half's named delays (nil: fast).
+	AzureDelays azure.Delays
+	// IssuerKeys finds workload identity issuers' keys for Entra ID
+	// (nil: fetched over HTTPS from the issuer's discovery document).
+	IssuerKeys sim.KeySource
 }
 
 // Server is the local cloud.
@@ -31,8 +43,10 @@ type Server struct {
 	Faults   *sim.Faults
 	Counters *sim.Counters
 	AWS      *aws.Cloud
+	Azure    *azure.Cloud
 
 	mux      *http.ServeMux
+	ca       *certAuthority
 	listener net.Listener
 	http     *http.Server
 }
@@ -52,10 +66,29 @@ func New(opts Options) *Server {
 		s.Faults.Set(*opts.Faults)
 	}
 	s.AWS = aws.New(aws.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: delays})
+	s.Azure = azure.New(azure.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.AzureDelays, IssuerKeys: opts.IssuerKeys})
 	s.mux = http.NewServeMux()
 	s.registerControl(s.mux)
-	s.mux.Handle("/", s.AWS)
+	s.mux.Handle("/", http.HandlerFunc(s.serveCloud))
+	if opts.TLS {
+		ca, err := newCertAuthority()
+		if err != nil {
+			panic(fmt.Sprintf("cloudsim: generating its certificate authority: %v", err))
+		}
+		s.ca = ca
+	}
 	return s
+}
+
+// serveCloud sends Resource Manager and Entra ID paths to the Azure half and
+// everything else to the AWS half, whose protocols all post to "/" or to
+// paths no Azure API uses.
+func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
+	if azure.IsAzurePath(r.URL.Path) {
+		s.Azure.ServeHTTP(w, r)
+		return
+	}
+	s.AWS.ServeHTTP(w, r)
 }
 
 // Handler returns the server's HTTP handler (cloud APIs and control API).
@@ -70,6 +103,9 @@ func (s *Server) Start(ctx context.Context, addr string) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	if s.ca != nil {
+		l = tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{s.ca.serving}, MinVersion: tls.VersionTLS12})
 	}
 	s.listener = l
 	s.http = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
@@ -86,7 +122,12 @@ func (s *Server) Start(ctx context.Context, addr string) error {
 }
 
 // URL is the endpoint to give the SDKs (AWS_ENDPOINT_URL) once started.
-func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+func (s *Server) URL() string {
+	if s.ca != nil {
+		return "https://" + s.listener.Addr().String()
+	}
+	return "http://" + s.listener.Addr().String()
+}
 
 // Close stops serving.
 func (s *Server) Close() error {
@@ -101,5 +142,6 @@ func (s *Server) Close() error {
 // Reset forgets all cloud state and call counts; faults stay as they are.
 func (s *Server) Reset() {
 	s.AWS.Reset()
+	s.Azure.Reset()
 	s.Counters.Reset()
 }

@@ -130,8 +130,13 @@ var tokenExchanges = map[string]bool{
 
 // IsMutating tells whether an operation changes state, by AWS's own rule:
 // Describe*, List*, Get* and the like do not, nor do STS token exchanges;
-// everything else does.
+// everything else does. Azure operations (service "Microsoft.*") mutate
+// unless their action string ends in /read.
 func IsMutating(key CallKey) bool {
+	if strings.HasPrefix(key.Service, "Microsoft.") {
+		// Azure operations are action strings: "virtualNetworks/read" reads.
+		return !strings.HasSuffix(key.Operation, "/read")
+	}
 	if key.Service == "sts" && tokenExchanges[key.Operation] {
 		return false
 	}

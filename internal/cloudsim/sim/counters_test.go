@@ -4,19 +4,22 @@ import "testing"
 
 func TestIsMutating(t *testing.T) {
 	for key, want := range map[CallKey]bool{
-		{"ec2", "DescribeVpcEndpoints"}:          false,
-		{"route53", "ListResourceRecordSets"}:    false,
-		{"route53", "GetHostedZone"}:             false,
-		{"sts", "GetCallerIdentity"}:             false,
-		{"sts", "AssumeRoleWithWebIdentity"}:     false, // a token exchange writes nothing
-		{"sts", "AssumeRole"}:                    false,
-		{"ec2", "CreateVpcEndpoint"}:             true,
-		{"ec2", "ModifyVpcEndpoint"}:             true,
-		{"route53", "ChangeResourceRecordSets"}:  true,
-		{"ec2", "DeleteVpcEndpoints"}:            true,
-		{"ec2", "AuthorizeSecurityGroupIngress"}: true,
-		{"iam", "AssumeRole"}:                    true, // only STS's exchanges are exempt
-		{"iam", "CreateOpenIDConnectProvider"}:   true,
+		{"ec2", "DescribeVpcEndpoints"}:                                                false,
+		{"route53", "ListResourceRecordSets"}:                                          false,
+		{"route53", "GetHostedZone"}:                                                   false,
+		{"sts", "GetCallerIdentity"}:                                                   false,
+		{"sts", "AssumeRoleWithWebIdentity"}:                                           false, // a token exchange writes nothing
+		{"sts", "AssumeRole"}:                                                          false,
+		{"ec2", "CreateVpcEndpoint"}:                                                   true,
+		{"ec2", "ModifyVpcEndpoint"}:                                                   true,
+		{"route53", "ChangeResourceRecordSets"}:                                        true,
+		{"ec2", "DeleteVpcEndpoints"}:                                                  true,
+		{"ec2", "AuthorizeSecurityGroupIngress"}:                                       true,
+		{"iam", "AssumeRole"}:                                                          true, // only STS's exchanges are exempt
+		{"iam", "CreateOpenIDConnectProvider"}:                                         true,
+		{"Microsoft.Network", "virtualNetworks/read"}:                                  false,
+		{"Microsoft.Network", "virtualNetworks/write"}:                                 true,
+		{"Microsoft.Network", "privateLinkServices/privateEndpointConnections/delete"}: true,
 	} {
 		if got := IsMutating(key); got != want {
 			t.Errorf("IsMutating(%s) = %v, want %v", key, got, want)
