@@ -144,6 +144,9 @@ type verification struct {
 	service    string
 	principals string
 	at         time.Time
+	// noPrincipals: this process created the service and has not allowed
+	// anyone on it yet, so there is nothing to read (trust the create).
+	noPrincipals bool
 }
 
 func (r *Reconciler) init() {
@@ -635,6 +638,7 @@ func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 		return nil, outcome.FromError(err)
 	}
 	log.Info("created the endpoint service", "endpointServiceName", awssdk.ToString(svc.ServiceName), "loadBalancer", lbARN)
+	r.markCreated(cr.UID, awssdk.ToString(svc.ServiceName))
 	r.Cache.PutService(*svc)
 	return svc, outcome.Continue()
 }
@@ -658,9 +662,12 @@ func (r *Reconciler) ensurePermissions(ctx context.Context, cr *hcplinkv1beta1.A
 	if r.verifiedRecently(cr.UID, name, key) {
 		return outcome.Continue()
 	}
-	actual, err := r.Provider.AllowedPrincipals(ctx, id)
-	if err != nil {
-		return outcome.FromError(err)
+	var actual []string
+	if !r.createdWithoutPrincipals(cr.UID, name) {
+		var err error
+		if actual, err = r.Provider.AllowedPrincipals(ctx, id); err != nil {
+			return outcome.FromError(err)
+		}
 	}
 	add, remove := principalDiff(desired, actual)
 	if err := r.Provider.SetPrincipals(ctx, id, add, remove); err != nil {
@@ -684,6 +691,21 @@ func (r *Reconciler) markVerified(uid types.UID, service, principals string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.verified[uid] = verification{service: service, principals: principals, at: r.now()}
+}
+
+// markCreated records that this process just created the service: it has
+// no allowed principals yet.
+func (r *Reconciler) markCreated(uid types.UID, service string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.verified[uid] = verification{service: service, noPrincipals: true}
+}
+
+func (r *Reconciler) createdWithoutPrincipals(uid types.UID, service string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v, ok := r.verified[uid]
+	return ok && v.noPrincipals && v.service == service
 }
 
 func (r *Reconciler) forgetVerification(uid types.UID) {

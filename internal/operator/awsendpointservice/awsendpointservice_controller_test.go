@@ -236,6 +236,11 @@ func TestSteadyStateIsQuietAndBatched(t *testing.T) {
 	for _, cr := range crs {
 		w.settle(r, cr)
 	}
+	// A service it just created has no principals: the operator trusts
+	// the create and does not read them.
+	if d := w.calls(describePerms).Total; d != 0 {
+		t.Errorf("DescribeVpcEndpointServicePermissions calls while creating %d services = %d, want 0", n, d)
+	}
 
 	before := w.f.Calls(mgmt)
 	mutBefore := w.mutating()
