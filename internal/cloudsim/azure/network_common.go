@@ -1,7 +1,6 @@
 package azure
 
 import (
-	"net/http"
 	"net/netip"
 	"strings"
 
@@ -18,16 +17,10 @@ func asARM(e *networkRuleError) *Error {
 	return BadRequest(e.Code, "%s", e.Message)
 }
 
-// linkedAuthorize checks an action on a resource the request refers to but
-// does not address (a subnet it joins, a frontend it puts behind a service),
-// answering LinkedAuthorizationFailed as ARM does.
+// linkedAuthorize is req.AuthorizeLinked (LinkedAuthorizationFailed); kept
+// because the Private DNS handlers call it by this name.
 func linkedAuthorize(req *Request, action, linkedScope string) *Error {
-	if err := req.Cloud.authorize(req.Principal, action, linkedScope); err != nil {
-		return NewError(http.StatusForbidden, "LinkedAuthorizationFailed",
-			"The client '%s' with object id '%s' has permission to perform action '%s' on scope '%s'; however, it does not have permission to perform action(s) '%s' on the linked scope(s) '%s' (respectively) or the linked scope(s) are invalid.",
-			req.Principal.ObjectID, req.Principal.ObjectID, req.operation, req.ID.String(), action, linkedScope)
-	}
-	return nil
+	return req.AuthorizeLinked(action, linkedScope)
 }
 
 // Action strings checked on linked resources.
@@ -66,7 +59,7 @@ func subnetOf(req *Request, ref *armnetwork.Subnet) (*Resource, *armnetwork.Subn
 	if r == nil || !strings.EqualFold(r.Type, typeSubnet) {
 		return nil, nil, ErrInvalidResourceReference(*ref.ID, req.ID.String())
 	}
-	if err := linkedAuthorize(req, actionSubnetJoin, r.ID.String()); err != nil {
+	if err := req.AuthorizeLinked(actionSubnetJoin, r.ID.String()); err != nil {
 		return nil, nil, err
 	}
 	return r, r.Properties.(*armnetwork.SubnetPropertiesFormat), nil
