@@ -92,7 +92,31 @@ func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
 }
 
 // Handler returns the server's HTTP handler (cloud APIs and control API).
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		collapseAzureSlashes(r)
+		s.mux.ServeHTTP(w, r)
+	})
+}
+
+// collapseAzureSlashes turns "//subscriptions/..." into "/subscriptions/...":
+// the Azure SDKs build "/{scope}/providers/..." and a scope given with its
+// leading slash doubles it. ARM tolerates that; ServeMux would answer 301.
+func collapseAzureSlashes(r *http.Request) {
+	if !strings.Contains(r.URL.Path, "//") {
+		return
+	}
+	collapse := func(p string) string {
+		for strings.Contains(p, "//") {
+			p = strings.ReplaceAll(p, "//", "/")
+		}
+		return p
+	}
+	if path := collapse(r.URL.Path); azure.IsAzurePath(path) {
+		r.URL.Path = path
+		r.URL.RawPath = collapse(r.URL.RawPath)
+	}
+}
 
 // Start listens on addr (e.g. "127.0.0.1:0") and serves in the background
 // until ctx ends or Close is called. It returns once the port is open.
@@ -108,7 +132,7 @@ func (s *Server) Start(ctx context.Context, addr string) error {
 		l = tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{s.ca.serving}, MinVersion: tls.VersionTLS12})
 	}
 	s.listener = l
-	s.http = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := s.http.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			panic(fmt.Sprintf("cloudsim: serving: %v", err))

@@ -2,17 +2,43 @@ package azure
 
 import (
 	"net/http"
+	"regexp"
+	"strings"
+	"sync"
 )
+
+// Azure RBAC: every ARM request is authorized by an action string derived
+// from the type and method ("Microsoft.Network/virtualNetworks/write") at
+// the scope it addresses. A principal may perform it when one of its role
+// assignments at that scope or above (the resource, its resource group, its
+// subscription, or the root "/") has a role whose actions match the action
+// and whose notActions do not.
 
 // authorize checks that the principal may perform action at scope.
 // The caller holds c.mu.
 func (c *Cloud) authorize(p *Principal, action, scope string) *Error {
-	return nil
+	for _, a := range c.assignmentsOf(p.ObjectID) {
+		if !IsUnder(scope, a.Scope) {
+			continue
+		}
+		if role := c.roleDefinition(a.RoleDefinitionID); role != nil && role.permits(action) {
+			return nil
+		}
+	}
+	return c.authorizationFailed(p, action, scope)
 }
 
-// hasAnyRoleIn tells whether the principal holds any role assignment that
-// applies at scope. The caller holds c.mu.
-func (c *Cloud) hasAnyRoleIn(scope string, p *Principal) bool { return true }
+// hasAnyRoleIn tells whether the principal holds a role assignment at,
+// above or beneath scope (what makes a subscription visible to it).
+// The caller holds c.mu.
+func (c *Cloud) hasAnyRoleIn(scope string, p *Principal) bool {
+	for _, a := range c.assignmentsOf(p.ObjectID) {
+		if IsUnder(scope, a.Scope) || IsUnder(a.Scope, scope) {
+			return true
+		}
+	}
+	return false
+}
 
 // authorizationFailed is ARM's 403 for an action the principal may not perform.
 func (c *Cloud) authorizationFailed(p *Principal, action, scope string) *Error {
@@ -37,3 +63,44 @@ func (req *Request) AuthorizeLinked(action, linkedScope string) *Error {
 // Operation is the action string the request is authorized as, e.g.
 // "Microsoft.Network/privateEndpoints/write".
 func (req *Request) Operation() string { return req.operation }
+
+// permits applies a role's actions and notActions to an action string.
+func (r *RoleDefinition) permits(action string) bool {
+	for _, perm := range r.Permissions {
+		if matchesAny(perm.Actions, action) && !matchesAny(perm.NotActions, action) {
+			return true
+		}
+	}
+	return false
+}
+
+func matchesAny(patterns []string, action string) bool {
+	for _, p := range patterns {
+		if actionPattern(p).MatchString(action) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	patternMu    sync.Mutex
+	patternCache = map[string]*regexp.Regexp{}
+)
+
+// actionPattern compiles an action pattern: '*' matches any run of
+// characters (slashes included), and matching ignores case, as ARM's does.
+func actionPattern(p string) *regexp.Regexp {
+	patternMu.Lock()
+	defer patternMu.Unlock()
+	if re := patternCache[p]; re != nil {
+		return re
+	}
+	parts := strings.Split(p, "*")
+	for i := range parts {
+		parts[i] = regexp.QuoteMeta(parts[i])
+	}
+	re := regexp.MustCompile("(?i)^" + strings.Join(parts, ".*") + "$")
+	patternCache[p] = re
+	return re
+}

@@ -84,6 +84,7 @@ func (c *Cloud) Reset() {
 	c.operations = map[string]*Operation{}
 	c.directory = newDirectory()
 	c.throttle.reset()
+	c.bootstrapAdmin()
 }
 
 // Inspect runs f under the cloud's lock with every operation brought up to

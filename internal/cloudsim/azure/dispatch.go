@@ -63,7 +63,7 @@ func notFound(id ID) *Error {
 
 func (c *Cloud) get(req *Request, spec *TypeSpec) (*wireReply, *Error) {
 	r := c.store.Get(req.ID)
-	if r == nil {
+	if r == nil && !(spec.Virtual && spec.Get != nil) {
 		return nil, notFound(req.ID)
 	}
 	if spec.Get != nil {
@@ -171,15 +171,14 @@ func (c *Cloud) delete(req *Request, spec *TypeSpec) (*wireReply, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	if reply == nil || (reply.Transition == nil && reply.Status == 0) {
+	if reply == nil || reply.Transition == nil {
+		// Synchronous: answer (the handler may return the deleted resource), then remove.
+		w, _ := c.replyFor(req, reply, http.StatusOK)
 		c.Remove(r.ID)
-		return &wireReply{status: http.StatusOK}, nil
+		return w, nil
 	}
-	if reply.Transition != nil {
-		reply.Transition.Remove = true
-		reply.Resource = r
-		reply.Body = struct{}{} // a delete's 202 carries no resource
-	}
+	reply.Transition.Remove = true
+	reply.Resource = r
 	return c.replyFor(req, reply, http.StatusOK)
 }
 

@@ -24,7 +24,8 @@ const (
 )
 
 type widgetProperties struct {
-	Size int `json:"size"`
+	Size     int    `json:"size"`
+	LinkedTo string `json:"linkedTo,omitempty"`
 }
 
 func init() {
@@ -42,6 +43,11 @@ func init() {
 			}
 			if props.Size < 0 {
 				return nil, azure.BadRequest("InvalidWidgetSize", "A widget's size cannot be negative.")
+			}
+			if props.LinkedTo != "" {
+				if err := req.AuthorizeLinked("Microsoft.CloudsimTest/widgets/join/action", props.LinkedTo); err != nil {
+					return nil, err
+				}
 			}
 			return &azure.Reply{Resource: req.NewResource(env, &props),
 				Transition: &azure.Transition{State: "Updating", Duration: req.Delay(widgetCreating)}}, nil
@@ -155,8 +161,10 @@ func TestDeletingAGroupDeletesItsResources(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Server.Azure.Inspect(func(s *azure.Store) {
-		if all := s.All(); len(all) != 0 {
-			t.Errorf("%d resources left after deleting their group, first %s", len(all), all[0].ID)
+		for _, r := range s.All() {
+			if r.ID.ResourceGroup != "" {
+				t.Errorf("%s left after deleting its group", r.ID)
+			}
 		}
 	})
 }

@@ -39,7 +39,7 @@ type TypeSpec struct {
 	DeleteWithLocationOnly bool
 
 	Put    PutFunc      // create or replace
-	Get    ResourceFunc // override the default read (e.g. to compute fields)
+	Get    ResourceFunc // override the default read (e.g. to compute fields); r is nil only for Virtual types
 	Patch  ResourceFunc // override the default tags update
 	Delete ResourceFunc // override the default immediate removal
 	// List overrides the default listing of the store beneath the parent.
@@ -53,8 +53,10 @@ type TypeSpec struct {
 	// directly or because a parent or resource group was deleted, so that
 	// other resources can forget references to it.
 	Removed func(c *Cloud, r *Resource)
-	// Virtual types have no stored instances: their actions run against
-	// the ID alone (Microsoft.Network/locations/{loc}/checkPrivateLinkServiceVisibility).
+	// Virtual types need no stored instance: their actions (and Get, when
+	// set) run against the ID alone, with a nil resource when none is
+	// stored (Microsoft.Network/locations/{loc}/checkPrivateLinkServiceVisibility,
+	// built-in role definitions).
 	Virtual bool
 }
 

@@ -107,3 +107,15 @@ func (f *Fixture) AzureServicePrincipal(t testing.TB, name string) azure.Service
 	}
 	return sp
 }
+
+// AzureServicePrincipalWithRole registers a service principal and assigns
+// it a role (by name, e.g. "Network Contributor", or GUID) at a scope such
+// as "/subscriptions/<id>/resourceGroups/<rg>".
+func (f *Fixture) AzureServicePrincipalWithRole(t testing.TB, name, role, scope string) azure.ServicePrincipal {
+	t.Helper()
+	sp := f.AzureServicePrincipal(t, name)
+	if _, err := f.Server.Azure.AssignRole(sp.ObjectID, role, scope); err != nil {
+		t.Fatalf("assigning %s to %s at %s: %v", role, name, scope, err)
+	}
+	return sp
+}
