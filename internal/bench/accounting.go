@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -8,8 +9,10 @@ import (
 
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
+	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/internal/operator/awsendpointservice"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // Snapshot is cloudsim's counters: account → "service:Operation" → counts.
@@ -70,11 +73,9 @@ const (
 )
 
 const (
-	// cpoCredentialsPeriod is validRecheckInterval in
-	// internal/controlplane/credentials (unexported there): valid
-	// credentials are checked again every 5 minutes (plus up to 20 %
-	// jitter; the nominal period over-counts slightly, never under).
-	cpoCredentialsPeriod = 5 * time.Minute
+	// cpoCredentialsPeriod is how often the control-plane operator's
+	// credentials check runs.
+	cpoCredentialsPeriod = credentials.ValidRecheckInterval
 	// operatorCredentialsPeriod is credentialsRecheck in internal/operator
 	// (unexported there).
 	operatorCredentialsPeriod = 30 * time.Minute
@@ -173,8 +174,7 @@ func steadyState(in SteadyInput) []Job {
 			RunsPerHour: runsPerHour(awsprivatelink.DefaultDriftInterval), Source: "observed in the quiet window"},
 		{Job: jobOperatorDrift, Period: awsendpointservice.DefaultDriftInterval.String(), CallsPerRun: quiet[jobOperatorDrift] / n / driftRuns,
 			RunsPerHour: runsPerHour(awsendpointservice.DefaultDriftInterval), Source: "observed in the quiet window"},
-		{Job: jobCPOCredentials, Period: cpoCredentialsPeriod.String(), CallsPerRun: first[jobCPOCredentials] / n,
-			RunsPerHour: runsPerHour(cpoCredentialsPeriod), Source: "observed on the create path (first run)"},
+		cpoCredentialsJob(first[jobCPOCredentials] / n),
 		{Job: jobOperatorCreds, Period: operatorCredentialsPeriod.String(), CallsPerRun: first[jobOperatorCreds] / n,
 			RunsPerHour: runsPerHour(operatorCredentialsPeriod), Source: "observed on the create path (first run)"},
 		{Job: jobTokenExchange, Period: tokenLifetime.String(), CallsPerRun: first[jobTokenExchange] / n,
@@ -188,6 +188,21 @@ func steadyState(in SteadyInput) []Job {
 		jobs[i].PerClusterHour = jobs[i].CallsPerRun * jobs[i].RunsPerHour
 	}
 	return jobs
+}
+
+// cpoCredentialsJob is the control-plane operator's credentials check: it
+// asks STS only when no call succeeded within credentials.ProofWindow, and
+// at steady state the drift checks' calls come more often than that — then
+// a run costs nothing, whatever the first run (at start, before any other
+// call) cost.
+func cpoCredentialsJob(firstRun float64) Job {
+	j := Job{Job: jobCPOCredentials, Period: cpoCredentialsPeriod.String(), CallsPerRun: firstRun,
+		RunsPerHour: runsPerHour(cpoCredentialsPeriod), Source: "observed on the create path (first run)"}
+	if longest := outcome.LongestJitter(awsprivatelink.DefaultDriftInterval); longest < credentials.ProofWindow {
+		j.CallsPerRun = 0
+		j.Source = fmt.Sprintf("none: the drift checks' calls (at most %v apart) prove the credentials within %v", longest, credentials.ProofWindow)
+	}
+	return j
 }
 
 // steadyByOperation spreads the observed jobs' per-cluster-hour figures over

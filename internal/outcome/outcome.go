@@ -230,8 +230,11 @@ func Between(lo, hi time.Duration) time.Duration {
 // Jitter spreads a periodic delay over ±15 %, so that many objects
 // created together do not check together.
 func Jitter(d time.Duration) time.Duration {
-	return Between(d*85/100, d*115/100)
+	return Between(d*85/100, LongestJitter(d))
 }
+
+// LongestJitter is the longest delay Jitter(d) returns.
+func LongestJitter(d time.Duration) time.Duration { return d * 115 / 100 }
 
 // IsUnexpected reports whether the outcome carries an unexpected error.
 func (o Outcome) IsUnexpected() bool { return o.Err != nil }

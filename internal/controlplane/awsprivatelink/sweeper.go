@@ -18,8 +18,9 @@ import (
 
 const (
 	// DefaultSweepInterval: orphans are rare (a lost CR, a crash in
-	// deletion); a sweep every half hour costs two Describe calls.
-	DefaultSweepInterval = 30 * time.Minute
+	// deletion), and the cluster's deletion sweeps its account in any case;
+	// a sweep every two hours costs two Describe calls, one per cluster-hour.
+	DefaultSweepInterval = 2 * time.Hour
 	// DefaultSweepGrace protects an endpoint created a moment before its
 	// CR became visible in the cache.
 	DefaultSweepGrace = 15 * time.Minute

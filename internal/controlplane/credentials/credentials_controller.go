@@ -35,15 +35,15 @@ const FieldOwner = "hcplink-credentials"
 // How often the credentials are checked again. Each interval gets up to
 // recheckJitter more, so that many control planes do not call STS at once.
 const (
-	// validRecheckInterval: valid credentials rarely go bad; a role whose
+	// ValidRecheckInterval: valid credentials rarely go bad; a role whose
 	// trust policy changes is noticed within this time.
-	validRecheckInterval = 5 * time.Minute
-	// proofWindow: a successful call this recent vouches for the
+	ValidRecheckInterval = 5 * time.Minute
+	// ProofWindow: a successful call this recent vouches for the
 	// credentials, so the check makes none of its own. Longer than the
 	// endpoint controller's drift interval (10m), so that at steady state
 	// its checks keep the credentials proven; a role that goes bad is
 	// reported within this window plus one recheck.
-	proofWindow = 15 * time.Minute
+	ProofWindow = 15 * time.Minute
 	// invalidRecheckInterval: a fixed role should unblock a waiting deletion
 	// soon, and one call a minute is cheap.
 	invalidRecheckInterval = time.Minute
@@ -98,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	if r.provenValid(hcp) {
-		return ctrl.Result{RequeueAfter: jittered(validRecheckInterval)}, nil
+		return ctrl.Result{RequeueAfter: jittered(ValidRecheckInterval)}, nil
 	}
 
 	cfg := r.AWS.Copy()
@@ -132,13 +132,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) provenValid(hcp *hcplinkv1beta1.HostedControlPlane) bool {
 	c := meta.FindStatusCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
 	return r.Proof != nil && c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == hcp.Generation &&
-		r.Proof.Within(proofWindow)
+		r.Proof.Within(ProofWindow)
 }
 
 func recheckInterval(status metav1.ConditionStatus) time.Duration {
 	switch status {
 	case metav1.ConditionTrue:
-		return validRecheckInterval
+		return ValidRecheckInterval
 	case metav1.ConditionFalse:
 		return invalidRecheckInterval
 	default:

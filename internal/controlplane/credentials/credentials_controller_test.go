@@ -116,7 +116,7 @@ func TestValidKeys(t *testing.T) {
 	r := &Reconciler{Client: env.Client, AWS: f.Config(t, cloudsimtest.CustomerAccount)}
 	res := reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "arn:aws:iam::"+cloudsimtest.CustomerAccount+":root")
-	requireRequeue(t, res, validRecheckInterval)
+	requireRequeue(t, res, ValidRecheckInterval)
 	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 1 {
 		t.Errorf("%d GetCallerIdentity calls, want 1", n)
 	}
@@ -308,17 +308,17 @@ func TestSuccessfulCallsProveTheCredentials(t *testing.T) {
 	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 1 {
 		t.Fatalf("%d GetCallerIdentity calls on the first check, want 1", n)
 	}
-	now = now.Add(validRecheckInterval)
+	now = now.Add(ValidRecheckInterval)
 	res := reconcile(t, r, hcp)
 	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 1 {
 		t.Errorf("%d GetCallerIdentity calls after a recent success, want still 1", n)
 	}
-	requireRequeue(t, res, validRecheckInterval)
+	requireRequeue(t, res, ValidRecheckInterval)
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "")
 
-	now = now.Add(proofWindow)
+	now = now.Add(ProofWindow)
 	reconcile(t, r, hcp)
 	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 2 {
-		t.Errorf("%d GetCallerIdentity calls once no call succeeded for %v, want 2", n, proofWindow)
+		t.Errorf("%d GetCallerIdentity calls once no call succeeded for %v, want 2", n, ProofWindow)
 	}
 }
