@@ -5,27 +5,33 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
 // The control API, all JSON under /_cloudsim/:
 //
-//	GET    /_cloudsim/state    every account's resources
-//	POST   /_cloudsim/reset    forget all resources and call counts
+//	GET    /_cloudsim/state    every AWS account's and Azure subscription's resources
+//	POST   /_cloudsim/reset    forget all resources and call counts, in both clouds
 //	GET    /_cloudsim/faults   the fault configuration in force
 //	PUT    /_cloudsim/faults   replace it (sim.FaultConfig)
 //	GET    /_cloudsim/delays   how long asynchronous states last
-//	PUT    /_cloudsim/delays   replace them (sim.Delays; "fast"/"realistic" presets via ?preset=)
-//	GET    /_cloudsim/calls    per-account, per-operation call counts
+//	PUT    /_cloudsim/delays   replace them (sim.Delays; "fast"/"realistic" presets via ?preset=, for both clouds)
+//	GET    /_cloudsim/calls    per-account (AWS) and per-subscription (Azure), per-operation call counts
 //	DELETE /_cloudsim/calls    reset the counts
 func (s *Server) registerControl(mux *http.ServeMux) {
 	mux.HandleFunc("GET /_cloudsim/state", func(w http.ResponseWriter, _ *http.Request) {
-		state, err := s.AWS.Snapshot()
+		awsState, err := s.AWS.Snapshot()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		writeJSON(w, map[string]json.RawMessage{"aws": state})
+		azureState, err := s.Azure.Snapshot()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		writeJSON(w, map[string]json.RawMessage{"aws": awsState, "azure": azureState})
 	})
 	mux.HandleFunc("POST /_cloudsim/reset", func(w http.ResponseWriter, _ *http.Request) {
 		s.Reset()
@@ -41,6 +47,7 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 			return
 		}
 		s.Faults.Set(cfg)
+		s.Azure.ResetThrottling()
 		writeJSON(w, cfg)
 	})
 	mux.HandleFunc("GET /_cloudsim/delays", func(w http.ResponseWriter, _ *http.Request) {
@@ -51,8 +58,10 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 		switch preset := r.URL.Query().Get("preset"); preset {
 		case "fast":
 			d = sim.FastDelays()
+			s.Azure.SetDelays(azure.FastDelays())
 		case "realistic":
 			d = sim.RealisticDelays()
+			s.Azure.SetDelays(azure.RealisticDelays())
 		case "":
 			if err := decodeStrict(r, &d); err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
@@ -65,6 +74,7 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 		s.AWS.SetDelays(d)
 		writeJSON(w, d)
 	})
+	s.registerAzureControl(mux)
 	mux.HandleFunc("GET /_cloudsim/calls", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, s.Counters.Snapshot())
 	})

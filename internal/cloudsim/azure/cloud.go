@@ -97,20 +97,30 @@ func (c *Cloud) Inspect(f func(s *Store)) {
 	f(c.store)
 }
 
-// Snapshot returns the state as JSON for the control API's dump.
+// Snapshot returns the state as JSON for the control API's dump:
+// {"resources": {subscription: [resource...]}, "authorization": [...],
+// "tenants": [...], "operations": [...]}.
 func (c *Cloud) Snapshot() (json.RawMessage, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.advance(c.clock.Now())
+	// Role assignments and definitions are listed apart, so that "nothing
+	// remains" reads as an empty resources map after a scenario's cleanup.
 	resources := map[string][]map[string]any{}
+	var authorization []map[string]any
 	for _, r := range c.store.All() {
+		if strings.HasPrefix(strings.ToLower(r.Type), "microsoft.authorization/") {
+			authorization = append(authorization, c.render(r))
+			continue
+		}
 		sub := r.ID.Subscription
 		resources[sub] = append(resources[sub], c.render(r))
 	}
 	return json.Marshal(map[string]any{
-		"resources":  resources,
-		"tenants":    c.directory.snapshot(),
-		"operations": c.operationsSnapshot(),
+		"resources":     resources,
+		"authorization": authorization,
+		"tenants":       c.directory.snapshot(),
+		"operations":    c.operationsSnapshot(),
 	})
 }
 

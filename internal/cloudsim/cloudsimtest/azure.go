@@ -1,7 +1,10 @@
 package cloudsimtest
 
 import (
+	"bytes"
 	"crypto/tls"
+	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -118,4 +121,41 @@ func (f *Fixture) AzureServicePrincipalWithRole(t testing.TB, name, role, scope 
 		t.Fatalf("assigning %s to %s at %s: %v", role, name, scope, err)
 	}
 	return sp
+}
+
+// Control calls the control API over the fixture's own scheme (HTTPS with
+// cloudsim's CA for StartAzure fixtures), sending body as JSON when non-nil
+// and decoding the answer into into when non-nil.
+func (f *Fixture) Control(t testing.TB, method, path string, body, into any) {
+	t.Helper()
+	var reader io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reader = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, f.URL+path, reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := http.DefaultClient
+	if f.Server.CACertPEM() != nil {
+		client = f.AzureHTTPClient()
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("%s %s: %s: %s", method, path, resp.Status, answer)
+	}
+	if into != nil {
+		if err := json.Unmarshal(answer, into); err != nil {
+			t.Fatalf("decoding %s: %v", path, err)
+		}
+	}
 }
