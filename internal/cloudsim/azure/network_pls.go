@@ -24,6 +24,27 @@ func init() {
 		Type: typePLSConnection, APIVersions: networkAPIVersions,
 		Put: putServiceConnection, Delete: deleteServiceConnection,
 	})
+	Register(TypeSpec{
+		Type: "Microsoft.Network/locations", APIVersions: networkAPIVersions, Scope: SubscriptionScoped, Virtual: true,
+		Actions: map[string]ResourceFunc{"checkPrivateLinkServiceVisibility": checkPrivateLinkServiceVisibility},
+	})
+}
+
+// checkPrivateLinkServiceVisibility answers whether the caller's
+// subscription may see the service with an alias (the consumer's check
+// before creating an endpoint).
+func checkPrivateLinkServiceVisibility(req *Request, _ *Resource) (*Reply, *Error) {
+	var body armnetwork.CheckPrivateLinkServiceVisibilityRequest
+	if err := req.Decode(&body); err != nil {
+		return nil, err
+	}
+	visible := false
+	for _, r := range req.Store.Find(typePrivateLinkService, func(r *Resource) bool {
+		return strings.EqualFold(deref(r.Properties.(*armnetwork.PrivateLinkServiceProperties).Alias), deref(body.PrivateLinkServiceAlias))
+	}) {
+		visible = privateLinkServiceVisible(r.ID.Subscription, stringsOf(r.Properties.(*armnetwork.PrivateLinkServiceProperties).Visibility), req.ID.Subscription)
+	}
+	return &Reply{Body: armnetwork.PrivateLinkServiceVisibility{Visible: ptr(visible)}}, nil
 }
 
 func putPrivateLinkService(req *Request, existing *Resource) (*Reply, *Error) {
@@ -79,7 +100,7 @@ func checkServiceFrontends(req *Request, props *armnetwork.PrivateLinkServicePro
 		if frontend == nil {
 			return ErrInvalidResourceReference(id, req.ID.String())
 		}
-		if err := linkedAuthorize(req, actionFrontendJoin, id); err != nil {
+		if err := req.AuthorizeLinked(actionFrontendJoin, id); err != nil {
 			return err
 		}
 		*fe = armnetwork.FrontendIPConfiguration{ID: ptr(deref(frontend.ID))}

@@ -426,6 +426,21 @@ func TestPrivateLinkServiceAndEndpointsAcrossSubscriptions(t *testing.T) {
 	_, err = c.nics.BeginDelete(c.ctx, "rg", *nic.Name, nil)
 	refused(t, "deleting an endpoint's NIC", err, "CannotModifyNicAttachedToPrivateEndpoint")
 
+	// The customer may check visibility first; the third subscription sees nothing.
+	for _, tc := range []struct {
+		env  *netEnv
+		want bool
+	}{{c, true}, {x.third, false}} {
+		vp, err := tc.env.pls.BeginCheckPrivateLinkServiceVisibility(tc.env.ctx, "eastus", armnetwork.CheckPrivateLinkServiceVisibilityRequest{PrivateLinkServiceAlias: pls.Properties.Alias}, nil)
+		if err != nil {
+			t.Fatalf("checking visibility from %s: %v", tc.env.sub, err)
+		}
+		res, err := vp.PollUntilDone(tc.env.ctx, &runtime.PollUntilDoneOptions{Frequency: time.Millisecond})
+		if err != nil || res.Visible == nil || *res.Visible != tc.want {
+			t.Errorf("visibility from %s = %v, %v; want %v", tc.env.sub, res.Visible, err, tc.want)
+		}
+	}
+
 	// The third subscription cannot see the service, by alias or by ID.
 	_, err = x.third.endpoint("pe-hidden", "/subscriptions/"+thirdSubscription+"/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/other/subnets/endpoints", *pls.Properties.Alias, true)
 	refused(t, "an endpoint from a subscription outside visibility (alias)", err, "ThirdPartyPrivateLinkServiceProvidedDuringPrivateEndpointCreationDoesNotExistOrIsNotVisible")
@@ -528,6 +543,36 @@ func TestPrivateEndpointAutomaticConnectionAndFixedFields(t *testing.T) {
 	other := x.customer.subnet("guest", "more", "192.168.2.0/24", "")
 	_, err = c.endpoint("pe-auto", *other.ID, *pls.ID, false)
 	refused(t, "changing an endpoint's subnet", err, "CannotChangeSubnetOnExistingPrivateEndpoint")
+	// Tags on everything, replaced whole by UpdateTags.
+	tags := armnetwork.TagsObject{Tags: map[string]*string{"hcplink.io/cluster": to.Ptr("c2")}}
+	retag := x.plsBody(x.natSubnetID, []string{c.sub}, nil)
+	retag.Tags = tags.Tags
+	rp, err := p.pls.BeginCreateOrUpdate(p.ctx, "rg", "pls-c1", retag, nil)
+	if r := finish(p, rp, err).PrivateLinkService; *r.Tags["hcplink.io/cluster"] != "c2" || len(r.Tags) != 1 || *r.Properties.Alias != *pls.Properties.Alias {
+		t.Errorf("PLS re-put with new tags = %v, alias %s", r.Tags, *r.Properties.Alias)
+	}
+	if r, err := c.pes.Get(c.ctx, "rg", "pe-auto", nil); err != nil || r.Tags != nil {
+		t.Errorf("an untagged endpoint shows tags %v, %v", r.Tags, err)
+	}
+	for name, update := range map[string]func() (map[string]*string, error){
+		"vnet": func() (map[string]*string, error) {
+			r, err := c.vnets.UpdateTags(c.ctx, "rg", "guest", tags, nil)
+			return r.Tags, err
+		},
+		"lb": func() (map[string]*string, error) {
+			r, err := p.lbs.UpdateTags(p.ctx, "rg", "router", tags, nil)
+			return r.Tags, err
+		},
+	} {
+		if got, err := update(); err != nil || *got["hcplink.io/cluster"] != "c2" {
+			t.Errorf("%s UpdateTags = %v, %v", name, got, err)
+		}
+	}
+	got, err := p.pls.Get(p.ctx, "rg", "pls-c1", nil)
+	if err != nil || *got.Tags["hcplink.io/cluster"] != "c2" {
+		t.Errorf("PLS tags after update = %v, %v", got.Tags, err)
+	}
+
 	// A second endpoint in the subnet takes the next address.
 	nics := 0
 	for pager := c.nics.NewListPager("rg", nil); pager.More(); {
