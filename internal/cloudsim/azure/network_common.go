@@ -40,10 +40,27 @@ func deletingTransition(req *Request) *Transition {
 	return &Transition{State: "Deleting", Duration: req.Delay(delayNetworkDeleting)}
 }
 
-// busy refuses a write to a resource whose operation is still running.
+// busy refuses a write to a resource whose operation is still running,
+// naming the operation's status URL as NRP does.
 func busy(req *Request, r *Resource) *Error {
-	if r != nil && r.Operation != nil {
-		return ErrAnotherOperationInProgress(r.ID, r.Operation.ID)
+	if r == nil || r.Operation == nil {
+		return nil
+	}
+	op := r.Operation
+	return ErrAnotherOperationInProgress(r.ID, baseURL(req.HTTP)+"/subscriptions/"+op.Subscription+"/providers/"+op.Namespace+
+		"/locations/"+op.Location+"/operations/"+op.ID+"?api-version="+req.APIVersion)
+}
+
+// busyNetwork is busy for a virtual network and every subnet in it: the
+// network provider runs one operation at a time on a VNet and its children.
+func busyNetwork(req *Request, vnet ID) *Error {
+	if err := busy(req, req.Store.Get(vnet)); err != nil {
+		return err
+	}
+	for _, sr := range req.Store.List(vnet, typeSubnet) {
+		if err := busy(req, sr); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -189,7 +189,14 @@ func TestVirtualNetworksAndSubnets(t *testing.T) {
 	refused(t, "an overlapping subnet", err, "NetcfgSubnetRangesOverlap")
 	_, err = e.subnets.BeginCreateOrUpdate(e.ctx, "rg", "vnet", "odd", *subnetBody("odd", "10.0.3.5/24", ""), nil)
 	refused(t, "a prefix with host bits", err, "InvalidCIDRNotation")
-	e.subnet("vnet", "b", "10.0.1.0/24", armnetwork.VirtualNetworkPrivateLinkServiceNetworkPoliciesDisabled)
+	// One operation at a time on a VNet and its subnets, as NRP does.
+	bp, err := e.subnets.BeginCreateOrUpdate(e.ctx, "rg", "vnet", "b", *subnetBody("b", "10.0.1.0/24", armnetwork.VirtualNetworkPrivateLinkServiceNetworkPoliciesDisabled), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.subnets.BeginCreateOrUpdate(e.ctx, "rg", "vnet", "c", *subnetBody("c", "10.0.2.0/24", ""), nil)
+	refused(t, "a second subnet while the first is Updating", err, "AnotherOperationInProgress")
+	finish(e, bp, nil)
 
 	// Lists page with nextLink; the pager follows it.
 	f.Server.Azure.PageSize = 1

@@ -78,7 +78,7 @@ func subnetWire(r *Resource) *armnetwork.Subnet {
 // --- virtual networks ---
 
 func putVirtualNetwork(req *Request, existing *Resource) (*Reply, *Error) {
-	if err := busy(req, existing); err != nil {
+	if err := busyNetwork(req, req.ID); err != nil {
 		return nil, err
 	}
 	props := &armnetwork.VirtualNetworkPropertiesFormat{}
@@ -223,7 +223,7 @@ func storeSubnet(req *Request, id ID, props *armnetwork.SubnetPropertiesFormat) 
 }
 
 func deleteVirtualNetwork(req *Request, r *Resource) (*Reply, *Error) {
-	if err := busy(req, r); err != nil {
+	if err := busyNetwork(req, r.ID); err != nil {
 		return nil, err
 	}
 	for _, sr := range req.Store.List(r.ID, typeSubnet) {
@@ -237,11 +237,8 @@ func deleteVirtualNetwork(req *Request, r *Resource) (*Reply, *Error) {
 // --- subnets ---
 
 func putSubnet(req *Request, existing *Resource) (*Reply, *Error) {
-	if err := busy(req, existing); err != nil {
-		return nil, err
-	}
 	vnet := req.Store.Get(req.ID.Parent())
-	if err := busy(req, vnet); err != nil {
+	if err := busyNetwork(req, vnet.ID); err != nil {
 		return nil, err
 	}
 	props := &armnetwork.SubnetPropertiesFormat{}
@@ -292,7 +289,7 @@ func checkPolicyChange(s *Store, subnet *Resource, next *armnetwork.SubnetProper
 }
 
 func deleteSubnet(req *Request, r *Resource) (*Reply, *Error) {
-	if err := busy(req, r); err != nil {
+	if err := busyNetwork(req, r.ID.Parent()); err != nil {
 		return nil, err
 	}
 	if err := subnetInUse(req.Store, r); err != nil {
