@@ -544,6 +544,33 @@ func TestPrivateEndpointAutomaticConnectionAndFixedFields(t *testing.T) {
 	if manual := finish(c, mp, err).PrivateEndpoint; connectionStatus(manual) != "Pending" {
 		t.Errorf("manual connection outside auto-approval = %s", connectionStatus(manual))
 	}
+	// The owner rejects it; the endpoint shows the owner's decision.
+	var manualConn string
+	for pager := p.pls.NewListPrivateEndpointConnectionsPager("rg", "pls-c1", nil); pager.More(); {
+		page, err := pager.NextPage(p.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, conn := range page.Value {
+			if lastSegment(*conn.Properties.PrivateEndpoint.ID) == "pe-manual" {
+				manualConn = *conn.Name
+			}
+		}
+	}
+	if _, err := p.pls.UpdatePrivateEndpointConnection(p.ctx, "rg", "pls-c1", manualConn, armnetwork.PrivateEndpointConnection{
+		Properties: &armnetwork.PrivateEndpointConnectionProperties{PrivateLinkServiceConnectionState: &armnetwork.PrivateLinkServiceConnectionState{
+			Status: to.Ptr("Rejected"), Description: to.Ptr("not ours"),
+		}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if conn, err := p.pls.GetPrivateEndpointConnection(p.ctx, "rg", "pls-c1", manualConn, nil); err != nil ||
+		*conn.Properties.PrivateLinkServiceConnectionState.Status != "Rejected" || *conn.Properties.PrivateLinkServiceConnectionState.Description != "not ours" {
+		t.Errorf("the rejected connection = %+v, %v", conn.Properties, err)
+	}
+	if got, _ := c.pes.Get(c.ctx, "rg", "pe-manual", nil); connectionStatus(got.PrivateEndpoint) != "Rejected" {
+		t.Errorf("after rejection the endpoint shows %s", connectionStatus(got.PrivateEndpoint))
+	}
 	// Subnet and connection are fixed once created.
 	_, err = c.endpoint("pe-auto", x.customerSubnetID, *pls.Properties.Alias, false)
 	refused(t, "changing an endpoint's connection", err, "CannotChangePrivateLinkConnectionOnPrivateEndpoint")
