@@ -21,6 +21,10 @@ const (
 	adminApplicationOID = "a0000000-0000-4000-8000-00000000ad03"
 )
 
+// DefaultSubscriptions exist from the start in the default tenant, so that
+// a fresh cloudsim has subscriptions to log in to (az login lists them).
+var DefaultSubscriptions = []string{"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"}
+
 // Directory holds the tenants and which tenant each subscription is in.
 type Directory struct {
 	Tenants       map[string]*Tenant       `json:"tenants"`       // by lower-cased tenant ID
@@ -89,6 +93,9 @@ func newDirectory() *Directory {
 		DisplayName: "cloudsim-admin", TenantID: DefaultTenantID,
 		Secrets: []ClientSecret{{KeyID: newGUID(), Value: AdminClientSecret, Hint: AdminClientSecret[:3], Expires: time.Now().AddDate(10, 0, 0)}},
 	}
+	for _, sub := range DefaultSubscriptions {
+		d.subscription(sub, DefaultTenantID)
+	}
 	return d
 }
 
@@ -107,6 +114,16 @@ func (d *Directory) application(tenantID, clientID string) *Application {
 		return nil
 	}
 	return t.Applications[strings.ToLower(clientID)]
+}
+
+// tenantOfClient finds the tenant holding an application.
+func (d *Directory) tenantOfClient(clientID string) *Tenant {
+	for _, t := range d.Tenants {
+		if t.Applications[strings.ToLower(clientID)] != nil {
+			return t
+		}
+	}
+	return nil
 }
 
 // principalByObjectID finds a service principal anywhere.

@@ -139,3 +139,36 @@ func TestSubscriptionOfAnotherTenantRefusesTheToken(t *testing.T) {
 		t.Fatalf("admin of the default tenant in another tenant's subscription: %v, want InvalidAuthenticationTokenTenant", err)
 	}
 }
+
+// az registers cloudsim with an AD FS-style authority (https://host/adfs) so
+// that its MSAL skips instance discovery at login.microsoftonline.com; the
+// alias must describe itself and issue tokens for the client's own tenant.
+func TestADFSAuthorityAliasIssuesTokens(t *testing.T) {
+	f := cloudsimtest.StartAzure(t, cloudsim.Options{})
+	var config struct {
+		Issuer        string `json:"issuer"`
+		TokenEndpoint string `json:"token_endpoint"`
+	}
+	f.Control(t, http.MethodGet, "/adfs/.well-known/openid-configuration", nil, &config)
+	if !strings.HasPrefix(config.Issuer, f.URL+"/adfs") || config.TokenEndpoint != f.URL+"/adfs/oauth2/v2.0/token" {
+		t.Fatalf("adfs discovery = %+v", config)
+	}
+	resp, err := f.AzureHTTPClient().PostForm(config.TokenEndpoint, map[string][]string{
+		"grant_type": {"client_credentials"}, "client_id": {azure.AdminClientID}, "client_secret": {azure.AdminClientSecret},
+		"scope": {"https://management.core.windows.net//.default"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var token struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&token); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("adfs token: %s, %v", resp.Status, err)
+	}
+	parsed, err := sim.ParseJWT(token.AccessToken)
+	if err != nil || !strings.Contains(string(parsed.Payload), `"tid":"`+azure.DefaultTenantID+`"`) {
+		t.Fatalf("adfs token claims %s, %v; want the admin's tenant", parsed.Payload, err)
+	}
+}

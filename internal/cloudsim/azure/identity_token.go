@@ -44,7 +44,7 @@ func (c *Cloud) serveIdentity(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case rest == "discovery/instance":
 		c.serveInstanceDiscovery(w, r)
-	case rest == "v2.0/.well-known/openid-configuration" || rest == ".well-known/openid-configuration":
+	case rest == "v2.0/.well-known/openid-configuration" || rest == ".well-known/openid-configuration" || rest == "oauth2/v2.0/.well-known/openid-configuration":
 		c.serveOpenIDConfiguration(w, r, tenant)
 	case rest == "discovery/v2.0/keys" || rest == "discovery/keys":
 		writeJSON(w, http.StatusOK, c.tokenSigner().JWKS())
@@ -55,10 +55,17 @@ func (c *Cloud) serveIdentity(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// adfsTenant is the authority path of an AD FS-style authority
+// (https://host/adfs). MSAL trusts such an authority without asking
+// login.microsoftonline.com for instance discovery, which az (2.45, MSAL
+// 1.21) cannot be told to skip otherwise; cloudsim serves it as an alias
+// in which a client ID finds its application in whichever tenant holds it.
+const adfsTenant = "adfs"
+
 // knownTenant accepts a tenant ID, or the aliases MSAL uses for discovery.
 func (c *Cloud) knownTenant(t string) bool {
 	switch strings.ToLower(t) {
-	case "common", "organizations", "consumers":
+	case "common", "organizations", "consumers", adfsTenant:
 		return true
 	}
 	c.mu.Lock()
@@ -200,6 +207,9 @@ func (c *Cloud) findApplication(tenant, clientID string) (Application, string, *
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := c.directory.tenant(tenant)
+	if strings.EqualFold(tenant, adfsTenant) {
+		t = c.directory.tenantOfClient(clientID)
+	}
 	if t == nil {
 		return Application{}, "", &aadError{http.StatusBadRequest, "invalid_request", 90002,
 			fmt.Sprintf("Tenant '%s' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.", tenant)}

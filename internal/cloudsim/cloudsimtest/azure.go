@@ -19,9 +19,9 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 )
 
-// Subscriptions used across Azure tests, both in the default tenant: the
-// provider's (where Private Link Services live) and a customer's (where
-// Private Endpoints live).
+// Subscriptions used across Azure tests, both in the default tenant (they
+// are azure.DefaultSubscriptions): the provider's (where Private Link
+// Services live) and a customer's (where Private Endpoints live).
 const (
 	ProviderSubscription = "11111111-1111-4111-8111-111111111111"
 	CustomerSubscription = "22222222-2222-4222-8222-222222222222"
