@@ -317,29 +317,3 @@ func checkRecordSetLimit(zone string, recordSets int) *dnsRefusal {
 	}
 	return nil
 }
-
-// etagPrecondition evaluates If-Match / If-None-Match as the DNS API does:
-// If-None-Match "*" writes only a new resource; If-Match "*" only an existing
-// one; any other If-Match only the version with that ETag. current is ""
-// when the resource does not exist. A false result is a 412.
-func etagPrecondition(ifMatch, ifNoneMatch, current string) bool {
-	if strings.TrimSpace(ifNoneMatch) == "*" && current != "" {
-		return false
-	}
-	switch m := unquoteETag(ifMatch); {
-	case m == "":
-		return true
-	case m == "*":
-		return current != ""
-	default:
-		return current != "" && m == unquoteETag(current)
-	}
-}
-
-// unquoteETag compares ETags by value: clients send them bare (the SDK
-// passes the body's etag) or quoted (HTTP style), possibly weak.
-func unquoteETag(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(s, "W/")
-	return strings.Trim(s, `"`)
-}

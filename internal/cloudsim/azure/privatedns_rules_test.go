@@ -198,29 +198,6 @@ func TestZoneAndLinkLimits(t *testing.T) {
 	}
 }
 
-func TestETagPrecondition(t *testing.T) {
-	for _, tc := range []struct {
-		ifMatch, ifNoneMatch, current string
-		ok                            bool
-	}{
-		{"", "", "", true},
-		{"", "", "e1", true},
-		{"", "*", "", true},    // create only: nothing there
-		{"", "*", "e1", false}, // create only: already there
-		{"*", "", "e1", true},
-		{"*", "", "", false},
-		{"e1", "", "e1", true},
-		{`"e1"`, "", "e1", true},
-		{`W/"e1"`, "", "e1", true},
-		{"e0", "", "e1", false},
-		{"e1", "", "", false},
-	} {
-		if got := etagPrecondition(tc.ifMatch, tc.ifNoneMatch, tc.current); got != tc.ok {
-			t.Errorf("If-Match %q If-None-Match %q on %q = %v, want %v", tc.ifMatch, tc.ifNoneMatch, tc.current, got, tc.ok)
-		}
-	}
-}
-
 func TestDefaultSOA(t *testing.T) {
 	p := defaultSOA("demo.hypershift.local")
 	if p.FQDN != "demo.hypershift.local." || *p.TTL != 3600 {
