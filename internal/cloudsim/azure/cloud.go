@@ -129,7 +129,7 @@ func (c *Cloud) Snapshot() (json.RawMessage, error) {
 // /{tenant}/v2.0/..., /common/discovery/...).
 func IsAzurePath(path string) bool {
 	lower := strings.ToLower(path)
-	for _, p := range []string{"/subscriptions", "/providers/", "/tenants", "/metadata/endpoints"} {
+	for _, p := range []string{"/subscriptions", "/providers/", "/tenants"} {
 		if lower == p || strings.HasPrefix(lower, p+"/") || strings.HasPrefix(lower, p+"?") || (strings.HasSuffix(p, "/") && strings.HasPrefix(lower, p)) {
 			return true
 		}

@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/azure"
+	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 )
 
 // widgets are a resource type that exists only in this test binary, to
@@ -173,4 +175,44 @@ func state(r armresources.GenericResource) string {
 	props, _ := r.Properties.(map[string]any)
 	s, _ := props["provisioningState"].(string)
 	return s
+}
+
+// The SDKs send If-Match only on some network operations; a raw request
+// with a real token checks the wire rule itself.
+func TestIfMatchComparesTheETag(t *testing.T) {
+	f, _, groups := start(t)
+	ctx := context.Background()
+	createGroup(t, groups, "rg")
+	generic, _ := armresources.NewClient(sub, f.AzureAdminCredential(t), f.AzureClientOptions())
+	poller, err := generic.BeginCreateOrUpdateByID(ctx, widgetID("rg", "w"), widgetVersion, armresources.GenericResource{Location: to.Ptr("eastus")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = poller
+	var etag string
+	f.Server.Azure.Inspect(func(s *azure.Store) { etag = s.GetByString(widgetID("rg", "w")).ETag })
+	if !strings.HasPrefix(etag, `W/"`) {
+		t.Fatalf("widget etag %q, want a weak GUID", etag)
+	}
+	token, err := f.AzureAdminCredential(t).GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{cloudsimtest.ARMAudience + "/.default"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(ifMatch string) int {
+		req, _ := http.NewRequest(http.MethodPut, f.URL+widgetID("rg", "w")+"?api-version="+widgetVersion, strings.NewReader(`{"location":"eastus","properties":{"size":2}}`))
+		req.Header.Set("Authorization", "Bearer "+token.Token)
+		req.Header.Set("If-Match", ifMatch)
+		resp, err := f.AzureHTTPClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := put(`W/"00000000-0000-0000-0000-000000000000"`); code != http.StatusPreconditionFailed {
+		t.Errorf("stale If-Match: %d, want 412", code)
+	}
+	if code := put(etag); code != http.StatusOK {
+		t.Errorf("current If-Match: %d, want 200", code)
+	}
 }

@@ -199,8 +199,13 @@ func TestThrottlingAnswers429WithRetryAfter(t *testing.T) {
 	if !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests || raw.Header.Get("Retry-After") != "1" {
 		t.Fatalf("fourth read: %v (Retry-After %q), want 429 with Retry-After 1", err, raw.Header.Get("Retry-After"))
 	}
-	// Writes have a bucket of their own, and another principal too.
+	// Writes have a bucket of their own, and so has another principal.
 	createGroup(t, groups, "rg2")
+	other := f.AzureServicePrincipalWithRole(t, "other", "Reader", "/subscriptions/"+sub)
+	otherGroups, _ := armresources.NewResourceGroupsClient(sub, f.AzureCredential(t, other), f.AzureClientOptions())
+	if _, err := otherGroups.Get(ctx, "rg", nil); err != nil {
+		t.Fatalf("another principal throttled by the first one's bucket: %v", err)
+	}
 	clock.Advance(time.Second)
 	if _, err := groups.Get(ctx, "rg", nil); err != nil {
 		t.Fatalf("read after a second's refill: %v", err)
@@ -208,5 +213,27 @@ func TestThrottlingAnswers429WithRetryAfter(t *testing.T) {
 	calls := f.Calls(sub)["Microsoft.Resources:subscriptions/resourceGroups/read"]
 	if calls.Throttled != 1 || calls.Mutating != 0 {
 		t.Errorf("resource group reads counted as %+v, want 1 throttled, 0 mutating", calls)
+	}
+}
+
+func TestInjectedErrorsAndLatencyRulesApply(t *testing.T) {
+	f, _, groups := start(t)
+	createGroup(t, groups, "rg")
+	f.Server.Faults.Set(sim.FaultConfig{Errors: []sim.ErrorRule{{
+		Service: "Microsoft.Resources", Operation: "subscriptions/resourceGroups/read", Account: sub, Nth: 2, Code: "InternalServerError",
+	}}})
+	ctx := context.Background()
+	if _, err := groups.Get(ctx, "rg", nil); err != nil {
+		t.Fatalf("first read: %v", err)
+	}
+	_, err := groups.Get(ctx, "rg", nil)
+	if re := responseError(err); re == nil || re.StatusCode != http.StatusInternalServerError || re.ErrorCode != "InternalServerError" {
+		t.Fatalf("second read: %v, want the injected 500 InternalServerError", err)
+	}
+	if _, err := groups.Get(ctx, "rg", nil); err != nil {
+		t.Fatalf("third read: %v", err)
+	}
+	if got := f.Calls(sub)["Microsoft.Resources:subscriptions/resourceGroups/read"]; got.Total != 3 || got.Failed != 1 {
+		t.Errorf("counted %+v, want 3 reads, 1 failed", got)
 	}
 }
