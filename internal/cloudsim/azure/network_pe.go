@@ -53,7 +53,7 @@ func putPrivateEndpoint(req *Request, existing *Resource) (*Reply, *Error) {
 	status := initialConnectionStatus(stringsOf(pls.Properties.(*armnetwork.PrivateLinkServiceProperties).AutoApproval), req.ID.Subscription)
 	if !manual && status != connectionApproved {
 		// An automatic connection outside auto-approval needs the right to approve it.
-		if err := linkedAuthorize(req, actionConnectionApprove, pls.ID.String()); err != nil {
+		if err := req.AuthorizeLinked(actionConnectionApprove, pls.ID.String()); err != nil {
 			return nil, err
 		}
 		status = connectionApproved
