@@ -374,3 +374,32 @@ func TestVirtualNetworkLinks(t *testing.T) {
 		t.Errorf("the SOA outlived its zone: %v", err)
 	}
 }
+
+// TestVirtualNetworkLinkNeedsJoinOnTheVNet: linking asks, beyond the right
+// on the zone, Microsoft.Network/virtualNetworks/join/action on the virtual
+// network (LinkedAuthorizationFailed without it), as the built-in Private
+// DNS Zone Contributor role grants where it is assigned.
+func TestVirtualNetworkLinkNeedsJoinOnTheVNet(t *testing.T) {
+	f, admin := startDNS(t)
+	admin.group("net")
+	vnet := admin.vnet("net", "guest", "10.2.0.0/16")
+	groupScope := func(rg string) string { return "/subscriptions/" + admin.sub + "/resourceGroups/" + rg }
+	sp := f.AzureServicePrincipalWithRole(t, "dns-operator", "Private DNS Zone Contributor", groupScope("dns"))
+	if _, err := f.Server.Azure.AssignRole(sp.ObjectID, "Reader", groupScope("net")); err != nil {
+		t.Fatal(err)
+	}
+	op := newDNSEnv(t, f, f.AzureCredential(t, sp), admin.sub)
+	op.zone("dns", "demo.hypershift.local", nil)
+
+	_, err := op.link("dns", "demo.hypershift.local", "guest-link", vnet, false)
+	re := wantARMError(t, "linking a VNet the principal may only read", err, http.StatusForbidden, "LinkedAuthorizationFailed")
+	if !strings.Contains(re.Error(), "Microsoft.Network/virtualNetworks/join/action") {
+		t.Errorf("message: %v", re)
+	}
+	if _, err := f.Server.Azure.AssignRole(sp.ObjectID, "Private DNS Zone Contributor", groupScope("net")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.link("dns", "demo.hypershift.local", "guest-link", vnet, false); err != nil {
+		t.Fatalf("linking once join is granted on the VNet: %v", err)
+	}
+}
