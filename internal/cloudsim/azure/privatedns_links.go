@@ -71,7 +71,7 @@ func linkedVirtualNetwork(req *Request, props *linkProperties) (*Resource, *Erro
 	if vnet == nil || !strings.EqualFold(vnet.Type, "Microsoft.Network/virtualNetworks") {
 		return nil, BadRequest("BadRequest", "Virtual network resource not found for '%s'", props.VirtualNetwork.ID)
 	}
-	if err := linkedAuthorize(req, vnetJoinAction, vnet.ID.String()); err != nil {
+	if err := req.AuthorizeLinked(vnetJoinAction, vnet.ID.String()); err != nil {
 		return nil, err
 	}
 	return vnet, nil
