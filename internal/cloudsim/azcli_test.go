@@ -142,12 +142,24 @@ func (c *azCLI) putResource(id, apiVersion string, body map[string]any) map[stri
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return c.run("resource", "create", "--id", id, "--api-version", apiVersion, "--is-full-object", "--properties", string(raw))
+	return c.run("resource", "create", "--id", id, "--api-version", apiVersion, "--is-full-object", "--properties", string(raw),
+		"--subscription", subscriptionOf(id))
 }
 
 func (c *azCLI) deleteResource(id, apiVersion string) {
 	c.t.Helper()
-	c.run("resource", "delete", "--ids", id, "--api-version", apiVersion)
+	c.run("resource", "delete", "--ids", id, "--api-version", apiVersion, "--subscription", subscriptionOf(id))
+}
+
+// subscriptionOf names the subscription of a resource ID: az signs a
+// request with the identity of --subscription (or the default one), not
+// of the subscription the ID names.
+func subscriptionOf(id string) string {
+	parts := strings.Split(id, "/")
+	if len(parts) < 3 {
+		return ""
+	}
+	return parts[2]
 }
 
 func lastLines(s string, n int) string {
@@ -160,7 +172,6 @@ func lastLines(s string, n int) string {
 // deletes everything and checks through the control API that nothing is left.
 func TestStockAzureCLIScenario(t *testing.T) {
 	f := cloudsimtest.StartAzure(t, cloudsim.Options{})
-	admin := cloudsimtest.AzureAdmin()
 	az := newAzCLI(t, f)
 	const (
 		provider = cloudsimtest.ProviderSubscription
@@ -168,6 +179,10 @@ func TestStockAzureCLIScenario(t *testing.T) {
 		location = cloudsimtest.AzureLocation
 		zone     = "demo.hypershift.local"
 	)
+	// Each side its own service principal, Contributor on its own
+	// subscription only: az picks the identity by --subscription.
+	providerSP := f.AzureServicePrincipalWithRole(t, "provider-operator", "Contributor", "/subscriptions/"+provider)
+	customerSP := f.AzureServicePrincipalWithRole(t, "customer-operator", "Contributor", "/subscriptions/"+customer)
 
 	az.run("cloud", "register", "--name", "cloudsim",
 		"--endpoint-resource-manager", f.URL+"/",
@@ -176,9 +191,11 @@ func TestStockAzureCLIScenario(t *testing.T) {
 		"--endpoint-active-directory-graph-resource-id", f.URL+"/",
 		"--endpoint-management", cloudsimtest.ARMAudience)
 	az.run("cloud", "set", "--name", "cloudsim")
-	accounts := az.run("login", "--service-principal", "--username", admin.ClientID, "--password", admin.ClientSecret, "--tenant", admin.TenantID)
-	if subs := subscriptionsOf(t, accounts); !subs[provider] || !subs[customer] {
-		t.Fatalf("az login sees subscriptions %v, want %s and %s", subs, provider, customer)
+	for _, sp := range []azure.ServicePrincipal{providerSP, customerSP} {
+		accounts := az.run("login", "--service-principal", "--username", sp.ClientID, "--password", sp.ClientSecret, "--tenant", sp.TenantID)
+		if subs := subscriptionsOf(t, accounts); len(subs) != 1 {
+			t.Fatalf("az login as %s sees subscriptions %v, want only its own", sp.ClientID, subs)
+		}
 	}
 
 	// Provider subscription: VNet, LB subnet, NAT subnet, internal LB, PLS visible to the customer.
@@ -281,7 +298,8 @@ func (c *azCLI) endpointIP(pe map[string]any) string {
 	if configs, _ := field(c.t, pe, "properties", "customDnsConfigs").([]any); len(configs) > 0 {
 		return str(c.t, configs[0], "ipAddresses", 0)
 	}
-	nic := c.run("resource", "show", "--ids", str(c.t, pe, "properties", "networkInterfaces", 0, "id"), "--api-version", azNetworkAPIVersion)
+	nicID := str(c.t, pe, "properties", "networkInterfaces", 0, "id")
+	nic := c.run("resource", "show", "--ids", nicID, "--api-version", azNetworkAPIVersion, "--subscription", subscriptionOf(nicID))
 	return str(c.t, nic, "properties", "ipConfigurations", 0, "properties", "privateIPAddress")
 }
 
