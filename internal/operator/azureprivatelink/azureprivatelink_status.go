@@ -1,0 +1,273 @@
+package azureprivatelink
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// Delays of states whose length is known.
+const (
+	// plsUpdatingFirst/Most: a Private Link Service provisions in tens of
+	// seconds; look soon, then less often.
+	plsUpdatingFirst = 5 * time.Second
+	plsUpdatingMost  = 30 * time.Second
+	// subnetUpdatingPoll: a subnet is written in seconds.
+	subnetUpdatingPoll = 5 * time.Second
+	// controlPlaneCleanupPoll: the CPO's finalizer removal wakes us through
+	// the watch; this is the safety net.
+	controlPlaneCleanupPoll = 30 * time.Second
+)
+
+// subscriptions is the set the Private Link Service shows itself to and
+// approves automatically: the guest subnet's subscription and the
+// cluster's additionalAllowedSubscriptions, lowercased, sorted, unique
+// (Azure compares subscription IDs without case).
+func subscriptions(guestSubnetID string, additional []string) []string {
+	out := make([]string, 0, 1+len(additional))
+	if sub := subscriptionOf(guestSubnetID); sub != "" {
+		out = append(out, sub)
+	}
+	for _, s := range additional {
+		if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// subscriptionOf is the subscription of a resource ID, lowercased; "" when
+// the ID does not parse.
+func subscriptionOf(id string) string {
+	rid, err := arm.ParseResourceID(id)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(rid.SubscriptionID)
+}
+
+// desiredService is what the Private Link Service must be.
+type desiredService struct {
+	Name, Location string
+	// FrontendID is the internal load balancer frontend it serves.
+	FrontendID string
+	// NATSubnetID is the subnet of its one NAT IP configuration.
+	NATSubnetID string
+	// Subscriptions are its visibility and auto-approval (the same set).
+	Subscriptions []string
+	// Tags mark it as the cluster's, and this management cluster's.
+	Tags map[string]*string
+}
+
+// natIPConfigurationName names the one NAT IP configuration.
+const natIPConfigurationName = "nat"
+
+// body is the Private Link Service to PUT.
+func (d desiredService) body() armnetwork.PrivateLinkService {
+	subs := make([]*string, 0, len(d.Subscriptions))
+	for _, s := range d.Subscriptions {
+		subs = append(subs, ptr(s))
+	}
+	return armnetwork.PrivateLinkService{
+		Location: ptr(d.Location),
+		Tags:     maps.Clone(d.Tags),
+		Properties: &armnetwork.PrivateLinkServiceProperties{
+			LoadBalancerFrontendIPConfigurations: []*armnetwork.FrontendIPConfiguration{{ID: ptr(d.FrontendID)}},
+			IPConfigurations: []*armnetwork.PrivateLinkServiceIPConfiguration{{
+				Name: ptr(natIPConfigurationName),
+				Properties: &armnetwork.PrivateLinkServiceIPConfigurationProperties{
+					Subnet:                    &armnetwork.Subnet{ID: ptr(d.NATSubnetID)},
+					PrivateIPAllocationMethod: ptr(armnetwork.IPAllocationMethodDynamic),
+					Primary:                   ptr(true),
+				},
+			}},
+			Visibility:   &armnetwork.PrivateLinkServicePropertiesVisibility{Subscriptions: slices.Clone(subs)},
+			AutoApproval: &armnetwork.PrivateLinkServicePropertiesAutoApproval{Subscriptions: slices.Clone(subs)},
+		},
+	}
+}
+
+// drift lists how the service differs from what it must be, in words for
+// the log and the condition; empty when it matches. A Failed provisioning
+// state is drift too: a PUT of the desired service repairs it.
+func drift(pls *armnetwork.PrivateLinkService, d desiredService) []string {
+	p := pls.Properties
+	if p == nil {
+		return []string{"no properties"}
+	}
+	var out []string
+	if got := frontendIDs(p.LoadBalancerFrontendIPConfigurations); len(got) != 1 || !strings.EqualFold(got[0], d.FrontendID) {
+		out = append(out, "load balancer frontend")
+	}
+	if got := natSubnetIDs(p.IPConfigurations); len(got) != 1 || !strings.EqualFold(got[0], d.NATSubnetID) {
+		out = append(out, "NAT subnet")
+	}
+	if p.ProvisioningState != nil && *p.ProvisioningState == armnetwork.ProvisioningStateFailed {
+		out = append(out, "provisioning state Failed")
+	}
+	var vis, auto []*string
+	if p.Visibility != nil {
+		vis = p.Visibility.Subscriptions
+	}
+	if p.AutoApproval != nil {
+		auto = p.AutoApproval.Subscriptions
+	}
+	if !slices.Equal(normalized(vis), d.Subscriptions) {
+		out = append(out, "visibility subscriptions")
+	}
+	if !slices.Equal(normalized(auto), d.Subscriptions) {
+		out = append(out, "auto-approval subscriptions")
+	}
+	for k, v := range d.Tags {
+		if got, ok := pls.Tags[k]; !ok || deref(got) != deref(v) {
+			out = append(out, "tags")
+			break
+		}
+	}
+	return out
+}
+
+func frontendIDs(fes []*armnetwork.FrontendIPConfiguration) []string {
+	var out []string
+	for _, fe := range fes {
+		if fe != nil {
+			out = append(out, deref(fe.ID))
+		}
+	}
+	return out
+}
+
+func natSubnetIDs(cs []*armnetwork.PrivateLinkServiceIPConfiguration) []string {
+	var out []string
+	for _, c := range cs {
+		if c != nil && c.Properties != nil && c.Properties.Subnet != nil {
+			out = append(out, deref(c.Properties.Subnet.ID))
+		}
+	}
+	return out
+}
+
+// normalized is a list of subscription IDs lowercased, sorted, unique.
+func normalized(ss []*string) []string {
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		if v := strings.ToLower(deref(s)); v != "" {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// provisioning is a resource's provisioning state ("" without one).
+func provisioning(s *armnetwork.ProvisioningState) armnetwork.ProvisioningState {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// serviceStateOutcome says what a service's provisioning state means:
+// Updating → poll; Deleting → gone (it is created again once it went);
+// Succeeded, Failed (repaired by a PUT, see drift) and states Azure may
+// add → go on.
+func serviceStateOutcome(pls *armnetwork.PrivateLinkService) (o outcome.Outcome, gone bool) {
+	name := deref(pls.Name)
+	var state armnetwork.ProvisioningState
+	if pls.Properties != nil {
+		state = provisioning(pls.Properties.ProvisioningState)
+	}
+	switch state {
+	case armnetwork.ProvisioningStateUpdating:
+		return plsUpdating(name), false
+	case armnetwork.ProvisioningStateDeleting:
+		return outcome.Poll(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
+			"Private Link Service "+name+" is being deleted outside hcplink; it is created again once it is gone.", plsUpdatingFirst, plsUpdatingMost), true
+	}
+	return outcome.Continue(), false
+}
+
+// plsUpdating: the service is being created or changed.
+func plsUpdating(name string) outcome.Outcome {
+	return outcome.Poll(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
+		"Private Link Service "+name+" is being created or updated.", plsUpdatingFirst, plsUpdatingMost)
+}
+
+// waitingForIP: the control-plane operator has not reported the router's
+// internal load balancer address yet; its spec write wakes us.
+func waitingForIP() outcome.Outcome {
+	return outcome.WaitForEvent(hcplinkv1beta1.WaitingForLoadBalancerIPReason,
+		"Waiting for the control-plane operator to report the private router's internal load balancer address (spec.loadBalancerIP).")
+}
+
+// frontendNotFound: no internal load balancer frontend has the address;
+// the cloud provider may still be creating it, so look again soon, then
+// rarely.
+func frontendNotFound(ip string) outcome.Outcome {
+	return outcome.WaitOnPerson(hcplinkv1beta1.InternalLoadBalancerNotFoundReason, fmt.Sprintf(
+		"No internal load balancer in the management subscription has a frontend with address %s; the private router's Service must have an internal load balancer.", ip))
+}
+
+// natSubnetNotFound: the subnet spec.natSubnetID names does not exist.
+func natSubnetNotFound(name string) outcome.Outcome {
+	return outcome.WaitOnPerson(hcplinkv1beta1.NATSubnetNotFoundReason,
+		"NAT subnet "+name+" (spec.natSubnetID) does not exist; create it with Private Link Service network policies disabled, in the load balancer's region.")
+}
+
+// natSubnetPoliciesOn: the given NAT subnet refuses Private Link Services.
+func natSubnetPoliciesOn(name string) outcome.Outcome {
+	return outcome.WaitOnPerson(hcplinkv1beta1.InvalidParameterReason,
+		"NAT subnet "+name+" (spec.natSubnetID) has Private Link Service network policies enabled; disable them (privateLinkServiceNetworkPolicies: Disabled).")
+}
+
+// notOurs: a service with our deterministic name that hcplink did not
+// create for this cluster and management cluster is never adopted,
+// changed or deleted.
+func notOurs(name, why string) outcome.Outcome {
+	return outcome.WaitOnPerson(hcplinkv1beta1.OwnedByAnotherManagementClusterReason,
+		"Private Link Service "+name+" exists but "+why+"; hcplink leaves it alone. Delete or rename it, or remove the cluster from the other management cluster.")
+}
+
+// connectionsPending: the service still has private endpoint connections
+// (rejected, being deleted); deletion is retried shortly.
+func connectionsPending(name string, n int) outcome.Outcome {
+	return outcome.Poll(hcplinkv1beta1.DependencyReason, fmt.Sprintf(
+		"Deleting: Private Link Service %s still has %d private endpoint connections; they were rejected and are being removed.", name, n), plsUpdatingFirst, plsUpdatingMost)
+}
+
+// waitingForControlPlane: deletion waits for the control-plane operator's
+// cleanup of the customer side.
+func waitingForControlPlane() outcome.Outcome {
+	return outcome.Wait(hcplinkv1beta1.WaitingForControlPlaneCleanupReason,
+		"Deleting: waiting for the control-plane operator to remove the Private Endpoint and the private DNS zone (finalizer "+
+			hcplinkv1beta1.ControlPlaneFinalizer+") before the Private Link Service is deleted.", controlPlaneCleanupPoll)
+}
+
+// deleting: a deletion step is under way.
+func deleting(what string) outcome.Outcome {
+	return outcome.Poll(hcplinkv1beta1.DeletingReason, "Deleting: "+what+".", plsUpdatingFirst, plsUpdatingMost)
+}
+
+// createdMessage is the AzurePLSCreated message of a ready service.
+func createdMessage(name string, subs []string) string {
+	return fmt.Sprintf("Private Link Service %s is ready; %d subscriptions may connect.", name, len(subs))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
