@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -317,23 +316,6 @@ func subscriptionsOf(t *testing.T, accounts map[string]any) map[string]bool {
 	return subs
 }
 
-// controlGetTLS reads the control API over the fixture's HTTPS listener.
-func controlGetTLS(t *testing.T, f *cloudsimtest.Fixture, path string, into any) {
-	t.Helper()
-	resp, err := f.AzureHTTPClient().Get(f.URL + path)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s: %s", path, resp.Status, body)
-	}
-	if err := json.Unmarshal(body, into); err != nil {
-		t.Fatalf("decoding %s: %v", path, err)
-	}
-}
-
 // assertNoAzureResources fails on any Azure resource left, as the control
 // API's state lists them (role assignments, cloudsim's own bootstrap, are
 // listed apart and not counted), and checks the model holds no more.
@@ -344,7 +326,7 @@ func assertNoAzureResources(t *testing.T, f *cloudsimtest.Fixture) {
 			Resources map[string][]map[string]any `json:"resources"`
 		} `json:"azure"`
 	}
-	controlGetTLS(t, f, "/_cloudsim/state", &state)
+	f.Control(t, http.MethodGet, "/_cloudsim/state", nil, &state)
 	for sub, resources := range state.Azure.Resources {
 		for _, r := range resources {
 			t.Errorf("subscription %s keeps %v (%v)", sub, r["id"], r["type"])

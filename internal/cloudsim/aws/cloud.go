@@ -8,7 +8,6 @@
 package aws
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -163,7 +162,7 @@ func (c *Cloud) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	decision := c.faults.Decide(sim.Call{Account: call.Principal.Account, Region: call.RegionID, Key: call.key()})
 	if decision.Latency > 0 {
-		if !sleepContext(r.Context(), decision.Latency) {
+		if !sim.SleepContext(r.Context(), decision.Latency) {
 			return
 		}
 	}
@@ -283,15 +282,4 @@ func queryParams(r *http.Request, body []byte) url.Values {
 		}
 	}
 	return params
-}
-
-func sleepContext(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -1,7 +1,6 @@
 package azure
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -139,7 +138,7 @@ func (c *Cloud) serveAuthenticated(w http.ResponseWriter, req *Request, rt *rout
 	key := callKey(req.operation)
 	kind := operationKind(req.Method)
 	decision := c.faults.Decide(sim.Call{Account: sub, Key: key})
-	if decision.Latency > 0 && !sleepContext(req.HTTP.Context(), decision.Latency) {
+	if decision.Latency > 0 && !sim.SleepContext(req.HTTP.Context(), decision.Latency) {
 		return
 	}
 	if decision.Error != nil {
@@ -215,15 +214,4 @@ func outcomeOf(code string) sim.Outcome {
 		return sim.Throttled
 	}
 	return sim.Errored
-}
-
-func sleepContext(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

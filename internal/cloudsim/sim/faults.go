@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"math/rand"
 	"sync"
 	"time"
@@ -211,4 +212,18 @@ func matches(service, operation, account string, c Call) bool {
 	return (service == "" || service == c.Key.Service) &&
 		(operation == "" || operation == c.Key.Operation) &&
 		(account == "" || account == c.Account)
+}
+
+// SleepContext waits d, or less if ctx ends first; it reports whether the
+// whole wait passed. Injected latency uses it, so a client that gives up
+// frees the handler.
+func SleepContext(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
