@@ -1,0 +1,229 @@
+package azurecloud
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	"github.com/hcplink/hcplink/internal/cloud"
+)
+
+// Error codes callers and tests name.
+const (
+	CodeAuthorizationFailed        = "AuthorizationFailed"
+	CodeLinkedAuthorizationFailed  = "LinkedAuthorizationFailed"
+	CodeAnotherOperationInProgress = "AnotherOperationInProgress"
+	CodeTooManyRequests            = "TooManyRequests"
+	CodeResourceNotFound           = "ResourceNotFound"
+	CodeResourceGroupNotFound      = "ResourceGroupNotFound"
+	CodePreconditionFailed         = "PreconditionFailed"
+	// CodeAuthenticationFailed is ours: the credential could not get a token.
+	CodeAuthenticationFailed = "AuthenticationFailed"
+)
+
+// accessDeniedCodes are refused credentials or missing role assignments.
+var accessDeniedCodes = map[string]bool{
+	CodeAuthorizationFailed:            true,
+	CodeLinkedAuthorizationFailed:      true,
+	"InvalidAuthenticationToken":       true,
+	"AuthenticationFailed":             true,
+	"ExpiredAuthenticationToken":       true,
+	"InvalidAuthenticationTokenTenant": true,
+	"SubscriptionNotFound":             false, // a 404: the subscription is absent or not visible (not_found)
+	"PrivateLinkServiceNotVisible":     false,
+}
+
+// dependencyCodes say the request must wait for another resource or
+// operation (beyond every 409 and every code containing "InUse").
+var dependencyCodes = map[string]bool{
+	CodeAnotherOperationInProgress:                                 true,
+	"RetryableError":                                               true,
+	"ReferencedResourceNotProvisioned":                             true,
+	"OperationNotAllowedOnResourceInProvisioningState":             true,
+	"CannotDeletePrivateLinkServiceWithPrivateEndpointConnections": true,
+	CodePreconditionFailed:                                         true,
+}
+
+// ResponseError returns the SDK's typed Azure error in err's chain.
+func ResponseError(err error) (*azcore.ResponseError, bool) {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return re, true
+	}
+	return nil, false
+}
+
+// ErrorCode is Azure's error code of err ("ResourceNotFound",
+// "AuthorizationFailed"…), CodeAuthenticationFailed when the credential
+// failed, or "" when err carries none.
+func ErrorCode(err error) string {
+	if re, ok := ResponseError(err); ok {
+		return re.ErrorCode
+	}
+	var authErr *azidentity.AuthenticationFailedError
+	if errors.As(err, &authErr) {
+		return CodeAuthenticationFailed
+	}
+	return ""
+}
+
+func statusCode(err error) int {
+	if re, ok := ResponseError(err); ok {
+		return re.StatusCode
+	}
+	return 0
+}
+
+// IsNotFound reports whether the resource (or its parent) does not exist.
+func IsNotFound(err error) bool {
+	code := ErrorCode(err)
+	return statusCode(err) == http.StatusNotFound || strings.HasSuffix(code, "NotFound")
+}
+
+// IsThrottled reports whether Azure throttled the request.
+func IsThrottled(err error) bool {
+	return statusCode(err) == http.StatusTooManyRequests || ErrorCode(err) == CodeTooManyRequests
+}
+
+// IsAccessDenied reports whether the credentials were refused or lack a
+// role assignment.
+func IsAccessDenied(err error) bool {
+	if accessDeniedCodes[ErrorCode(err)] {
+		return true
+	}
+	var authErr *azidentity.AuthenticationFailedError
+	if errors.As(err, &authErr) {
+		return true
+	}
+	s := statusCode(err)
+	return s == http.StatusForbidden || s == http.StatusUnauthorized
+}
+
+// IsDependency reports whether the request must wait: a conflict, a
+// resource in use, another operation in progress.
+func IsDependency(err error) bool {
+	code := ErrorCode(err)
+	return dependencyCodes[code] || strings.Contains(code, "InUse") || statusCode(err) == http.StatusConflict ||
+		statusCode(err) == http.StatusPreconditionFailed
+}
+
+// Classify puts err into one class: by code and status, in the order
+// throttled, not found, access denied, dependency, invalid input (400),
+// server error (5xx), other client errors (4xx). An error without an Azure
+// answer (connection refused, timeout) is a server error; a cancelled
+// context a client error (the caller gave up).
+func Classify(err error) cloud.Class {
+	if err == nil {
+		return cloud.ClassNone
+	}
+	switch {
+	case IsThrottled(err):
+		return cloud.ClassThrottled
+	case IsNotFound(err):
+		return cloud.ClassNotFound
+	case IsAccessDenied(err):
+		return cloud.ClassAccessDenied
+	case IsDependency(err):
+		return cloud.ClassDependency
+	}
+	if s := statusCode(err); s != 0 {
+		switch {
+		case s == http.StatusBadRequest:
+			return cloud.ClassInvalidInput
+		case s >= http.StatusInternalServerError:
+			return cloud.ClassServerError
+		default:
+			return cloud.ClassClientError
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return cloud.ClassClientError
+	}
+	return cloud.ClassServerError
+}
+
+// RetryAfter is the wait Azure asked for (Retry-After in seconds or as an
+// HTTP date, or retry-after-ms / x-ms-retry-after-ms), zero when none.
+func RetryAfter(err error) time.Duration {
+	re, ok := ResponseError(err)
+	if !ok || re.RawResponse == nil {
+		return 0
+	}
+	return retryAfterHeader(re.RawResponse.Header, time.Now())
+}
+
+func retryAfterHeader(h http.Header, now time.Time) time.Duration {
+	for _, name := range []string{"retry-after-ms", "x-ms-retry-after-ms"} {
+		if v := h.Get(name); v != "" {
+			if ms, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && ms > 0 {
+				return time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		if s > 0 {
+			return time.Duration(s) * time.Second
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// armMessage is ARM's own message from the error body, "" when the body is
+// not ARM's error JSON.
+func armMessage(err error) string {
+	re, ok := ResponseError(err)
+	if !ok || re.RawResponse == nil {
+		return ""
+	}
+	body, readErr := runtime.Payload(re.RawResponse)
+	if readErr != nil || len(body) == 0 {
+		return ""
+	}
+	var envelope struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &envelope) != nil {
+		return ""
+	}
+	if envelope.Error.Message != "" {
+		return envelope.Error.Message
+	}
+	return envelope.Message
+}
+
+// Wrap classifies an Azure error and says what hcplink was doing: the one
+// way an Azure error leaves a provider. nil stays nil; an error already
+// classified keeps its class and gains nothing.
+func Wrap(doing string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := cloud.AsError(err); ok {
+		return err
+	}
+	class := Classify(err)
+	var retryAfter time.Duration
+	if class == cloud.ClassThrottled {
+		retryAfter = RetryAfter(err)
+	}
+	return &cloud.Error{Doing: doing, Class: class, Code: ErrorCode(err), Message: ErrorMessage(err), RetryAfter: retryAfter, Err: err}
+}

@@ -1,0 +1,89 @@
+package azurecloud
+
+import (
+	"context"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// Long-running operations never hold a reconcile: a provider starts one
+// (or resumes it from the token the caller kept), asks for its state once,
+// and returns either the result or a resume token. The caller keeps the
+// token (in memory, keyed by its object) and calls the same method with it
+// on its next pass; a lost token only costs a repeated, idempotent PUT or
+// DELETE.
+
+// Default timeouts of one provider call: one request, or a listing of every
+// page.
+const (
+	DefaultCallTimeout = 20 * time.Second
+	DefaultListTimeout = 60 * time.Second
+)
+
+// Timeouts bound every provider call so that a hung call never holds a
+// worker; zero values mean the defaults.
+type Timeouts struct {
+	Call time.Duration
+	List time.Duration
+}
+
+func (t Timeouts) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	if t.Call <= 0 {
+		return context.WithTimeout(ctx, DefaultCallTimeout)
+	}
+	return context.WithTimeout(ctx, t.Call)
+}
+
+func (t Timeouts) list(ctx context.Context) (context.Context, context.CancelFunc) {
+	if t.List <= 0 {
+		return context.WithTimeout(ctx, DefaultListTimeout)
+	}
+	return context.WithTimeout(ctx, t.List)
+}
+
+// step advances a poller by at most one status request: done → the
+// result; still running → its resume token. A poller resumed from a token
+// has sent nothing yet, so it polls once; a fresh one already holds the
+// answer to its first request.
+func step[T any](ctx context.Context, p *runtime.Poller[T], resumed bool) (result *T, token string, err error) {
+	if resumed && !p.Done() {
+		if _, err := p.Poll(ctx); err != nil {
+			return nil, "", err
+		}
+	}
+	if p.Done() {
+		r, err := p.Result(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		return &r, "", nil
+	}
+	token, err = p.ResumeToken()
+	if err != nil {
+		return nil, "", err
+	}
+	return nil, token, nil
+}
+
+// begin starts (token == "") or resumes an operation and advances it by one
+// step. A token the cloud no longer knows (its operation finished and was
+// forgotten) starts the operation again: PUT and DELETE are idempotent.
+func begin[T any](ctx context.Context, token string, start func(resumeToken string) (*runtime.Poller[T], error)) (*T, string, error) {
+	p, err := start(token)
+	if err == nil {
+		var r *T
+		var next string
+		r, next, err = step(ctx, p, token != "")
+		if err == nil || token == "" || !IsNotFound(err) {
+			return r, next, err
+		}
+	} else if token == "" || !IsNotFound(err) {
+		return nil, "", err
+	}
+	p, err = start("")
+	if err != nil {
+		return nil, "", err
+	}
+	return step(ctx, p, false)
+}

@@ -1,0 +1,255 @@
+package azurecloud
+
+import (
+	"context"
+	"slices"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
+)
+
+// PrivateDNS is the customer subscription's Private DNS: the cluster's
+// zone (created by hcplink and tagged as ours; a zone we did not create is
+// never deleted), its link to the guest VNet, the A records and the SOA's
+// negative TTL. Every error it returns is a classified *cloud.Error;
+// long-running operations take and return a resume token.
+type PrivateDNS struct {
+	Zones    PrivateZonesAPI
+	Links    VirtualNetworkLinksAPI
+	Records  RecordSetsAPI
+	Timeouts Timeouts
+}
+
+// NewPrivateDNS returns the provider on one subscription's clients.
+func NewPrivateDNS(f *armprivatedns.ClientFactory) *PrivateDNS {
+	return &PrivateDNS{Zones: f.NewPrivateZonesClient(), Links: f.NewVirtualNetworkLinksClient(), Records: f.NewRecordSetsClient()}
+}
+
+// globalLocation is where Private DNS zones and links live.
+const globalLocation = "global"
+
+// soaRecordName is the zone apex, where the SOA record is.
+const soaRecordName = "@"
+
+// Zone reads a private zone; nil when it does not exist.
+func (p *PrivateDNS) Zone(ctx context.Context, resourceGroup, zone string) (*armprivatedns.PrivateZone, error) {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	resp, err := p.Zones.Get(ctx, resourceGroup, zone, nil)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, Wrap("reading the private DNS zone", err)
+	}
+	return &resp.PrivateZone, nil
+}
+
+// CreateZone creates the zone with tags only if it does not exist yet
+// (If-None-Match: *): an existing zone, ours or not, is returned as it is,
+// never overwritten (CreatedByHcplink tells the caller whose it is). While
+// the creation runs it returns the token to resume with.
+func (p *PrivateDNS) CreateZone(ctx context.Context, resourceGroup, zone string, tags map[string]*string, resumeToken string) (*armprivatedns.PrivateZone, string, error) {
+	if resumeToken == "" {
+		existing, err := p.Zone(ctx, resourceGroup, zone)
+		if err != nil || existing != nil {
+			return existing, "", err
+		}
+	}
+	body := armprivatedns.PrivateZone{Location: to.Ptr(globalLocation), Tags: tags}
+	callCtx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	r, token, err := begin(callCtx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.PrivateZonesClientCreateOrUpdateResponse], error) {
+		return p.Zones.BeginCreateOrUpdate(callCtx, resourceGroup, zone, body, &armprivatedns.PrivateZonesClientBeginCreateOrUpdateOptions{IfNoneMatch: to.Ptr("*"), ResumeToken: tok})
+	})
+	if ErrorCode(err) == CodePreconditionFailed || statusCode(err) == 412 {
+		// Someone created it between our read and our create: theirs or
+		// ours, it is read, not overwritten.
+		z, err := p.Zone(ctx, resourceGroup, zone)
+		return z, "", err
+	}
+	if err != nil || r == nil {
+		return nil, token, Wrap("creating the private DNS zone", err)
+	}
+	return &r.PrivateZone, "", nil
+}
+
+// DeleteZone deletes the zone only if hcplink created it (CreatedByTagKey)
+// and nobody changed it since it was read (If-Match on its ETag); a zone
+// that is absent or not ours is left alone and counts as done. While the
+// deletion runs it returns the token to resume with.
+func (p *PrivateDNS) DeleteZone(ctx context.Context, resourceGroup, zone, resumeToken string) (string, error) {
+	var etag *string
+	if resumeToken == "" {
+		existing, err := p.Zone(ctx, resourceGroup, zone)
+		if err != nil || existing == nil || !CreatedByHcplink(existing.Tags) {
+			return "", err
+		}
+		etag = existing.Etag
+	}
+	callCtx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	_, token, err := begin(callCtx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.PrivateZonesClientDeleteResponse], error) {
+		return p.Zones.BeginDelete(callCtx, resourceGroup, zone, &armprivatedns.PrivateZonesClientBeginDeleteOptions{IfMatch: etag, ResumeToken: tok})
+	})
+	if IsNotFound(err) {
+		return "", nil
+	}
+	return token, Wrap("deleting the private DNS zone", err)
+}
+
+// Link reads a VNet link; nil when it (or the zone) does not exist.
+func (p *PrivateDNS) Link(ctx context.Context, resourceGroup, zone, link string) (*armprivatedns.VirtualNetworkLink, error) {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	resp, err := p.Links.Get(ctx, resourceGroup, zone, link, nil)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, Wrap("reading the private DNS zone's VNet link", err)
+	}
+	return &resp.VirtualNetworkLink, nil
+}
+
+// CreateOrUpdateLink links the zone to vnetID with auto-registration off;
+// while the operation runs it returns the token to resume with.
+func (p *PrivateDNS) CreateOrUpdateLink(ctx context.Context, resourceGroup, zone, link, vnetID string, tags map[string]*string, resumeToken string) (*armprivatedns.VirtualNetworkLink, string, error) {
+	body := VNetLinkBody(vnetID, tags)
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	r, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.VirtualNetworkLinksClientCreateOrUpdateResponse], error) {
+		return p.Links.BeginCreateOrUpdate(ctx, resourceGroup, zone, link, body, &armprivatedns.VirtualNetworkLinksClientBeginCreateOrUpdateOptions{ResumeToken: tok})
+	})
+	if err != nil || r == nil {
+		return nil, token, Wrap("linking the private DNS zone to the VNet", err)
+	}
+	return &r.VirtualNetworkLink, "", nil
+}
+
+// VNetLinkBody is a VNet link: global, registration off.
+func VNetLinkBody(vnetID string, tags map[string]*string) armprivatedns.VirtualNetworkLink {
+	return armprivatedns.VirtualNetworkLink{
+		Location: to.Ptr(globalLocation),
+		Tags:     tags,
+		Properties: &armprivatedns.VirtualNetworkLinkProperties{
+			VirtualNetwork:      &armprivatedns.SubResource{ID: to.Ptr(vnetID)},
+			RegistrationEnabled: to.Ptr(false),
+		},
+	}
+}
+
+// DeleteLink deletes a VNet link (absent counts as deleted); while the
+// deletion runs it returns the token to resume with.
+func (p *PrivateDNS) DeleteLink(ctx context.Context, resourceGroup, zone, link, resumeToken string) (string, error) {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	_, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.VirtualNetworkLinksClientDeleteResponse], error) {
+		return p.Links.BeginDelete(ctx, resourceGroup, zone, link, &armprivatedns.VirtualNetworkLinksClientBeginDeleteOptions{ResumeToken: tok})
+	})
+	if IsNotFound(err) {
+		return "", nil
+	}
+	return token, Wrap("deleting the private DNS zone's VNet link", err)
+}
+
+// ARecord reads an A record set; nil when it (or the zone) does not exist.
+func (p *PrivateDNS) ARecord(ctx context.Context, resourceGroup, zone, name string) (*armprivatedns.RecordSet, error) {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	resp, err := p.Records.Get(ctx, resourceGroup, zone, armprivatedns.RecordTypeA, name, nil)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, Wrap("reading the A record "+name, err)
+	}
+	return &resp.RecordSet, nil
+}
+
+// ARecordIPs are the addresses of an A record set, sorted.
+func ARecordIPs(rs *armprivatedns.RecordSet) []string {
+	if rs == nil || rs.Properties == nil {
+		return nil
+	}
+	var out []string
+	for _, a := range rs.Properties.ARecords {
+		if a != nil && deref(a.IPv4Address) != "" {
+			out = append(out, *a.IPv4Address)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ARecordTTL is an A record set's TTL (0 when unknown).
+func ARecordTTL(rs *armprivatedns.RecordSet) int64 {
+	if rs == nil || rs.Properties == nil || rs.Properties.TTL == nil {
+		return 0
+	}
+	return *rs.Properties.TTL
+}
+
+// SetARecord writes the A record name → ip with ttl, but only when it
+// differs (read first: a record that is right costs no write). It reports
+// whether it wrote.
+func (p *PrivateDNS) SetARecord(ctx context.Context, resourceGroup, zone, name, ip string, ttl int64, metadata map[string]*string) (bool, error) {
+	current, err := p.ARecord(ctx, resourceGroup, zone, name)
+	if err != nil {
+		return false, err
+	}
+	if slices.Equal(ARecordIPs(current), []string{ip}) && ARecordTTL(current) == ttl && TagsContain(metadataOf(current), metadata) {
+		return false, nil
+	}
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	body := armprivatedns.RecordSet{Properties: &armprivatedns.RecordSetProperties{
+		TTL:      to.Ptr(ttl),
+		ARecords: []*armprivatedns.ARecord{{IPv4Address: to.Ptr(ip)}},
+		Metadata: metadata,
+	}}
+	_, err = p.Records.CreateOrUpdate(ctx, resourceGroup, zone, armprivatedns.RecordTypeA, name, body, nil)
+	return err == nil, Wrap("writing the A record "+name, err)
+}
+
+func metadataOf(rs *armprivatedns.RecordSet) map[string]*string {
+	if rs == nil || rs.Properties == nil {
+		return nil
+	}
+	return rs.Properties.Metadata
+}
+
+// DeleteARecord deletes an A record set (absent counts as deleted).
+func (p *PrivateDNS) DeleteARecord(ctx context.Context, resourceGroup, zone, name string) error {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	_, err := p.Records.Delete(ctx, resourceGroup, zone, armprivatedns.RecordTypeA, name, nil)
+	if IsNotFound(err) {
+		return nil
+	}
+	return Wrap("deleting the A record "+name, err)
+}
+
+// EnsureSOANegativeTTL sets the zone's SOA minimum TTL (how long resolvers
+// cache "no such name") to ttl when it differs, and reports whether it
+// wrote.
+func (p *PrivateDNS) EnsureSOANegativeTTL(ctx context.Context, resourceGroup, zone string, ttl int64) (bool, error) {
+	callCtx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	resp, err := p.Records.Get(callCtx, resourceGroup, zone, armprivatedns.RecordTypeSOA, soaRecordName, nil)
+	if err != nil {
+		return false, Wrap("reading the zone's SOA record", err)
+	}
+	soa := resp.RecordSet
+	if soa.Properties == nil || soa.Properties.SoaRecord == nil {
+		soa.Properties = &armprivatedns.RecordSetProperties{SoaRecord: &armprivatedns.SoaRecord{}}
+	}
+	if soa.Properties.SoaRecord.MinimumTTL != nil && *soa.Properties.SoaRecord.MinimumTTL == ttl {
+		return false, nil
+	}
+	soa.Properties.SoaRecord.MinimumTTL = to.Ptr(ttl)
+	body := armprivatedns.RecordSet{Etag: soa.Etag, Properties: &armprivatedns.RecordSetProperties{TTL: soa.Properties.TTL, Metadata: soa.Properties.Metadata, SoaRecord: soa.Properties.SoaRecord}}
+	_, err = p.Records.CreateOrUpdate(callCtx, resourceGroup, zone, armprivatedns.RecordTypeSOA, soaRecordName, body, &armprivatedns.RecordSetsClientCreateOrUpdateOptions{IfMatch: soa.Etag})
+	return err == nil, Wrap("writing the zone's SOA record", err)
+}

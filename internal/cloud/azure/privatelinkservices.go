@@ -1,0 +1,410 @@
+package azurecloud
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+
+	"github.com/hcplink/hcplink/internal/cloud"
+)
+
+// PrivateLinkServices is the management subscription's side: the internal
+// load balancers of the management cluster, the NAT subnet, the Private
+// Link Service and its connections. Every error it returns is a classified
+// *cloud.Error (Wrap). Methods that start a long-running operation take
+// the resume token the caller kept ("" to start) and return the result
+// when done or else the token to resume with on the next pass.
+type PrivateLinkServices struct {
+	LoadBalancers   LoadBalancersAPI
+	VirtualNetworks VirtualNetworksAPI
+	Subnets         SubnetsAPI
+	Services        PrivateLinkServicesAPI
+	Timeouts        Timeouts
+}
+
+// NewPrivateLinkServices returns the provider on one subscription's
+// clients.
+func NewPrivateLinkServices(f *armnetwork.ClientFactory) *PrivateLinkServices {
+	return &PrivateLinkServices{
+		LoadBalancers:   f.NewLoadBalancersClient(),
+		VirtualNetworks: f.NewVirtualNetworksClient(),
+		Subnets:         f.NewSubnetsClient(),
+		Services:        f.NewPrivateLinkServicesClient(),
+	}
+}
+
+// Frontend is an internal load balancer's frontend IP configuration.
+type Frontend struct {
+	LoadBalancerID string
+	// ID is the frontend IP configuration's resource ID (what a Private
+	// Link Service refers to).
+	ID string
+	// PrivateIP is the frontend's address.
+	PrivateIP string
+	// SubnetID is the subnet the frontend's address is in.
+	SubnetID string
+}
+
+// VNetID is the VNet of the frontend's subnet ("" when unknown).
+func (f Frontend) VNetID() string {
+	s, err := ParseSubnetID(f.SubnetID)
+	if err != nil {
+		return ""
+	}
+	return s.VNetID()
+}
+
+// FindFrontendByIP reads every page of the load balancers of resourceGroup
+// (every resource group of the subscription when it is "") and returns the
+// internal frontend whose private IP is ip; nil when none has it.
+func (p *PrivateLinkServices) FindFrontendByIP(ctx context.Context, resourceGroup, ip string) (*Frontend, error) {
+	ctx, cancel := p.Timeouts.list(ctx)
+	defer cancel()
+	var found *Frontend
+	visit := func(lbs []*armnetwork.LoadBalancer) {
+		for _, lb := range lbs {
+			if f := internalFrontend(lb, ip); f != nil && found == nil {
+				found = f
+			}
+		}
+	}
+	var err error
+	if resourceGroup == "" {
+		err = eachPage(ctx, p.LoadBalancers.NewListAllPager(nil), func(r armnetwork.LoadBalancersClientListAllResponse) { visit(r.Value) })
+	} else {
+		err = eachPage(ctx, p.LoadBalancers.NewListPager(resourceGroup, nil), func(r armnetwork.LoadBalancersClientListResponse) { visit(r.Value) })
+	}
+	if err != nil {
+		return nil, Wrap("listing load balancers", err)
+	}
+	return found, nil
+}
+
+// internalFrontend is lb's frontend with private address ip in a subnet
+// (an internal frontend), or nil.
+func internalFrontend(lb *armnetwork.LoadBalancer, ip string) *Frontend {
+	if lb == nil || lb.Properties == nil || ip == "" {
+		return nil
+	}
+	for _, fe := range lb.Properties.FrontendIPConfigurations {
+		if fe == nil || fe.Properties == nil || fe.Properties.Subnet == nil {
+			continue
+		}
+		if deref(fe.Properties.PrivateIPAddress) == ip {
+			return &Frontend{LoadBalancerID: deref(lb.ID), ID: deref(fe.ID), PrivateIP: ip, SubnetID: deref(fe.Properties.Subnet.ID)}
+		}
+	}
+	return nil
+}
+
+// eachPage reads every page of a pager.
+func eachPage[T any](ctx context.Context, pager *runtime.Pager[T], visit func(T)) error {
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		visit(page)
+	}
+	return nil
+}
+
+// VirtualNetwork reads a VNet by ID; nil when it does not exist.
+func (p *PrivateLinkServices) VirtualNetwork(ctx context.Context, vnetID string) (*armnetwork.VirtualNetwork, error) {
+	ref, err := ParseVNetID(vnetID)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	resp, err := p.VirtualNetworks.Get(ctx, ref.ResourceGroup, ref.Name, nil)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, Wrap("reading the virtual network", err)
+	}
+	return &resp.VirtualNetwork, nil
+}
+
+// Subnet reads a subnet by ID; nil when it (or its VNet) does not exist.
+func (p *PrivateLinkServices) Subnet(ctx context.Context, subnetID string) (*armnetwork.Subnet, error) {
+	ref, err := ParseSubnetID(subnetID)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	resp, err := p.Subnets.Get(ctx, ref.ResourceGroup, ref.VNet, ref.Name, nil)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, Wrap("reading the subnet", err)
+	}
+	return &resp.Subnet, nil
+}
+
+// EnsureNATSubnet returns the subnet name of the VNet vnetID, creating it
+// when absent in the VNet's free address space (a /NATSubnetPrefixLength
+// that overlaps no subnet) with Private Link Service network policies
+// disabled. While the creation runs it returns the token to resume with.
+func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name, resumeToken string) (*armnetwork.Subnet, string, error) {
+	vnetRef, err := ParseVNetID(vnetID)
+	if err != nil {
+		return nil, "", err
+	}
+	ref := SubnetRef{SubscriptionID: vnetRef.SubscriptionID, ResourceGroup: vnetRef.ResourceGroup, VNet: vnetRef.Name, Name: name}
+	if resumeToken == "" {
+		existing, err := p.Subnet(ctx, ref.ID())
+		if err != nil || existing != nil {
+			return existing, "", err
+		}
+	}
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	r, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armnetwork.SubnetsClientCreateOrUpdateResponse], error) {
+		var body armnetwork.Subnet
+		if tok == "" { // a fresh start (or a forgotten token): place the subnet now
+			var err error
+			if body, err = p.natSubnetBody(ctx, vnetID); err != nil {
+				return nil, err
+			}
+		}
+		return p.Subnets.BeginCreateOrUpdate(ctx, ref.ResourceGroup, ref.VNet, ref.Name, body, &armnetwork.SubnetsClientBeginCreateOrUpdateOptions{ResumeToken: tok})
+	})
+	if err != nil || r == nil {
+		return nil, token, Wrap("creating the NAT subnet", err)
+	}
+	return &r.Subnet, "", nil
+}
+
+// natSubnetBody places a NAT subnet in the VNet's free address space.
+func (p *PrivateLinkServices) natSubnetBody(ctx context.Context, vnetID string) (armnetwork.Subnet, error) {
+	vnet, err := p.VirtualNetwork(ctx, vnetID)
+	if err != nil {
+		return armnetwork.Subnet{}, err
+	}
+	if vnet == nil {
+		return armnetwork.Subnet{}, &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassNotFound, Code: CodeResourceNotFound, Message: "the load balancer's virtual network does not exist."}
+	}
+	prefix, err := FreePrefix(addressSpace(vnet), subnetPrefixes(vnet), NATSubnetPrefixLength)
+	if err != nil {
+		return armnetwork.Subnet{}, &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassInvalidInput, Code: "NoFreeAddressSpace",
+			Message: Bound(err.Error()+"; give the cluster a natSubnetID or widen the VNet.", MaxMessageLength)}
+	}
+	return NATSubnetBody(prefix), nil
+}
+
+// NATSubnetBody is a NAT subnet: the prefix, Private Link Service network
+// policies disabled (Azure refuses NAT addresses in a subnet without).
+func NATSubnetBody(prefix string) armnetwork.Subnet {
+	return armnetwork.Subnet{Properties: &armnetwork.SubnetPropertiesFormat{
+		AddressPrefix:                     to.Ptr(prefix),
+		PrivateLinkServiceNetworkPolicies: to.Ptr(armnetwork.VirtualNetworkPrivateLinkServiceNetworkPoliciesDisabled),
+	}}
+}
+
+func addressSpace(vnet *armnetwork.VirtualNetwork) []string {
+	if vnet.Properties == nil || vnet.Properties.AddressSpace == nil {
+		return nil
+	}
+	return derefAll(vnet.Properties.AddressSpace.AddressPrefixes)
+}
+
+func subnetPrefixes(vnet *armnetwork.VirtualNetwork) []string {
+	var out []string
+	if vnet.Properties == nil {
+		return nil
+	}
+	for _, s := range vnet.Properties.Subnets {
+		if s == nil || s.Properties == nil {
+			continue
+		}
+		if s.Properties.AddressPrefix != nil {
+			out = append(out, *s.Properties.AddressPrefix)
+		}
+		out = append(out, derefAll(s.Properties.AddressPrefixes)...)
+	}
+	return out
+}
+
+// DeleteSubnet deletes a subnet by ID (absent counts as deleted); while the
+// deletion runs it returns the token to resume with.
+func (p *PrivateLinkServices) DeleteSubnet(ctx context.Context, subnetID, resumeToken string) (string, error) {
+	ref, err := ParseSubnetID(subnetID)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	_, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armnetwork.SubnetsClientDeleteResponse], error) {
+		return p.Subnets.BeginDelete(ctx, ref.ResourceGroup, ref.VNet, ref.Name, &armnetwork.SubnetsClientBeginDeleteOptions{ResumeToken: tok})
+	})
+	if IsNotFound(err) {
+		return "", nil
+	}
+	return token, Wrap("deleting the NAT subnet", err)
+}
+
+// Get reads a Private Link Service; nil when it does not exist.
+func (p *PrivateLinkServices) Get(ctx context.Context, resourceGroup, name string) (*armnetwork.PrivateLinkService, error) {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	resp, err := p.Services.Get(ctx, resourceGroup, name, nil)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, Wrap("reading the Private Link Service", err)
+	}
+	return &resp.PrivateLinkService, nil
+}
+
+// CreateOrUpdate puts the Private Link Service (create, or update to
+// body); while the operation runs it returns the token to resume with.
+func (p *PrivateLinkServices) CreateOrUpdate(ctx context.Context, resourceGroup, name string, body armnetwork.PrivateLinkService, resumeToken string) (*armnetwork.PrivateLinkService, string, error) {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	r, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armnetwork.PrivateLinkServicesClientCreateOrUpdateResponse], error) {
+		return p.Services.BeginCreateOrUpdate(ctx, resourceGroup, name, body, &armnetwork.PrivateLinkServicesClientBeginCreateOrUpdateOptions{ResumeToken: tok})
+	})
+	if err != nil || r == nil {
+		return nil, token, Wrap("writing the Private Link Service", err)
+	}
+	return &r.PrivateLinkService, "", nil
+}
+
+// Delete deletes the Private Link Service (absent counts as deleted);
+// while the deletion runs it returns the token to resume with.
+func (p *PrivateLinkServices) Delete(ctx context.Context, resourceGroup, name, resumeToken string) (string, error) {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	_, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeleteResponse], error) {
+		return p.Services.BeginDelete(ctx, resourceGroup, name, &armnetwork.PrivateLinkServicesClientBeginDeleteOptions{ResumeToken: tok})
+	})
+	if IsNotFound(err) {
+		return "", nil
+	}
+	return token, Wrap("deleting the Private Link Service", err)
+}
+
+// Connections lists the Private Link Service's private endpoint
+// connections (every page); none when the service does not exist.
+func (p *PrivateLinkServices) Connections(ctx context.Context, resourceGroup, name string) ([]*armnetwork.PrivateEndpointConnection, error) {
+	ctx, cancel := p.Timeouts.list(ctx)
+	defer cancel()
+	var out []*armnetwork.PrivateEndpointConnection
+	err := eachPage(ctx, p.Services.NewListPrivateEndpointConnectionsPager(resourceGroup, name, nil),
+		func(r armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsResponse) {
+			out = append(out, r.Value...)
+		})
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	return out, Wrap("listing the Private Link Service's connections", err)
+}
+
+// RejectConnection rejects one connection (so that the service can be
+// deleted with no customer endpoint attached); a connection already
+// rejected is left alone.
+func (p *PrivateLinkServices) RejectConnection(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection) error {
+	if conn == nil || ConnectionStatus(conn.Properties) == ConnectionRejected {
+		return nil
+	}
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	body := armnetwork.PrivateEndpointConnection{Name: conn.Name, Properties: &armnetwork.PrivateEndpointConnectionProperties{
+		PrivateLinkServiceConnectionState: &armnetwork.PrivateLinkServiceConnectionState{
+			Status:      to.Ptr(ConnectionRejected),
+			Description: to.Ptr("rejected by hcplink: the cluster is being deleted"),
+		},
+	}}
+	_, err := p.Services.UpdatePrivateEndpointConnection(ctx, resourceGroup, name, deref(conn.Name), body, nil)
+	if IsNotFound(err) {
+		return nil
+	}
+	return Wrap("rejecting a private endpoint connection", err)
+}
+
+// Connection states.
+const (
+	ConnectionApproved     = "Approved"
+	ConnectionPending      = "Pending"
+	ConnectionRejected     = "Rejected"
+	ConnectionDisconnected = "Disconnected"
+)
+
+// ConnectionStatus is a connection's status ("" when unknown).
+func ConnectionStatus(props *armnetwork.PrivateEndpointConnectionProperties) string {
+	if props == nil || props.PrivateLinkServiceConnectionState == nil {
+		return ""
+	}
+	return deref(props.PrivateLinkServiceConnectionState.Status)
+}
+
+// PrivateLinkServiceSpec is what hcplink wants of a Private Link Service.
+type PrivateLinkServiceSpec struct {
+	Location string
+	// FrontendID is the internal load balancer frontend's resource ID.
+	FrontendID string
+	// NATSubnetID is the subnet of the one NAT IP configuration.
+	NATSubnetID string
+	// Subscriptions are both the visibility and the auto-approval list.
+	Subscriptions []string
+	Tags          map[string]*string
+}
+
+// NATIPConfigurationName is the name of the PLS's one NAT IP configuration.
+const NATIPConfigurationName = "nat"
+
+// PrivateLinkServiceBody is the PUT body of spec: one frontend, one NAT IP
+// configuration (dynamic, primary), visibility = auto-approval = the
+// subscriptions (sorted, deduplicated), the tags.
+func PrivateLinkServiceBody(spec PrivateLinkServiceSpec) armnetwork.PrivateLinkService {
+	subs := NormalizeSubscriptions(spec.Subscriptions)
+	return armnetwork.PrivateLinkService{
+		Location: to.Ptr(spec.Location),
+		Tags:     spec.Tags,
+		Properties: &armnetwork.PrivateLinkServiceProperties{
+			LoadBalancerFrontendIPConfigurations: []*armnetwork.FrontendIPConfiguration{{ID: to.Ptr(spec.FrontendID)}},
+			IPConfigurations: []*armnetwork.PrivateLinkServiceIPConfiguration{{
+				Name: to.Ptr(NATIPConfigurationName),
+				Properties: &armnetwork.PrivateLinkServiceIPConfigurationProperties{
+					Subnet:                    &armnetwork.Subnet{ID: to.Ptr(spec.NATSubnetID)},
+					PrivateIPAllocationMethod: to.Ptr(armnetwork.IPAllocationMethodDynamic),
+					Primary:                   to.Ptr(true),
+				},
+			}},
+			Visibility:   &armnetwork.PrivateLinkServicePropertiesVisibility{Subscriptions: to.SliceOfPtrs(subs...)},
+			AutoApproval: &armnetwork.PrivateLinkServicePropertiesAutoApproval{Subscriptions: to.SliceOfPtrs(subs...)},
+		},
+	}
+}
+
+// NormalizeSubscriptions sorts, lower-cases and deduplicates subscription
+// IDs (Azure compares them case-insensitively).
+func NormalizeSubscriptions(subs []string) []string {
+	out := make([]string, 0, len(subs))
+	for _, s := range subs {
+		if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func derefAll(in []*string) []string {
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		if s != nil {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
