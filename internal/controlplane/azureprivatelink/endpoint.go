@@ -1,0 +1,128 @@
+package azureprivatelink
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// Names of the long-running operations whose resume tokens are kept.
+const (
+	opEndpointCreate = "endpoint-create"
+	opEndpointDelete = "endpoint-delete"
+	opZoneCreate     = "zone-create"
+	opZoneDelete     = "zone-delete"
+	opLinkCreate     = "link-create"
+	opLinkDelete     = "link-delete"
+)
+
+func (s *scope) endpointName() string { return azurecloud.PrivateEndpointName(s.infraID, s.cr.Name) }
+
+// viewOf reads what the controller needs of a Private Endpoint.
+func viewOf(ep *armnetwork.PrivateEndpoint) endpointView {
+	v := endpointView{ID: deref(ep.ID)}
+	if ep.Properties != nil && ep.Properties.ProvisioningState != nil {
+		v.ProvisioningState = string(*ep.Properties.ProvisioningState)
+	}
+	v.ConnectionStatus, v.ServiceRef = azurecloud.EndpointConnectionStatus(ep)
+	return v
+}
+
+// Replaced reports whether the endpoint must be replaced: it connects to
+// another alias than the Private Link Service's (the service was
+// recreated), or Azure failed it.
+func Replaced(v endpointView, alias string) bool {
+	return !strings.EqualFold(v.ServiceRef, alias) || strings.EqualFold(v.ProvisioningState, "Failed")
+}
+
+// desiredEndpoint is the Private Endpoint in the guest subnet with a manual
+// connection to the Private Link Service's alias (the operator's
+// auto-approval list approves it), tagged as the cluster's.
+func desiredEndpoint(s *scope) armnetwork.PrivateEndpoint {
+	return azurecloud.PrivateEndpointBody(azurecloud.PrivateEndpointSpec{Location: s.cr.Spec.Location, SubnetID: s.cr.Spec.GuestSubnetID,
+		Service: s.cr.Status.PrivateLinkServiceAlias, Tags: azurecloud.OwnershipTags(s.infraID, s.cr.Name)})
+}
+
+// reconcileEndpoint makes the Private Endpoint exist, connected to the
+// current alias, and returns it with its address once it is approved.
+func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointView, outcome.Outcome) {
+	cr, name, rg := s.cr, s.endpointName(), s.cr.Spec.ResourceGroupName
+	if tok := r.token(cr, opEndpointDelete); tok != "" {
+		// A replacement's delete in flight finishes first.
+		next, err := s.endpoints.Delete(ctx, rg, name, tok)
+		if err != nil {
+			return endpointView{}, outcome.FromError(fmt.Errorf("replacing the Private Endpoint: %w", err))
+		}
+		r.keepToken(cr, opEndpointDelete, next)
+		if next != "" {
+			return endpointView{}, replacingOutcome(name)
+		}
+	}
+	ep, err := s.endpoints.Get(ctx, rg, name)
+	if err != nil {
+		return endpointView{}, outcome.FromError(err)
+	}
+	if ep == nil || r.token(cr, opEndpointCreate) != "" {
+		if ep, err = r.createEndpoint(ctx, s, name); err != nil || ep == nil {
+			if err != nil {
+				return endpointView{}, outcome.FromError(err)
+			}
+			return endpointView{}, outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason, "Creating Private Endpoint "+name, operationPoll, pendingMostPoll)
+		}
+	}
+	v := viewOf(ep)
+	if !strings.EqualFold(v.ProvisioningState, "Deleting") && Replaced(v, cr.Status.PrivateLinkServiceAlias) {
+		return endpointView{}, r.startReplacement(ctx, s, name)
+	}
+	cr.Status.PrivateEndpointID = v.ID
+	if strings.EqualFold(v.ProvisioningState, "Succeeded") && strings.EqualFold(v.ConnectionStatus, connectionApproved) {
+		if v.IP, err = s.endpoints.IP(ctx, ep); err != nil {
+			return endpointView{}, outcome.FromError(err)
+		}
+	}
+	if o := EndpointOutcome(name, v); !o.Done() {
+		return v, o
+	}
+	cr.Status.PrivateEndpointIP = v.IP
+	return v, outcome.Continue()
+}
+
+// createEndpoint starts (or resumes) the endpoint's creation; nil while it
+// runs.
+func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, name string) (*armnetwork.PrivateEndpoint, error) {
+	ep, next, err := s.endpoints.CreateOrUpdate(ctx, s.cr.Spec.ResourceGroupName, name, desiredEndpoint(s), r.token(s.cr, opEndpointCreate))
+	if err != nil {
+		r.keepToken(s.cr, opEndpointCreate, "")
+		return nil, err
+	}
+	r.keepToken(s.cr, opEndpointCreate, next)
+	return ep, nil
+}
+
+// startReplacement deletes an endpoint connected to a Private Link Service
+// that is gone (or failed): its address and records go stale, and a new
+// endpoint is created once it is gone.
+func (r *Reconciler) startReplacement(ctx context.Context, s *scope, name string) outcome.Outcome {
+	next, err := s.endpoints.Delete(ctx, s.cr.Spec.ResourceGroupName, name, "")
+	if err != nil {
+		return outcome.FromError(fmt.Errorf("replacing the Private Endpoint: %w", err))
+	}
+	r.keepToken(s.cr, opEndpointDelete, next)
+	s.cr.Status.PrivateEndpointID, s.cr.Status.PrivateEndpointIP = "", ""
+	if next == "" {
+		return outcome.Wait(hcplinkv1beta1.PrivateLinkServiceReplacedReason,
+			"The Private Link Service was recreated; Private Endpoint "+name+" was deleted and is being created again", operationPoll)
+	}
+	return replacingOutcome(name)
+}
+
+func replacingOutcome(name string) outcome.Outcome {
+	return outcome.Poll(hcplinkv1beta1.PrivateLinkServiceReplacedReason,
+		"The Private Link Service was recreated; Private Endpoint "+name+" is being replaced", operationPoll, pendingMostPoll)
+}

@@ -1,0 +1,127 @@
+package azureprivatelink
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// reconcileDelete removes, in order, the records, the VNet link, the zone
+// when we created it (never a zone someone else made), the ExternalName
+// Services and the Private Endpoint (waiting until Azure no longer has it),
+// then drops the finalizer. It works from the CR alone: the
+// HostedControlPlane may be gone.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	cr := s.cr
+	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
+		r.forget(cr)
+		return ctrl.Result{}, nil
+	}
+	s.infraID = cr.Annotations[InfraIDAnnotation]
+	if s.infraID == "" {
+		// Nothing was ever created: resources are created only after the
+		// infraID is kept.
+		return r.dropFinalizer(ctx, s)
+	}
+	var err error
+	if s.endpoints, s.dns, err = r.Cloud.For(cr.Spec.SubscriptionID); err != nil {
+		return ctrl.Result{}, fmt.Errorf("building the Azure clients: %w", err)
+	}
+	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
+	defer cancel()
+	o := r.deleteResources(passCtx, s)
+	if o.Done() {
+		return r.dropFinalizer(ctx, s)
+	}
+	if o.Status == "" || o.Reason == hcplinkv1beta1.PrivateEndpointPendingReason || o.Reason == DNSProvisioningReason {
+		o.Reason = hcplinkv1beta1.DeletingReason
+	}
+	o.Status = metav1.ConditionFalse
+	return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)}, o)
+}
+
+// deleteResources runs the deletion phases; Continue when all is gone.
+func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outcome {
+	cr, rg, zoneName := s.cr, s.cr.Spec.ResourceGroupName, s.cr.Status.DNSZoneName
+	if zoneName != "" {
+		if o := r.deleteDNS(ctx, s, rg, zoneName); !o.Done() {
+			return o
+		}
+		cr.Status.PrivateDNSZoneID = ""
+	}
+	if err := r.reconcileExternalNames(ctx, cr, nil, ""); err != nil {
+		return outcome.FromError(fmt.Errorf("deleting the ExternalName Services: %w", err))
+	}
+	name := s.endpointName()
+	next, err := s.endpoints.Delete(ctx, rg, name, r.token(cr, opEndpointDelete))
+	r.keepToken(cr, opEndpointDelete, next)
+	if err != nil {
+		return outcome.FromError(fmt.Errorf("deleting the Private Endpoint: %w", err))
+	}
+	if next != "" {
+		return outcome.Poll(hcplinkv1beta1.DeletingReason, "Waiting for Private Endpoint "+name+" to be deleted", operationPoll, pendingMostPoll)
+	}
+	// Gone only when Azure no longer lists it.
+	if ep, err := s.endpoints.Get(ctx, rg, name); err != nil {
+		return outcome.FromError(err)
+	} else if ep != nil {
+		return outcome.Poll(hcplinkv1beta1.DeletingReason, "Waiting for Private Endpoint "+name+" to be deleted", operationPoll, pendingMostPoll)
+	}
+	cr.Status.PrivateEndpointID, cr.Status.PrivateEndpointIP = "", ""
+	return outcome.Continue()
+}
+
+// deleteDNS removes our records and link, then the zone if it is ours.
+func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, rg, zoneName string) outcome.Outcome {
+	cr := s.cr
+	zone, err := s.dns.Zone(ctx, rg, zoneName)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if zone == nil {
+		return outcome.Continue() // records and link went with it
+	}
+	for _, name := range RecordNames {
+		if err := s.dns.DeleteARecord(ctx, rg, zoneName, name); err != nil {
+			return outcome.FromError(fmt.Errorf("deleting DNS record %s: %w", name, err))
+		}
+	}
+	next, err := s.dns.DeleteLink(ctx, rg, zoneName, s.linkName(), r.token(cr, opLinkDelete))
+	r.keepToken(cr, opLinkDelete, next)
+	if err != nil {
+		return outcome.FromError(fmt.Errorf("deleting the zone's VNet link: %w", err))
+	}
+	if next != "" {
+		return outcome.Poll(hcplinkv1beta1.DeletingReason, "Waiting for the VNet link of private DNS zone "+zoneName+" to be deleted", operationPoll, pendingMostPoll)
+	}
+	if !ZoneIsOurs(zone.Tags, s.infraID, cr.Name) {
+		return outcome.Continue() // someone else's zone: left alone
+	}
+	next, err = s.dns.DeleteZone(ctx, rg, zoneName, r.token(cr, opZoneDelete))
+	r.keepToken(cr, opZoneDelete, next)
+	if err != nil {
+		return outcome.FromError(fmt.Errorf("deleting private DNS zone %s: %w", zoneName, err))
+	}
+	if next != "" {
+		return outcome.Poll(hcplinkv1beta1.DeletingReason, "Waiting for private DNS zone "+zoneName+" to be deleted", operationPoll, pendingMostPoll)
+	}
+	return outcome.Continue()
+}
+
+func (r *Reconciler) dropFinalizer(ctx context.Context, s *scope) (ctrl.Result, error) {
+	patch := client.MergeFrom(s.cr.DeepCopy())
+	controllerutil.RemoveFinalizer(s.cr, hcplinkv1beta1.ControlPlaneFinalizer)
+	if err := r.Client.Patch(ctx, s.cr, patch); client.IgnoreNotFound(err) != nil {
+		return ctrl.Result{}, fmt.Errorf("removing the finalizer: %w", err)
+	}
+	r.forget(s.cr)
+	ctrl.LoggerFrom(ctx).Info("Removed the Private Endpoint and DNS of AzurePrivateLinkService", "azurePrivateLinkService", s.cr.Name)
+	return ctrl.Result{}, nil
+}

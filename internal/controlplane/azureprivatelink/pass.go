@@ -1,0 +1,60 @@
+package azureprivatelink
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// passResult is what a pass found, phase by phase.
+type passResult struct {
+	endpoint endpointView
+	// endpointOutcome and dnsOutcome are each phase's; dnsRan is false when
+	// the endpoint phase stopped the pass first.
+	endpointOutcome, dnsOutcome outcome.Outcome
+	dnsRan                      bool
+	overall                     outcome.Outcome
+}
+
+// conditions are the three conditions the pass asks for.
+func (p passResult) conditions(s *scope) []metav1.Condition {
+	return conditionsOf(p.endpointOutcome, p.dnsOutcome, p.overall, s.endpointName(), p.endpoint.IP, s.cr.Status.DNSZoneName, p.dnsRan)
+}
+
+// reconcileNormal runs the phases in order: the Private Link Service's
+// alias, the endpoint, the DNS, the ExternalName Services. Every pass
+// checks the whole path (a few reads): a record deleted behind our back is
+// restored at the next drift check.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
+	var res passResult
+	cr := s.cr
+	if cr.Status.PrivateLinkServiceAlias == "" {
+		o := outcome.WaitForEvent(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
+			"Waiting for the operator to create the Private Link Service and publish its alias")
+		res.endpointOutcome, res.overall = o, o
+		return res
+	}
+	res.endpoint, res.endpointOutcome = r.reconcileEndpoint(ctx, s)
+	if !res.endpointOutcome.Done() {
+		res.overall = res.endpointOutcome
+		return res
+	}
+	res.dnsRan = true
+	res.dnsOutcome = r.reconcileDNS(ctx, s, res.endpoint.IP)
+	if !res.dnsOutcome.Done() {
+		res.overall = res.dnsOutcome
+		return res
+	}
+	if err := r.reconcileExternalNames(ctx, cr, DesiredExternalNames(s.hcp), ExternalNameTarget(cr.Status.DNSZoneName)); err != nil {
+		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
+		return res
+	}
+	res.overall = outcome.Ready(hcplinkv1beta1.AzureSuccessReason, fmt.Sprintf(
+		"Private Endpoint %s is approved at %s; private DNS zone %s resolves api and *.apps to it in the cluster's VNet",
+		s.endpointName(), res.endpoint.IP, cr.Status.DNSZoneName), r.driftInterval())
+	return res
+}
