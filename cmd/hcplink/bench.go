@@ -63,7 +63,7 @@ it runs as its own process). --output json prints one JSON object.`,
 	cmd.Flags().IntVar(&opts.CustomerAccounts, "customer-accounts", 1, "how many customer accounts the clusters are spread over (each throttled on its own)")
 	cmd.Flags().StringVar(&output, "output", "table", "table or json (one JSON object on stdout; progress on stderr)")
 	cmd.Flags().DurationVar(&opts.Window, "window", 60*time.Second, "how long to observe the steady state")
-	cmd.Flags().DurationVar(&opts.DriftInterval, "drift-interval", 15*time.Second, "the operators' drift-check interval during the run")
+	cmd.Flags().DurationVar(&opts.DriftInterval, "drift-interval", 15*time.Second, "the operators' drift-check interval while the steady state is observed (clusters are created at the production interval)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 15*time.Minute, "how long to wait for all clusters to become Available")
 	cmd.Flags().BoolVar(&inProcess, "in-process-operator", false, "run the management operator in this process (no memory figure)")
 	return cmd

@@ -215,25 +215,26 @@ func steadyByOperation(in SteadyInput, jobs []Job) []OperationCount {
 	n := float64(in.Clusters)
 	driftRuns := in.Window.Seconds() / in.DriftDuringRun.Seconds()
 	by := map[string]float64{}
-	add := func(snap Snapshot, drift bool) {
-		for account, ops := range snap {
-			for op, c := range ops {
-				job := jobOf(account, op)
-				isDrift := job == jobCPODrift || job == jobOperatorDrift
-				if isDrift != drift {
-					continue
-				}
-				calls := float64(c.Total)
-				if drift {
-					by[op] += calls / n / driftRuns * perJob[job].RunsPerHour
-				} else {
-					by[op] += float64(c.Total-c.Failed) / n * perJob[job].RunsPerHour
-				}
+	for account, ops := range in.Quiet {
+		for op, c := range ops {
+			if job := jobOf(account, op); job == jobCPODrift || job == jobOperatorDrift {
+				by[op] += float64(c.Total) / n / driftRuns * perJob[job].RunsPerHour
 			}
 		}
 	}
-	add(in.Quiet, true)
-	add(in.Startup, false)
+	// The other observed jobs have one operation each (in one account or
+	// the other): it carries the job's figure, as the job table counts it.
+	counted := map[string]bool{}
+	for account, ops := range in.Startup {
+		for op := range ops {
+			job := jobOf(account, op)
+			if job == jobCPODrift || job == jobOperatorDrift || counted[job] {
+				continue
+			}
+			counted[job] = true
+			by[op] += perJob[job].PerClusterHour
+		}
+	}
 	by["sweep (control-plane operator): ec2 listings"] += perJob[jobCPOSweep].PerClusterHour
 	by["sweep (operator): endpoint-service listing"] += perJob[jobOperatorSweep].PerClusterHour
 	keys := make([]string, 0, len(by))

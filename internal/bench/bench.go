@@ -52,7 +52,8 @@ type Options struct {
 	CustomerAccounts int
 	// Window is how long the quiet period is observed.
 	Window time.Duration
-	// DriftInterval is the operators' drift-check interval during the run;
+	// DriftInterval is the operators' drift-check interval in the quiet
+	// window (creation runs at the production interval);
 	// short, so that the window sees many checks. Drift is then counted at
 	// the production interval.
 	DriftInterval time.Duration
@@ -73,11 +74,12 @@ func Run(ctx context.Context, opts Options) (err error) {
 	throttling := sim.AWSDefaultThrottling()
 	delays := sim.FastDelays()
 	env, err := devenv.Start(ctx, devenv.Options{
-		Progress:         progress,
-		Delays:           &delays,
-		Faults:           &sim.FaultConfig{Throttling: throttling},
-		OperatorBinary:   opts.OperatorBinary,
-		DriftInterval:    opts.DriftInterval,
+		Progress:       progress,
+		Delays:         &delays,
+		Faults:         &sim.FaultConfig{Throttling: throttling},
+		OperatorBinary: opts.OperatorBinary,
+		// The production interval while creating: no drift check runs
+		// during creation and inflates the create path.
 		CustomerAccounts: accounts,
 	})
 	if err != nil {
@@ -120,6 +122,10 @@ func Run(ctx context.Context, opts Options) (err error) {
 	createCalls := env.Cloud.Counters.Snapshot()
 	lbCreate := env.LoadBalancerCalls.Snapshot()
 
+	fmt.Fprintf(progress, "restarting the operators with a %v drift interval\n", opts.DriftInterval)
+	if err := settleWithDrift(ctx, env, len(clusters), opts.DriftInterval); err != nil {
+		return err
+	}
 	fmt.Fprintf(progress, "observing %v of quiet with a %v drift interval\n", opts.Window, opts.DriftInterval)
 	env.Cloud.Counters.Reset()
 	env.LoadBalancerCalls.Reset()
@@ -342,4 +348,27 @@ func raise(region *cloudaws.Region, clusters int) {
 	region.ELB.Quotas.NetworkLoadBalancers = max(region.ELB.Quotas.NetworkLoadBalancers, room)
 	region.PrivateLink.Quotas.InterfaceEndpointsPerVPC = max(region.PrivateLink.Quotas.InterfaceEndpointsPerVPC, room)
 	region.EC2.Quotas.SecurityGroupsPerVPC = max(region.EC2.Quotas.SecurityGroupsPerVPC, room+2500)
+}
+
+// settleWithDrift restarts the operators with the short drift interval the
+// quiet window observes, and waits until every control-plane operator runs
+// again and has had time for its first pass after the restart (a full one,
+// like any start's, which the window must not count as drift).
+func settleWithDrift(ctx context.Context, env *devenv.Env, clusters int, drift time.Duration) error {
+	if err := env.RestartOperatorsWithDrift(ctx, drift); err != nil {
+		return err
+	}
+	for len(env.RunningControlPlaneOperators()) < clusters {
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	select {
+	case <-time.After(2 * drift):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

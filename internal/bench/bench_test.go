@@ -100,7 +100,7 @@ func TestJobOf(t *testing.T) {
 // costs nothing at steady state: its drift checks' calls prove the
 // credentials more often than the check would ask STS.
 func TestSteadyStateCountsEachJobAtItsPeriod(t *testing.T) {
-	jobs := steadyState(SteadyInput{
+	in := SteadyInput{
 		Clusters: 10,
 		// 60 s at a 15 s drift interval: 4 drift runs; 10 clusters × 2
 		// calls per run; the operator lists once per run for all.
@@ -114,7 +114,8 @@ func TestSteadyStateCountsEachJobAtItsPeriod(t *testing.T) {
 			customer:                 {"sts:GetCallerIdentity": {Total: 15, Failed: 5, Throttled: 5}, "sts:AssumeRoleWithWebIdentity": {Total: 10}, "ec2:CreateVpcEndpoint": {Total: 10}},
 			devenv.ManagementAccount: {"sts:GetCallerIdentity": {Total: 1}},
 		},
-	})
+	}
+	jobs := steadyState(in)
 	want := map[string]float64{
 		jobCPODrift:       2 * 6,        // 2 calls × 6 runs/h
 		jobOperatorDrift:  0.1 * 6,      // 1 listing ÷ 10 clusters × 6
@@ -136,6 +137,18 @@ func TestSteadyStateCountsEachJobAtItsPeriod(t *testing.T) {
 	}
 	if got := totalPerClusterHour(jobs); !near(got, total) {
 		t.Fatalf("total = %v, want %v", got, total)
+	}
+	// By operation, the same figures: the control-plane operator's
+	// check adds nothing to GetCallerIdentity, the operator's 0.2 does.
+	byOp := map[string]float64{}
+	for _, row := range steadyByOperation(in, jobs) {
+		byOp[row.Operation] = row.Calls
+	}
+	if got := byOp["sts:GetCallerIdentity"]; !near(got, 0.2) {
+		t.Errorf("sts:GetCallerIdentity = %v per cluster-hour by operation, want 0.2 (the jobs' figure)", got)
+	}
+	if got := byOp["sts:AssumeRoleWithWebIdentity"]; !near(got, 1) {
+		t.Errorf("sts:AssumeRoleWithWebIdentity = %v per cluster-hour by operation, want 1", got)
 	}
 	// The old drift-ratio scaling would have said (80+4)/10 × 60 × 15/600 = 12.6.
 	if total <= 12.6 || !near(total, 15) {

@@ -137,7 +137,7 @@ func (r *cpoRunner) start(key types.NamespacedName, credentials string) error {
 			AWS:                    awsConfig,
 			MetricsBindAddress:     "0",
 			HealthProbeBindAddress: "0",
-			AWSDriftInterval:       r.driftInterval,
+			AWSDriftInterval:       r.currentDriftInterval(),
 		})
 		if err != nil && ctx.Err() == nil {
 			r.log.Error(err, "control-plane operator stopped", "namespace", key.Namespace)
@@ -270,4 +270,16 @@ func (r *cpoRunner) Running() []string {
 		out = append(out, k.Namespace)
 	}
 	return out
+}
+
+func (r *cpoRunner) setDriftInterval(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.driftInterval = d
+}
+
+func (r *cpoRunner) currentDriftInterval() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.driftInterval
 }

@@ -107,6 +107,8 @@ type Env struct {
 	// The in-process management operator, which tests may stop and start.
 	operatorOptions operator.Options
 	operatorLog     logr.Logger
+	operatorProcess *operatorProcess // nil when the operator runs in this process
+	runCtx          context.Context
 	operatorMu      sync.Mutex
 	operatorCancel  context.CancelFunc
 	operatorDone    chan error
@@ -136,7 +138,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		e.ownsWorkDir = true
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	e.cancel = cancel
+	e.runCtx, e.cancel = runCtx, cancel
 
 	step("starting kube-apiserver and etcd (the first run builds them from source: about 8 minutes)")
 	e.kube, e.Kube, err = testenv.StartEnvironment(ctx, testenv.Options{Progress: progress})
@@ -318,7 +320,12 @@ func (e *Env) StopControlPlaneOperator(namespace string) {
 func (e *Env) StartControlPlaneOperator(ctx context.Context, namespace string) error {
 	key := types.NamespacedName{Namespace: namespace, Name: cpoName}
 	e.cpos.release(key)
-	// Touch the Deployment so that the kubelet stand-in looks at it again.
+	return e.touchDeployment(ctx, key)
+}
+
+// touchDeployment annotates a control-plane operator's Deployment so that
+// the kubelet stand-in looks at it again (and starts it if it is stopped).
+func (e *Env) touchDeployment(ctx context.Context, key types.NamespacedName) error {
 	var deploy appsv1.Deployment
 	if err := e.Client.Get(ctx, key, &deploy); err != nil {
 		return err

@@ -31,6 +31,9 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 	if e.driftInterval > 0 {
 		args = append(args, "--drift-interval", e.driftInterval.String())
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	exited := make(chan struct{})
+	e.operatorProcess = &operatorProcess{binary: binary, metricsAddr: metricsAddr, stop: cancel, exited: exited}
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = append(os.Environ(),
 		"AWS_ENDPOINT_URL="+e.CloudURL,
@@ -44,11 +47,13 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 	// Stop politely so that the operator releases its lease.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	if err := cmd.Start(); err != nil {
+		cancel()
 		logFile.Close()
 		return fmt.Errorf("starting %s operator: %w", binary, err)
 	}
 	e.OperatorPID = cmd.Process.Pid
 	e.goRun(func() error {
+		defer close(exited)
 		defer logFile.Close()
 		err := cmd.Wait()
 		var exit *exec.ExitError
@@ -61,4 +66,12 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 		return nil
 	})
 	return nil
+}
+
+// operatorProcess is the running management-operator process: what started
+// it, and how to stop it and know it exited.
+type operatorProcess struct {
+	binary, metricsAddr string
+	stop                context.CancelFunc
+	exited              <-chan struct{}
 }
