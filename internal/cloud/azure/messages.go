@@ -20,8 +20,12 @@ var (
 	resourceIDPattern = regexp.MustCompile(`(?i)/subscriptions/[^\s'",;]*`)
 	uuidPattern       = regexp.MustCompile(`(?i)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	requestIDPattern  = regexp.MustCompile(`(?i)(x-ms-[a-z-]*|request[ _-]?id|correlation[ _-]?id|tracking[ _-]?id|activity[ _-]?id)[:=]?\s*\S*`)
-	jsonPattern       = regexp.MustCompile(`[{}\[\]]`)
-	emptyQuotes       = regexp.MustCompile(`'\s*'|"\s*"`)
+	// jsonPattern drops embedded JSON whole (a request or response body).
+	jsonPattern = regexp.MustCompile(`(?s)\{.*\}|\[.*\]|[{}\[\]]`)
+	// leftovers are what the removals leave behind: empty quotes and
+	// brackets, and ARM's pointer to a URL that is gone.
+	openParen = regexp.MustCompile(`\(\s*(on|at|in)\b`)
+	leftovers = regexp.MustCompile(`(?i)'\s*'|"\s*"|\(\s*\)|for more details,? please (go|refer) to\.?`)
 )
 
 // ErrorMessage turns an Azure error into a condition message: the code, a
@@ -89,10 +93,12 @@ func explanation(class cloud.Class) string {
 func Scrub(text string) string {
 	text = urlPattern.ReplaceAllString(text, "")
 	text = resourceIDPattern.ReplaceAllStringFunc(text, lastSegment)
+	text = jsonPattern.ReplaceAllString(text, "")
 	text = uuidPattern.ReplaceAllString(text, "")
 	text = requestIDPattern.ReplaceAllString(text, "")
-	text = jsonPattern.ReplaceAllString(text, " ")
-	text = emptyQuotes.ReplaceAllString(text, "")
+	text = leftovers.ReplaceAllString(text, "")
+	text = openParen.ReplaceAllString(text, "$1")
+	text = strings.ReplaceAll(text, " :", ":")
 	return strings.Join(strings.Fields(text), " ")
 }
 
