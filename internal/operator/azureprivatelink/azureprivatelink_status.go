@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -32,27 +32,7 @@ const (
 // cluster's additionalAllowedSubscriptions, lowercased, sorted, unique
 // (Azure compares subscription IDs without case).
 func subscriptions(guestSubnetID string, additional []string) []string {
-	out := make([]string, 0, 1+len(additional))
-	if sub := subscriptionOf(guestSubnetID); sub != "" {
-		out = append(out, sub)
-	}
-	for _, s := range additional {
-		if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
-			out = append(out, s)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// subscriptionOf is the subscription of a resource ID, lowercased; "" when
-// the ID does not parse.
-func subscriptionOf(id string) string {
-	rid, err := arm.ParseResourceID(id)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(rid.SubscriptionID)
+	return azurecloud.NormalizeSubscriptions(append([]string{azurecloud.SubscriptionOf(guestSubnetID)}, additional...))
 }
 
 // desiredService is what the Private Link Service must be.
@@ -68,32 +48,12 @@ type desiredService struct {
 	Tags map[string]*string
 }
 
-// natIPConfigurationName names the one NAT IP configuration.
-const natIPConfigurationName = "nat"
-
-// body is the Private Link Service to PUT.
+// body is the Private Link Service to PUT (the provider's one body
+// builder: one frontend, one NAT IP configuration, visibility =
+// auto-approval).
 func (d desiredService) body() armnetwork.PrivateLinkService {
-	subs := make([]*string, 0, len(d.Subscriptions))
-	for _, s := range d.Subscriptions {
-		subs = append(subs, ptr(s))
-	}
-	return armnetwork.PrivateLinkService{
-		Location: ptr(d.Location),
-		Tags:     maps.Clone(d.Tags),
-		Properties: &armnetwork.PrivateLinkServiceProperties{
-			LoadBalancerFrontendIPConfigurations: []*armnetwork.FrontendIPConfiguration{{ID: ptr(d.FrontendID)}},
-			IPConfigurations: []*armnetwork.PrivateLinkServiceIPConfiguration{{
-				Name: ptr(natIPConfigurationName),
-				Properties: &armnetwork.PrivateLinkServiceIPConfigurationProperties{
-					Subnet:                    &armnetwork.Subnet{ID: ptr(d.NATSubnetID)},
-					PrivateIPAllocationMethod: ptr(armnetwork.IPAllocationMethodDynamic),
-					Primary:                   ptr(true),
-				},
-			}},
-			Visibility:   &armnetwork.PrivateLinkServicePropertiesVisibility{Subscriptions: slices.Clone(subs)},
-			AutoApproval: &armnetwork.PrivateLinkServicePropertiesAutoApproval{Subscriptions: slices.Clone(subs)},
-		},
-	}
+	return azurecloud.PrivateLinkServiceBody(azurecloud.PrivateLinkServiceSpec{Location: d.Location, FrontendID: d.FrontendID,
+		NATSubnetID: d.NATSubnetID, Subscriptions: d.Subscriptions, Tags: maps.Clone(d.Tags)})
 }
 
 // drift lists how the service differs from what it must be, in words for
@@ -160,12 +120,9 @@ func natSubnetIDs(cs []*armnetwork.PrivateLinkServiceIPConfiguration) []string {
 func normalized(ss []*string) []string {
 	out := make([]string, 0, len(ss))
 	for _, s := range ss {
-		if v := strings.ToLower(deref(s)); v != "" {
-			out = append(out, v)
-		}
+		out = append(out, deref(s))
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return azurecloud.NormalizeSubscriptions(out)
 }
 
 // provisioning is a resource's provisioning state ("" without one).

@@ -1,0 +1,427 @@
+// Package azureprivatelink is the management operator's
+// AzurePrivateLinkService controller. For each AzurePrivateLinkService of
+// a cluster whose Azure topology is not Public it
+//
+//   - waits for spec.loadBalancerIP (the control-plane operator reports
+//     the private router's internal load balancer address), then finds
+//     the internal load balancer frontend with that address
+//     (status.internalLoadBalancerID, condition
+//     AzureInternalLoadBalancerAvailable);
+//   - takes the NAT subnet spec.natSubnetID names, or creates one inside
+//     the free address space of the load balancer's VNet (deleted with the
+//     object), and records it in status.natSubnetID;
+//   - creates the Private Link Service pls-<clusterID> in front of that
+//     frontend, visible to and auto-approving the guest subnet's
+//     subscription and the cluster's additionalAllowedSubscriptions, or
+//     adopts the one of that name tagged for the cluster and this
+//     management cluster (created before a lost status write); publishes
+//     its ID and alias (condition AzurePLSCreated);
+//   - checks it for drift (frontend, NAT subnet, provisioning state,
+//     subscriptions, our tags) every drift interval and at once when the
+//     HostedCluster changes, and puts it back; a service deleted behind
+//     hcplink's back is created again (a new alias, which makes the
+//     control-plane operator replace its Private Endpoint);
+//   - on deletion waits for the control-plane operator's cleanup, rejects
+//     and removes the remaining connections, deletes the service, then the
+//     NAT subnet it created.
+//
+// It writes two conditions under one field manager; the control-plane
+// operator writes the other three under its own. Every Azure call goes
+// through Cloud; none blocks a pass beyond a short per-call timeout.
+package azureprivatelink
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// ControllerName names the controller (logs, metrics).
+const ControllerName = "azureprivatelink"
+
+// FieldOwner is the server-side-apply field manager of the two conditions
+// this controller owns; the control-plane operator applies the other three
+// under its own, so neither clobbers the other.
+const FieldOwner = "hcplink-operator-azureprivatelink"
+
+// ownedConditions are the condition types this controller writes.
+var ownedConditions = []string{
+	hcplinkv1beta1.AzureInternalLoadBalancerAvailableCondition,
+	hcplinkv1beta1.AzurePLSCreatedCondition,
+}
+
+const (
+	// DefaultDriftInterval: how often a healthy service is compared with
+	// Azure (the spec's five minutes; three reads a look).
+	DefaultDriftInterval = 5 * time.Minute
+	// defaultMaxConcurrentReconciles: one slow or throttled cluster never
+	// blocks the others.
+	defaultMaxConcurrentReconciles = 4
+)
+
+// Reconciler reconciles AzurePrivateLinkServices.
+//
+// +kubebuilder:rbac:groups=hcplink.io,resources=azureprivatelinkservices,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=hcplink.io,resources=azureprivatelinkservices/status;azureprivatelinkservices/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hcplink.io,resources=hostedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+type Reconciler struct {
+	// Client reads (through the manager's cache) and writes.
+	Client client.Client
+	// Cloud makes every Azure call, in the management subscription.
+	Cloud *Cloud
+	// ManagementClusterID names this management cluster on the resources
+	// it creates (tag hcplink.io/management-cluster); a service tagged for
+	// another is never adopted, changed or deleted.
+	ManagementClusterID string
+	// DriftInterval is how often a healthy service is checked (zero:
+	// DefaultDriftInterval), jittered by ±15 %.
+	DriftInterval time.Duration
+	// Now tells the time; nil is the wall clock.
+	Now func() time.Time
+	// Tracker grows the delays of repeated trouble per object; nil is a
+	// private one.
+	Tracker *outcome.Tracker
+
+	once sync.Once
+}
+
+func (r *Reconciler) init() {
+	r.once.Do(func() {
+		if r.Now == nil {
+			r.Now = time.Now
+		}
+		if r.DriftInterval <= 0 {
+			r.DriftInterval = DefaultDriftInterval
+		}
+		if r.Tracker == nil {
+			r.Tracker = &outcome.Tracker{Now: r.Now}
+		}
+	})
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	r.init()
+	if opts.MaxConcurrentReconciles == 0 {
+		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&hcplinkv1beta1.AzurePrivateLinkService{}, builder.WithPredicates(objectChanged)).
+		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
+		WithOptions(opts).
+		Complete(r)
+}
+
+// objectChanged skips status writes (ours and the control-plane
+// operator's) and passes what matters: spec, deletion, finalizers (the
+// control-plane operator's going away unblocks deletion), the cluster
+// annotation.
+var objectChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return o.GetGeneration() != n.GetGeneration() ||
+			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
+			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
+	},
+}
+
+// hostedClusterChanged passes what alters the service: the Azure platform
+// (additionalAllowedSubscriptions above all: they reach the service in the
+// pass this event starts, not at the next drift check), pause, deletion.
+var hostedClusterChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*hcplinkv1beta1.HostedCluster)
+		n, ok2 := e.ObjectNew.(*hcplinkv1beta1.HostedCluster)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return !equality.Semantic.DeepEqual(o.Spec.Platform.Azure, n.Spec.Platform.Azure) ||
+			!equality.Semantic.DeepEqual(o.Spec.PausedUntil, n.Spec.PausedUntil) ||
+			!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
+	},
+}
+
+func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	namespace := hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName())
+	list := &hcplinkv1beta1.AzurePrivateLinkServiceList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing AzurePrivateLinkServices to enqueue", "namespace", namespace)
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}
+
+// scope is what one pass works on: the object, its cluster, and the
+// status fields this controller owns as the pass finds them (written once,
+// at the end, if they changed).
+type scope struct {
+	cr       *hcplinkv1beta1.AzurePrivateLinkService
+	hc       *hcplinkv1beta1.HostedCluster
+	status   ownedStatus
+	frontend *Frontend
+}
+
+// ownedStatus are the status fields this controller writes.
+type ownedStatus struct {
+	InternalLoadBalancerID  string `json:"internalLoadBalancerID"`
+	NATSubnetID             string `json:"natSubnetID"`
+	PrivateLinkServiceID    string `json:"privateLinkServiceID"`
+	PrivateLinkServiceAlias string `json:"privateLinkServiceAlias"`
+}
+
+func ownedStatusOf(cr *hcplinkv1beta1.AzurePrivateLinkService) ownedStatus {
+	st := cr.Status
+	return ownedStatus{InternalLoadBalancerID: st.InternalLoadBalancerID, NATSubnetID: st.NATSubnetID,
+		PrivateLinkServiceID: st.PrivateLinkServiceID, PrivateLinkServiceAlias: st.PrivateLinkServiceAlias}
+}
+
+// Reconcile publishes one AzurePrivateLinkService's load balancer as a
+// Private Link Service, or removes it when the object is deleted.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	r.init()
+	cr := &hcplinkv1beta1.AzurePrivateLinkService{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("azurePrivateLinkService", req.NamespacedName)
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	hc, err := r.hostedCluster(ctx, cr)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !cr.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)})
+	}
+	if hc == nil || !served(hc) {
+		// Never served, or no longer a private Azure cluster of ours:
+		// nothing to create. Deletion still cleans up what exists.
+		return ctrl.Result{}, nil
+	}
+	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.Now()); paused {
+		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
+		return ctrl.Result{RequeueAfter: remaining}, nil
+	}
+	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
+		if err := r.patchFinalizers(ctx, cr, func() { controllerutil.AddFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	s := &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)}
+	lb, pls := r.reconcileNormal(ctx, s)
+	return r.finish(ctx, s, lb, pls)
+}
+
+// served: Azure clusters with a private configuration (the spec gates the
+// private controllers on it, not on "is private" alone).
+func served(hc *hcplinkv1beta1.HostedCluster) bool {
+	p := hc.Spec.Platform
+	return p.Type == hcplinkv1beta1.AzurePlatform && p.Azure != nil && p.Azure.Topology.IsPrivate() && p.Azure.Private != nil
+}
+
+// reconcileNormal runs the phases in order — load balancer, NAT subnet,
+// Private Link Service — and returns the outcome of each condition: the
+// first phase that is not done decides both when it is the load
+// balancer's.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (lb, pls outcome.Outcome) {
+	lb = r.ensureFrontend(ctx, s)
+	if !lb.Done() {
+		return lb, lb
+	}
+	lb = outcome.Ready(hcplinkv1beta1.AzureSuccessReason, "Internal load balancer "+lastSegment(s.frontend.LoadBalancerID)+
+		" has a frontend with address "+s.cr.Spec.LoadBalancerIP+".", r.DriftInterval)
+	if o := r.ensureNATSubnet(ctx, s); !o.Done() {
+		return lb, o
+	}
+	return lb, r.ensureService(ctx, s)
+}
+
+// finish resolves the pass's outcomes (delays of repeated trouble grow),
+// writes the owned status fields and conditions, and returns the smallest
+// requeue.
+func (r *Reconciler) finish(ctx context.Context, s *scope, lb, pls outcome.Outcome) (ctrl.Result, error) {
+	pls = r.Tracker.Resolve(string(s.cr.UID), pls)
+	if lb.Reason != pls.Reason || lb.Message != pls.Message {
+		lb = r.Tracker.Resolve(string(s.cr.UID)+"/lb", lb)
+	} else {
+		lb = pls
+	}
+	var errs []error
+	if err := r.writeStatus(ctx, s); err != nil {
+		errs = append(errs, err)
+	}
+	var conds []metav1.Condition
+	if lb.Reason != "" {
+		conds = append(conds, lb.Condition(hcplinkv1beta1.AzureInternalLoadBalancerAvailableCondition))
+	}
+	if pls.Reason != "" {
+		conds = append(conds, pls.Condition(hcplinkv1beta1.AzurePLSCreatedCondition))
+	}
+	if err := r.applyConditions(ctx, s.cr, conds...); err != nil {
+		errs = append(errs, err)
+	}
+	for _, err := range append([]error{pls.Err, lb.Err}, errs...) {
+		if err == nil {
+			continue
+		}
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if pls.Status != metav1.ConditionTrue && pls.Reason != "" {
+		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", pls.Reason, "message", pls.Message, "requeueAfter", pls.After)
+	}
+	return ctrl.Result{RequeueAfter: outcome.Smallest(lb.After, pls.After)}, nil
+}
+
+// hostedCluster finds the object's HostedCluster through the
+// hcplink.io/cluster annotation (written when missing, from the
+// namespace's annotation or by matching control-plane namespaces); nil
+// when there is none.
+func (r *Reconciler) hostedCluster(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService) (*hcplinkv1beta1.HostedCluster, error) {
+	value, ok := cr.Annotations[hcplinkv1beta1.ClusterAnnotation]
+	if !ok {
+		var err error
+		if value, ok, err = r.clusterOfNamespace(ctx, cr.Namespace); err != nil || !ok {
+			return nil, err
+		}
+		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{hcplinkv1beta1.ClusterAnnotation: value}}}
+		if err := r.mergePatch(ctx, cr, false, patch); err != nil {
+			return nil, fmt.Errorf("writing the cluster annotation: %w", err)
+		}
+	}
+	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
+	if !ok {
+		return nil, nil
+	}
+	hc := &hcplinkv1beta1.HostedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, hc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading HostedCluster %s: %w", value, err)
+	}
+	return hc, nil
+}
+
+// clusterOfNamespace is the cluster annotation value of a control-plane
+// namespace: its own annotation, else the HostedCluster whose control-plane
+// namespace it is.
+func (r *Reconciler) clusterOfNamespace(ctx context.Context, namespace string) (string, bool, error) {
+	ns := &corev1.Namespace{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
+		return "", false, fmt.Errorf("reading namespace %s: %w", namespace, err)
+	}
+	if v, ok := ns.Annotations[hcplinkv1beta1.ClusterAnnotation]; ok {
+		return v, true, nil
+	}
+	list := &hcplinkv1beta1.HostedClusterList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return "", false, fmt.Errorf("listing HostedClusters: %w", err)
+	}
+	for _, hc := range list.Items {
+		if hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name) == namespace {
+			return hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name), true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// writeStatus writes the owned status fields when the pass changed them
+// ("" removes one).
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
+	if s.status == ownedStatusOf(s.cr) {
+		return nil
+	}
+	fields := map[string]any{}
+	raw, _ := json.Marshal(s.status)
+	_ = json.Unmarshal(raw, &fields)
+	for k, v := range fields {
+		if v == "" {
+			fields[k] = nil
+		}
+	}
+	if err := r.mergePatch(ctx, s.cr, true, map[string]any{"status": fields}); err != nil {
+		return fmt.Errorf("writing the Private Link Service status: %w", err)
+	}
+	return nil
+}
+
+// mergePatch sends a JSON merge patch of only the given fields (to the
+// status subresource when status is true), guarded by the object's UID so
+// that it never lands on a successor of the same name; cr is updated from
+// the answer.
+func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, status bool, patch map[string]any) error {
+	md, _ := patch["metadata"].(map[string]any)
+	if md == nil {
+		md = map[string]any{}
+		patch["metadata"] = md
+	}
+	md["uid"] = string(cr.UID)
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	if status {
+		return r.Client.Status().Patch(ctx, cr, client.RawPatch(types.MergePatchType, data))
+	}
+	return r.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, data))
+}
+
+// patchFinalizers changes the finalizers with an optimistic lock, so that
+// a finalizer the control-plane operator added meanwhile is never dropped.
+func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, mutate func()) error {
+	base := cr.DeepCopy()
+	mutate()
+	if err := r.Client.Patch(ctx, cr, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("writing the finalizers: %w", err)
+	}
+	return nil
+}
+
+// applyConditions sets this controller's conditions by server-side apply
+// under FieldOwner; nothing is written when they already read the same.
+func (r *Reconciler) applyConditions(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, conds ...metav1.Condition) error {
+	if len(conds) == 0 {
+		return nil
+	}
+	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: ownedConditions, Now: r.Now}
+	_, err := w.Apply(ctx, cr, &cr.Status.Conditions, conds...)
+	return err
+}
+
+// lastSegment is the name at the end of a resource ID.
+func lastSegment(id string) string {
+	return id[strings.LastIndex(id, "/")+1:]
+}

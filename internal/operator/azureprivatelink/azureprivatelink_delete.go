@@ -1,0 +1,213 @@
+package azureprivatelink
+
+import (
+	"context"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// connectionRejected is Azure's status of a rejected connection.
+const connectionRejected = "Rejected"
+
+// natSubnetPrefix starts the names of the NAT subnets hcplink creates
+// (azurecloud.NATSubnetName): no other subnet is ever deleted.
+const natSubnetPrefix = "pls-nat-"
+
+// reconcileDelete removes the Private Link Service once the control-plane
+// operator has removed the customer side (its finalizer is gone): reject
+// the connections left and remove them, delete the service, then the NAT
+// subnet hcplink created, then drop the finalizer. While Azure refuses
+// (credentials, throttling) the finalizer stays, looked at again after
+// growing delays.
+func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
+	cr := s.cr
+	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
+		r.forget(cr)
+		return ctrl.Result{}, nil
+	}
+	if s.hc != nil {
+		if paused, remaining := hcplinkv1beta1.PausedFor(s.hc.Spec.PausedUntil, r.Now()); paused {
+			return ctrl.Result{RequeueAfter: remaining}, nil
+		}
+	}
+	if controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
+		return r.finish(ctx, s, outcome.Continue(), waitingForControlPlane())
+	}
+	if o := r.deleteService(ctx, s); !o.Done() {
+		return r.finish(ctx, s, outcome.Continue(), o)
+	}
+	if o := r.deleteNATSubnet(ctx, s); !o.Done() {
+		return r.finish(ctx, s, outcome.Continue(), o)
+	}
+	if err := r.writeStatus(ctx, s); err != nil {
+		return r.finish(ctx, s, outcome.Continue(), outcome.FromError(err))
+	}
+	if err := r.patchFinalizers(ctx, cr, func() { controllerutil.RemoveFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
+		return r.finish(ctx, s, outcome.Continue(), outcome.FromError(err))
+	}
+	r.forget(cr)
+	ctrl.LoggerFrom(ctx).Info("Private Link Service removed; finalizer dropped")
+	return ctrl.Result{}, nil
+}
+
+// forget drops what the controller remembers of a deleted object.
+func (r *Reconciler) forget(cr *hcplinkv1beta1.AzurePrivateLinkService) {
+	r.Tracker.Forget(string(cr.UID))
+	r.Tracker.Forget(string(cr.UID) + "/lb")
+}
+
+// deleteService deletes the object's service (the one in status, else
+// pls-<clusterID> in the load balancer's resource group) unless it is not
+// ours. Connections left are rejected first, so that their owners see
+// why, then removed: Azure refuses to delete a service with connections.
+func (r *Reconciler) deleteService(ctx context.Context, s *scope) outcome.Outcome {
+	log := ctrl.LoggerFrom(ctx)
+	rg, name := r.serviceLocation(ctx, s)
+	if name == "" || rg == "" {
+		log.Info("no Private Link Service recorded or findable; nothing to delete")
+		return outcome.Continue()
+	}
+	pls, err := r.Cloud.PrivateLinkService(ctx, rg, name)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if pls == nil {
+		s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
+		return outcome.Continue()
+	}
+	if why := r.notOursBecause(pls, s); why != "" {
+		log.Info("not deleting a Private Link Service that is not this object's", "privateLinkService", name, "why", why)
+		return outcome.Continue()
+	}
+	if pls.Properties != nil && provisioning(pls.Properties.ProvisioningState) == armnetwork.ProvisioningStateDeleting {
+		return deleting("Private Link Service " + name + " is being deleted")
+	}
+	if n, o := r.removeConnections(ctx, rg, pls); !o.Done() || n > 0 {
+		if !o.Done() {
+			return o
+		}
+		return connectionsPending(name, n)
+	}
+	gone, err := r.Cloud.DeletePrivateLinkService(ctx, rg, name)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if !gone {
+		return deleting("Private Link Service " + name + " is being deleted")
+	}
+	log.Info("deleted the Private Link Service", "privateLinkService", name)
+	s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
+	return outcome.Continue()
+}
+
+// removeConnections rejects every connection not yet rejected and starts
+// removing each; n is how many the service still had.
+func (r *Reconciler) removeConnections(ctx context.Context, rg string, pls *armnetwork.PrivateLinkService) (n int, o outcome.Outcome) {
+	if pls.Properties == nil {
+		return 0, outcome.Continue()
+	}
+	name := deref(pls.Name)
+	for _, c := range pls.Properties.PrivateEndpointConnections {
+		if c == nil {
+			continue
+		}
+		n++
+		if connectionStatus(c) != connectionRejected {
+			if err := r.Cloud.RejectConnection(ctx, rg, name, c); err != nil {
+				return n, outcome.FromError(err)
+			}
+			ctrl.LoggerFrom(ctx).Info("rejected a private endpoint connection", "privateLinkService", name, "connection", deref(c.Name))
+		}
+		if c.Properties != nil && provisioning(c.Properties.ProvisioningState) == armnetwork.ProvisioningStateDeleting {
+			continue
+		}
+		if err := r.Cloud.DeleteConnection(ctx, rg, name, deref(c.Name)); err != nil {
+			return n, outcome.FromError(err)
+		}
+	}
+	return n, outcome.Continue()
+}
+
+func connectionStatus(c *armnetwork.PrivateEndpointConnection) string {
+	if c.Properties == nil || c.Properties.PrivateLinkServiceConnectionState == nil {
+		return ""
+	}
+	return deref(c.Properties.PrivateLinkServiceConnectionState.Status)
+}
+
+// serviceLocation is where the object's service is: the one in status,
+// else pls-<clusterID> in the resource group of the load balancer in
+// status (or found again by address).
+func (r *Reconciler) serviceLocation(ctx context.Context, s *scope) (rg, name string) {
+	if id := s.status.PrivateLinkServiceID; id != "" {
+		return azurecloud.ResourceGroupOf(id), lastSegment(id)
+	}
+	name = serviceName(s)
+	if lb := s.status.InternalLoadBalancerID; lb != "" {
+		return azurecloud.ResourceGroupOf(lb), name
+	}
+	if fe := r.frontendForDeletion(ctx, s); fe != nil {
+		return azurecloud.ResourceGroupOf(fe.LoadBalancerID), name
+	}
+	return "", name
+}
+
+// frontendForDeletion finds the frontend by address when status lost it;
+// nil when it cannot (then nothing of ours can be found either).
+func (r *Reconciler) frontendForDeletion(ctx context.Context, s *scope) *Frontend {
+	if s.frontend != nil || s.cr.Spec.LoadBalancerIP == "" {
+		return s.frontend
+	}
+	fe, err := r.Cloud.FrontendByIP(ctx, s.cr.Spec.LoadBalancerIP, s.status.InternalLoadBalancerID)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Info("could not look for the internal load balancer", "error", err.Error())
+		return nil
+	}
+	s.frontend = fe
+	return fe
+}
+
+// deleteNATSubnet deletes the NAT subnet hcplink created (never one
+// spec.natSubnetID names, never one whose name is not hcplink's), once the
+// service that used it is gone.
+func (r *Reconciler) deleteNATSubnet(ctx context.Context, s *scope) outcome.Outcome {
+	if s.cr.Spec.NATSubnetID != "" {
+		return outcome.Continue()
+	}
+	id := s.status.NATSubnetID
+	if id == "" && s.hc != nil {
+		if fe := r.frontendForDeletion(ctx, s); fe != nil {
+			id = vnetOf(fe.SubnetID) + "/subnets/" + natSubnetPrefix + clusterID(s.hc)
+		}
+	}
+	if id == "" || !strings.HasPrefix(lastSegment(id), natSubnetPrefix) {
+		return outcome.Continue()
+	}
+	gone, err := r.Cloud.DeleteSubnet(ctx, id)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if !gone {
+		return deleting("NAT subnet " + lastSegment(id) + " is being deleted")
+	}
+	if s.status.NATSubnetID != "" {
+		ctrl.LoggerFrom(ctx).Info("deleted the NAT subnet hcplink created", "subnet", lastSegment(id))
+	}
+	s.status.NATSubnetID = ""
+	return outcome.Continue()
+}
+
+// vnetOf is the VNet ID of a subnet ID.
+func vnetOf(subnetID string) string {
+	if i := strings.Index(strings.ToLower(subnetID), "/subnets/"); i >= 0 {
+		return subnetID[:i]
+	}
+	return subnetID
+}

@@ -1,0 +1,211 @@
+package azureprivatelink
+
+import (
+	"context"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// ensureFrontend finds the internal load balancer frontend whose address
+// is spec.loadBalancerIP (the load balancer in status first: one read) and
+// records the load balancer in status.
+func (r *Reconciler) ensureFrontend(ctx context.Context, s *scope) outcome.Outcome {
+	ip := s.cr.Spec.LoadBalancerIP
+	if ip == "" {
+		return waitingForIP()
+	}
+	fe, err := r.Cloud.FrontendByIP(ctx, ip, s.status.InternalLoadBalancerID)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if fe == nil {
+		return frontendNotFound(ip)
+	}
+	s.frontend = fe
+	s.status.InternalLoadBalancerID = fe.LoadBalancerID
+	return outcome.Continue()
+}
+
+// ensureNATSubnet checks the NAT subnet spec.natSubnetID names, or gets
+// (creating it the first time) the one hcplink makes in the load
+// balancer's VNet, and records it in status.
+func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outcome {
+	if id := s.cr.Spec.NATSubnetID; id != "" {
+		subnet, err := r.Cloud.Subnet(ctx, id)
+		if err != nil {
+			return outcome.FromError(err)
+		}
+		if subnet == nil {
+			return natSubnetNotFound(lastSegment(id))
+		}
+		if subnet.Properties == nil || deref(subnet.Properties.PrivateLinkServiceNetworkPolicies) != armnetwork.VirtualNetworkPrivateLinkServiceNetworkPoliciesDisabled {
+			return natSubnetPoliciesOn(lastSegment(id))
+		}
+		s.status.NATSubnetID = id
+		return outcome.Continue()
+	}
+	name := azurecloud.NATSubnetName(clusterID(s.hc))
+	subnet, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if id := deref(subnet.ID); id != "" && s.status.NATSubnetID != id {
+		ctrl.LoggerFrom(ctx).Info("using a NAT subnet created by hcplink", "subnet", name)
+		s.status.NATSubnetID = id
+	}
+	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
+		return outcome.Poll(hcplinkv1beta1.WaitingForPrivateLinkServiceReason, "NAT subnet "+name+" is being created.", subnetUpdatingPoll, plsUpdatingMost)
+	}
+	return outcome.Continue()
+}
+
+// ensureService makes the Private Link Service what it must be: created
+// when absent (again, with a new alias, when it was deleted behind
+// hcplink's back), adopted when it exists with our tags (created before a
+// lost status write), put back when it drifted. Its ID and alias go to
+// status.
+func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcome {
+	log := ctrl.LoggerFrom(ctx)
+	want := r.desired(s)
+	rg := azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID)
+	pls, err := r.Cloud.PrivateLinkService(ctx, rg, want.Name)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if pls == nil {
+		if s.status.PrivateLinkServiceID != "" {
+			log.Info("the Private Link Service recorded in status no longer exists; creating another", "privateLinkService", want.Name)
+			s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
+		}
+		return r.putService(ctx, s, rg, want)
+	}
+	if why := r.notOursBecause(pls, s); why != "" {
+		return notOurs(want.Name, why)
+	}
+	if s.status.PrivateLinkServiceID == "" {
+		log.Info("adopting the Private Link Service tagged for this object", "privateLinkService", want.Name)
+	}
+	s.status.PrivateLinkServiceID = deref(pls.ID)
+	o, gone := serviceStateOutcome(pls)
+	if gone {
+		s.status.PrivateLinkServiceAlias = ""
+	}
+	if !o.Done() {
+		return o
+	}
+	if d := drift(pls, want); len(d) > 0 {
+		log.Info("the Private Link Service drifted; putting it back", "privateLinkService", want.Name, "differs", d)
+		return r.putService(ctx, s, rg, want)
+	}
+	return r.serviceReady(s, pls, want)
+}
+
+// putService creates or updates the service; ready when Azure finished
+// within the call, else the next pass reads its state.
+func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want desiredService) outcome.Outcome {
+	pls, err := r.Cloud.PutPrivateLinkService(ctx, rg, want.Name, want.body())
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if id := deref(pls.ID); id != "" {
+		s.status.PrivateLinkServiceID = id
+	}
+	if pls.Properties == nil || provisioning(pls.Properties.ProvisioningState) != armnetwork.ProvisioningStateSucceeded {
+		return plsUpdating(want.Name)
+	}
+	ctrl.LoggerFrom(ctx).Info("wrote the Private Link Service", "privateLinkService", want.Name)
+	return r.serviceReady(s, pls, want)
+}
+
+// serviceReady records the alias of a service that matches.
+func (r *Reconciler) serviceReady(s *scope, pls *armnetwork.PrivateLinkService, want desiredService) outcome.Outcome {
+	if pls.Properties != nil {
+		s.status.PrivateLinkServiceAlias = deref(pls.Properties.Alias)
+	}
+	return outcome.Ready(hcplinkv1beta1.AzureSuccessReason, createdMessage(want.Name, want.Subscriptions), r.DriftInterval)
+}
+
+// desired is the service the object asks for. The subscriptions come from
+// the HostedCluster itself (the control-plane operator's copy in the spec
+// follows later), so that a change reaches the service in the pass the
+// HostedCluster's update starts.
+func (r *Reconciler) desired(s *scope) desiredService {
+	return desiredService{
+		Name:          serviceName(s),
+		Location:      s.cr.Spec.Location,
+		FrontendID:    s.frontend.ID,
+		NATSubnetID:   s.status.NATSubnetID,
+		Subscriptions: subscriptions(s.cr.Spec.GuestSubnetID, additionalSubscriptions(s)),
+		Tags:          azurecloud.ManagementTags(s.hc.Spec.InfraID, s.cr.Name, r.ManagementClusterID),
+	}
+}
+
+func additionalSubscriptions(s *scope) []string {
+	if s.hc != nil {
+		if a := s.hc.Spec.Platform.Azure; a != nil && a.Private != nil {
+			if a.Private.PrivateLink == nil {
+				return nil
+			}
+			return a.Private.PrivateLink.AdditionalAllowedSubscriptions
+		}
+	}
+	return s.cr.Spec.AdditionalAllowedSubscriptions
+}
+
+// serviceName is the service's name: the one recorded in status, else
+// pls-<clusterID>.
+func serviceName(s *scope) string {
+	if id := s.status.PrivateLinkServiceID; id != "" {
+		return lastSegment(id)
+	}
+	if s.hc == nil {
+		return ""
+	}
+	return azurecloud.PrivateLinkServiceName(clusterID(s.hc))
+}
+
+// clusterID names the cluster's Azure resources: spec.clusterID, else the
+// infrastructure ID.
+func clusterID(hc *hcplinkv1beta1.HostedCluster) string {
+	if hc.Spec.ClusterID != "" {
+		return strings.ToLower(hc.Spec.ClusterID)
+	}
+	return hc.Spec.InfraID
+}
+
+// notOursBecause says why a service with our name is not this object's
+// ("" when it is): tagged for another object or cluster, or for another
+// management cluster. A service without the management cluster's tag is
+// adopted (the tag is put on it).
+func (r *Reconciler) notOursBecause(pls *armnetwork.PrivateLinkService, s *scope) string {
+	infraID := ""
+	if s.hc != nil {
+		infraID = s.hc.Spec.InfraID
+	}
+	if !tagIs(pls.Tags, azurecloud.PrivateLinkServiceTagKey, s.cr.Name) ||
+		(infraID != "" && !tagIs(pls.Tags, azurecloud.ClusterTagKey(infraID), azurecloud.ClusterTagValueOwned)) {
+		return "it is not tagged for this cluster"
+	}
+	if m := tagValue(pls.Tags, azurecloud.ManagementClusterTagKey); m != "" && r.ManagementClusterID != "" && m != r.ManagementClusterID {
+		return "it is tagged for another management cluster"
+	}
+	return ""
+}
+
+func tagIs(tags map[string]*string, key, value string) bool { return tagValue(tags, key) == value }
+
+// tagValue reads a tag; Azure tag names are case-insensitive.
+func tagValue(tags map[string]*string, key string) string {
+	for k, v := range tags {
+		if strings.EqualFold(k, key) {
+			return deref(v)
+		}
+	}
+	return ""
+}

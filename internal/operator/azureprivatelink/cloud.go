@@ -1,0 +1,129 @@
+package azureprivatelink
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+)
+
+// Frontend is the internal load balancer frontend a Private Link Service
+// is put in front of.
+type Frontend = azurecloud.Frontend
+
+// Cloud is every management-side Azure call the controller makes, on the
+// provider (internal/cloud/azure). Reads return nil for what does not
+// exist. Writes start a long-running operation and take one look at it
+// within the provider's per-call timeout; they never wait for it. The
+// controller resumes by reading the resource's provisioningState on its
+// next pass rather than by resume token: names are deterministic, so a
+// restart loses nothing, and a token kept across passes could resume an
+// old PUT after the desired state changed.
+type Cloud struct {
+	Provider *azurecloud.PrivateLinkServices
+	// Subscription is the management subscription the provider's clients
+	// work in.
+	Subscription string
+	// ResourceGroup narrows the search for load balancers to the
+	// management cluster's resource group; "" searches the subscription.
+	ResourceGroup string
+}
+
+// FrontendByIP finds the internal load balancer frontend whose private
+// address is ip: in the resource group of hint (the load balancer recorded
+// in status) first, so that a steady pass lists one group, then in
+// ResourceGroup (or the whole subscription).
+func (c *Cloud) FrontendByIP(ctx context.Context, ip, hint string) (*Frontend, error) {
+	if rg := azurecloud.ResourceGroupOf(hint); rg != "" {
+		fe, err := c.Provider.FindFrontendByIP(ctx, rg, ip)
+		if err != nil || fe != nil {
+			return fe, err
+		}
+	}
+	return c.Provider.FindFrontendByIP(ctx, c.ResourceGroup, ip)
+}
+
+// Subnet reads a subnet by ID.
+func (c *Cloud) Subnet(ctx context.Context, id string) (*armnetwork.Subnet, error) {
+	return c.Provider.Subnet(ctx, id)
+}
+
+// EnsureNATSubnet gets the subnet name in the VNet of frontendSubnetID, or
+// starts creating it in that VNet's free address space; while it is being
+// created the answer is the subnet as Azure shows it (Updating).
+func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name string) (*armnetwork.Subnet, error) {
+	ref, err := azurecloud.ParseSubnetID(frontendSubnetID)
+	if err != nil {
+		return nil, err
+	}
+	subnet, token, err := c.Provider.EnsureNATSubnet(ctx, ref.VNetID(), name, "")
+	if err != nil || subnet != nil {
+		return subnet, err
+	}
+	_ = token // see Cloud: the next pass reads the subnet's state
+	id := azurecloud.SubnetRef{SubscriptionID: ref.SubscriptionID, ResourceGroup: ref.ResourceGroup, VNet: ref.VNet, Name: name}.ID()
+	updating := armnetwork.ProvisioningStateUpdating
+	return &armnetwork.Subnet{ID: &id, Name: &name, Properties: &armnetwork.SubnetPropertiesFormat{ProvisioningState: &updating}}, nil
+}
+
+// DeleteSubnet starts deleting a subnet; gone when it no longer exists.
+func (c *Cloud) DeleteSubnet(ctx context.Context, id string) (bool, error) {
+	token, err := c.Provider.DeleteSubnet(ctx, id, "")
+	return err == nil && token == "", err
+}
+
+// PrivateLinkService reads a service.
+func (c *Cloud) PrivateLinkService(ctx context.Context, rg, name string) (*armnetwork.PrivateLinkService, error) {
+	return c.Provider.Get(ctx, rg, name)
+}
+
+// PutPrivateLinkService starts creating or updating a service and returns
+// it: as Azure finished it, or (still running) as a GET shows it.
+func (c *Cloud) PutPrivateLinkService(ctx context.Context, rg, name string, body armnetwork.PrivateLinkService) (*armnetwork.PrivateLinkService, error) {
+	pls, token, err := c.Provider.CreateOrUpdate(ctx, rg, name, body, "")
+	if err != nil || pls != nil {
+		return pls, err
+	}
+	_ = token // see Cloud
+	id := fmt.Sprintf("/subscriptions/%s/resourceGroups/%s/providers/Microsoft.Network/privateLinkServices/%s", c.Subscription, rg, name)
+	updating := armnetwork.ProvisioningStateUpdating
+	return &armnetwork.PrivateLinkService{ID: &id, Name: &name, Properties: &armnetwork.PrivateLinkServiceProperties{ProvisioningState: &updating}}, nil
+}
+
+// DeletePrivateLinkService starts deleting a service; gone when it no
+// longer exists.
+func (c *Cloud) DeletePrivateLinkService(ctx context.Context, rg, name string) (bool, error) {
+	token, err := c.Provider.Delete(ctx, rg, name, "")
+	return err == nil && token == "", err
+}
+
+// RejectConnection sets a connection Rejected.
+func (c *Cloud) RejectConnection(ctx context.Context, rg, service string, conn *armnetwork.PrivateEndpointConnection) error {
+	return c.Provider.RejectConnection(ctx, rg, service, conn)
+}
+
+// connectionDeleter is the SDK method that removes a connection from a
+// service; the provider does not list it yet, the SDK client has it.
+type connectionDeleter interface {
+	BeginDeletePrivateEndpointConnection(ctx context.Context, resourceGroupName string, serviceName string, peConnectionName string,
+		options *armnetwork.PrivateLinkServicesClientBeginDeletePrivateEndpointConnectionOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeletePrivateEndpointConnectionResponse], error)
+}
+
+// DeleteConnection starts removing a connection (Azure refuses to delete a
+// service that has any, rejected ones included).
+func (c *Cloud) DeleteConnection(ctx context.Context, rg, service, conn string) error {
+	d, ok := c.Provider.Services.(connectionDeleter)
+	if !ok {
+		return fmt.Errorf("the Private Link Services client cannot delete connections")
+	}
+	ctx, cancel := context.WithTimeout(ctx, azurecloud.DefaultCallTimeout)
+	defer cancel()
+	_, err := d.BeginDeletePrivateEndpointConnection(ctx, rg, service, conn, nil)
+	if azurecloud.IsNotFound(err) {
+		return nil
+	}
+	return azurecloud.Wrap("removing a private endpoint connection", err)
+}
