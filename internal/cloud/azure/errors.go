@@ -42,14 +42,15 @@ var accessDeniedCodes = map[string]bool{
 }
 
 // dependencyCodes say the request must wait for another resource or
-// operation (beyond every 409 and every code containing "InUse").
+// operation (beyond every 409, every code containing "InUse" and every
+// "…CannotBeDeleted": something still uses the resource, such as a Private
+// Link Service's connections).
 var dependencyCodes = map[string]bool{
-	CodeAnotherOperationInProgress:                                 true,
-	"RetryableError":                                               true,
-	"ReferencedResourceNotProvisioned":                             true,
-	"OperationNotAllowedOnResourceInProvisioningState":             true,
-	"CannotDeletePrivateLinkServiceWithPrivateEndpointConnections": true,
-	CodePreconditionFailed:                                         true,
+	CodeAnotherOperationInProgress:                     true,
+	"RetryableError":                                   true,
+	"ReferencedResourceNotProvisioned":                 true,
+	"OperationNotAllowedOnResourceInProvisioningState": true,
+	CodePreconditionFailed:                             true,
 }
 
 // ResponseError returns the SDK's typed Azure error in err's chain.
@@ -111,7 +112,7 @@ func IsAccessDenied(err error) bool {
 // resource in use, another operation in progress.
 func IsDependency(err error) bool {
 	code := ErrorCode(err)
-	return dependencyCodes[code] || strings.Contains(code, "InUse") || statusCode(err) == http.StatusConflict ||
+	return dependencyCodes[code] || strings.Contains(code, "InUse") || strings.HasSuffix(code, "CannotBeDeleted") || statusCode(err) == http.StatusConflict ||
 		statusCode(err) == http.StatusPreconditionFailed
 }
 

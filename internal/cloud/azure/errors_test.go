@@ -59,6 +59,7 @@ func TestClassify(t *testing.T) {
 		{"409 AnotherOperationInProgress", armError(409, CodeAnotherOperationInProgress, "busy", nil), cloud.ClassDependency},
 		{"409 other conflict", armError(409, "Conflict", "conflict", nil), cloud.ClassDependency},
 		{"400 InUseSubnetCannotBeDeleted", armError(400, "InUseSubnetCannotBeDeleted", "in use", nil), cloud.ClassDependency},
+		{"400 PLS with connections", armError(400, "PrivateLinkServiceWithPrivateEndpointConnectionsCannotBeDeleted", "has connections", nil), cloud.ClassDependency},
 		{"412 PreconditionFailed", armError(412, CodePreconditionFailed, "etag", nil), cloud.ClassDependency},
 		{"400 InvalidRequestFormat", armError(400, "InvalidRequestFormat", "bad", nil), cloud.ClassInvalidInput},
 		{"400 NetcfgInvalidSubnet", armError(400, "NetcfgInvalidSubnet", "bad", nil), cloud.ClassInvalidInput},

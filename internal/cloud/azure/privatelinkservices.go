@@ -331,6 +331,22 @@ func (p *PrivateLinkServices) RejectConnection(ctx context.Context, resourceGrou
 	return Wrap("rejecting a private endpoint connection", err)
 }
 
+// DeleteConnection removes one connection (absent counts as deleted):
+// Azure refuses to delete a Private Link Service that still has any, even
+// rejected ones. While the deletion runs it returns the token to resume
+// with.
+func (p *PrivateLinkServices) DeleteConnection(ctx context.Context, resourceGroup, name, connection, resumeToken string) (string, error) {
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	_, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeletePrivateEndpointConnectionResponse], error) {
+		return p.Services.BeginDeletePrivateEndpointConnection(ctx, resourceGroup, name, connection, &armnetwork.PrivateLinkServicesClientBeginDeletePrivateEndpointConnectionOptions{ResumeToken: tok})
+	})
+	if IsNotFound(err) {
+		return "", nil
+	}
+	return token, Wrap("deleting a private endpoint connection", err)
+}
+
 // Connection states.
 const (
 	ConnectionApproved     = "Approved"

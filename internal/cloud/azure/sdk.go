@@ -43,6 +43,7 @@ type PrivateLinkServicesAPI interface {
 	BeginDelete(ctx context.Context, resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientBeginDeleteOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeleteResponse], error)
 	NewListPrivateEndpointConnectionsPager(resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsOptions) *runtime.Pager[armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsResponse]
 	UpdatePrivateEndpointConnection(ctx context.Context, resourceGroupName string, serviceName string, peConnectionName string, parameters armnetwork.PrivateEndpointConnection, options *armnetwork.PrivateLinkServicesClientUpdatePrivateEndpointConnectionOptions) (armnetwork.PrivateLinkServicesClientUpdatePrivateEndpointConnectionResponse, error)
+	BeginDeletePrivateEndpointConnection(ctx context.Context, resourceGroupName string, serviceName string, peConnectionName string, options *armnetwork.PrivateLinkServicesClientBeginDeletePrivateEndpointConnectionOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeletePrivateEndpointConnectionResponse], error)
 }
 
 // PrivateEndpointsAPI is the customer's Private Endpoint.
