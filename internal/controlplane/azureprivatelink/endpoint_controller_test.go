@@ -1,0 +1,263 @@
+package azureprivatelink
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+)
+
+// cpoIdentity is the control-plane operator's identity: Contributor on the
+// customer subscription only.
+func (w *world) cpoIdentity() *cloudsimCred {
+	sp := w.f.AzureServicePrincipalWithRole(w.t, "cpo", "Contributor", "/subscriptions/"+customer)
+	return &cloudsimCred{w.f.AzureCredential(w.t, sp)}
+}
+
+// deleteAndWait deletes the CR and runs passes until it is gone.
+func (c *cluster) deleteAndWait() {
+	c.w.t.Helper()
+	if err := env.Client.Delete(c.w.ctx, c.get()); err != nil {
+		c.w.t.Fatal(err)
+	}
+	for i := 0; i < 40; i++ {
+		res := c.reconcile()
+		err := env.Client.Get(c.w.ctx, client.ObjectKeyFromObject(c.cr), &hcplinkv1beta1.AzurePrivateLinkService{})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		c.w.clk.Advance(max(min(res.RequeueAfter, time.Minute), time.Second))
+	}
+	c.w.t.Fatalf("the CR was never released; conditions %+v", c.get().Status.Conditions)
+}
+
+// assertPath checks cloudsim's state for a cluster whose path is available.
+func (c *cluster) assertPath(t *testing.T) (ip string) {
+	t.Helper()
+	w, cr := c.w, c.get()
+	ep := w.endpoint(c.endpointName())
+	if ep == nil {
+		t.Fatal("no Private Endpoint")
+	}
+	status, service := azurecloud.EndpointConnectionStatus(ep)
+	if status != "Approved" || service != cr.Status.PrivateLinkServiceAlias || len(ep.Properties.ManualPrivateLinkServiceConnections) != 1 {
+		t.Errorf("endpoint connection %s to %s (want Approved, manual, to %s)", status, service, cr.Status.PrivateLinkServiceAlias)
+	}
+	if !strings.EqualFold(*ep.Properties.Subnet.ID, guestSubnet) || !azurecloud.OwnedBy(ep.Tags, c.infraID(), cr.Name) {
+		t.Errorf("endpoint subnet %s tags %v", *ep.Properties.Subnet.ID, ep.Tags)
+	}
+	ip, err := azurecloud.NewPrivateEndpoints(w.cust).IP(w.ctx, ep) // its network interface's, read by the admin
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ip == "" || cr.Status.PrivateEndpointIP != ip || cr.Status.PrivateEndpointID != *ep.ID {
+		t.Errorf("status endpoint %s at %s; cloud %s at %s", cr.Status.PrivateEndpointID, cr.Status.PrivateEndpointIP, *ep.ID, ip)
+	}
+	zone := w.zoneOf(c.zone())
+	if zone == nil || cr.Status.PrivateDNSZoneID != *zone.ID || cr.Status.DNSZoneName != c.zone() {
+		t.Fatalf("zone %v, status %s %s", zone, cr.Status.PrivateDNSZoneID, cr.Status.DNSZoneName)
+	}
+	link := w.link(c.zone(), azurecloud.VNetLinkName(c.infraID()))
+	if link == nil || !strings.EqualFold(*link.Properties.VirtualNetwork.ID, guestVNet) || *link.Properties.RegistrationEnabled {
+		t.Errorf("link %+v", link)
+	}
+	for _, name := range RecordNames {
+		rs := w.record(c.zone(), armprivatedns.RecordTypeA, name)
+		if aIPs(rs) != ip || azurecloud.ARecordTTL(rs) != 300 {
+			t.Errorf("record %s = %q ttl %d, want %s ttl 300", name, aIPs(rs), azurecloud.ARecordTTL(rs), ip)
+		}
+	}
+	for _, cond := range ownedConditions {
+		got := condition(cr, cond)
+		if got.Status != metav1.ConditionTrue || got.Reason != hcplinkv1beta1.AzureSuccessReason || got.ObservedGeneration != cr.Generation {
+			t.Errorf("condition %s = %+v", cond, got)
+		}
+	}
+	checkMessages(t, cr)
+	return ip
+}
+
+func TestHappyPathDriftAndDeletion(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPrivate, w.cpoIdentity())
+	c.until("available", available)
+	ip := c.assertPath(t)
+
+	// The zone is ours: tagged as created by hcplink for this cluster, SOA
+	// negative TTL of a minute.
+	zone := w.zoneOf(c.zone())
+	if !ZoneIsOurs(zone.Tags, c.infraID(), c.cr.Name) {
+		t.Errorf("zone tags %v", zone.Tags)
+	}
+	if soa := w.record(c.zone(), armprivatedns.RecordTypeSOA, "@"); soa == nil || *soa.Properties.SoaRecord.MinimumTTL != 60 {
+		t.Errorf("SOA %+v", soa)
+	}
+	// Private: the ExternalName Services point the Route hostnames at the zone.
+	for name, host := range map[string]string{KubeAPIServerPrivateExternalService: "api.demo.example.com", OAuthPrivateExternalService: "oauth.demo.example.com"} {
+		svc := &corev1.Service{}
+		if err := env.Client.Get(w.ctx, types.NamespacedName{Namespace: c.cr.Namespace, Name: name}, svc); err != nil {
+			t.Fatalf("ExternalName Service %s: %v", name, err)
+		}
+		if svc.Spec.ExternalName != "api."+c.zone() || svc.Annotations[ExternalDNSHostnameAnnotation] != host {
+			t.Errorf("Service %s → %s (%s)", name, svc.Spec.ExternalName, svc.Annotations[ExternalDNSHostnameAnnotation])
+		}
+	}
+
+	// A record deleted behind our back is back after the next drift check.
+	if _, err := w.dns.NewRecordSetsClient().Delete(w.ctx, guestRG, c.zone(), armprivatedns.RecordTypeA, "*.apps", nil); err != nil {
+		t.Fatal(err)
+	}
+	res := c.reconcile() // a pass before the drift check is due would also restore it; the requeue is the drift check
+	if res.RequeueAfter < DefaultDriftInterval*85/100 || res.RequeueAfter > DefaultDriftInterval*115/100 {
+		t.Errorf("healthy requeue %v, want the drift interval", res.RequeueAfter)
+	}
+	if rs := w.record(c.zone(), armprivatedns.RecordTypeA, "*.apps"); aIPs(rs) != ip {
+		t.Errorf("record *.apps after the drift check = %q, want %s", aIPs(rs), ip)
+	}
+
+	// Deletion leaves nothing in the customer's resource group.
+	c.deleteAndWait()
+	if eps, zones := w.endpoints(), w.zones(); len(eps) != 0 || len(zones) != 0 {
+		t.Errorf("left after deletion: endpoints %v, zones %v", eps, zones)
+	}
+	for _, name := range externalNameServices {
+		err := env.Client.Get(w.ctx, types.NamespacedName{Namespace: c.cr.Namespace, Name: name}, &corev1.Service{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("Service %s left: %v", name, err)
+		}
+	}
+}
+
+func TestPreExistingZoneLeftAlone(t *testing.T) {
+	w := newWorld(t)
+	// Someone's zone with our name, before the cluster.
+	p, err := w.dns.NewPrivateZonesClient().BeginCreateOrUpdate(w.ctx, guestRG, "demo.hypershift.local",
+		armprivatedns.PrivateZone{Location: to.Ptr("global"), Tags: map[string]*string{"team": to.Ptr("dns")}}, nil)
+	done(w, p, err)
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPublicAndPrivate, w.cpoIdentity())
+	c.until("available", available)
+	c.assertPath(t)
+	if soa := w.record(c.zone(), armprivatedns.RecordTypeSOA, "@"); soa == nil || soa.Properties.SoaRecord.MinimumTTL == nil || *soa.Properties.SoaRecord.MinimumTTL == 60 {
+		t.Error("the SOA of a zone that is not ours was changed")
+	}
+	c.deleteAndWait()
+	zone := w.zoneOf(c.zone())
+	if zone == nil || deref(zone.Tags["team"]) != "dns" {
+		t.Fatalf("the pre-existing zone was not left alone: %+v", zone)
+	}
+	for _, name := range RecordNames {
+		if rs := w.record(c.zone(), armprivatedns.RecordTypeA, name); rs != nil {
+			t.Errorf("our record %s left in their zone", name)
+		}
+	}
+	if l := w.link(c.zone(), azurecloud.VNetLinkName(c.infraID())); l != nil {
+		t.Error("our link left on their zone")
+	}
+	if eps := w.endpoints(); len(eps) != 0 {
+		t.Errorf("endpoints left: %v", eps)
+	}
+}
+
+func TestTwoClustersInOneResourceGroup(t *testing.T) {
+	w := newWorld(t)
+	cred := w.cpoIdentity()
+	a := w.newCluster("alpha", hcplinkv1beta1.AzureTopologyPrivate, cred)
+	b := w.newCluster("beta", hcplinkv1beta1.AzureTopologyPrivate, cred)
+	a.until("alpha available", available)
+	b.until("beta available", available)
+	ipA, ipB := a.assertPath(t), b.assertPath(t)
+	if a.endpointName() == b.endpointName() || ipA == ipB {
+		t.Fatalf("shared endpoint %s / %s at %s / %s", a.endpointName(), b.endpointName(), ipA, ipB)
+	}
+
+	a.deleteAndWait()
+	if eps := w.endpoints(); len(eps) != 1 || eps[0] != b.endpointName() {
+		t.Errorf("endpoints after deleting alpha: %v", eps)
+	}
+	if zones := w.zones(); len(zones) != 1 || zones[0] != b.zone() {
+		t.Errorf("zones after deleting alpha: %v", zones)
+	}
+	// Beta's path is untouched, and a pass finds nothing to fix.
+	b.reconcile()
+	if got := b.assertPath(t); got != ipB {
+		t.Errorf("beta's address moved: %s → %s", ipB, got)
+	}
+}
+
+func TestRecreatedPrivateLinkServiceReplacesEndpoint(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPrivate, w.cpoIdentity())
+	c.until("available", available)
+	oldIP := c.assertPath(t)
+	oldAlias := c.get().Status.PrivateLinkServiceAlias
+
+	// The operator recreates the PLS (deleted behind its back): new alias.
+	w.deletePLS(c.pls)
+	alias := w.plsFor(c.pls)
+	if alias == oldAlias {
+		t.Fatal("cloudsim gave the recreated service the same alias")
+	}
+	c.publishAlias(alias)
+	sawReplaced := false
+	c.until("available on the new alias", func(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+		if condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition).Reason == hcplinkv1beta1.PrivateLinkServiceReplacedReason {
+			sawReplaced = true
+		}
+		return available(cr)
+	})
+	if !sawReplaced {
+		t.Error("the replacement was never reported")
+	}
+	newIP := c.assertPath(t)
+	if _, service := azurecloud.EndpointConnectionStatus(w.endpoint(c.endpointName())); service != alias {
+		t.Errorf("endpoint connects to %s, want %s", service, alias)
+	}
+	t.Logf("endpoint address %s → %s", oldIP, newIP)
+	if eps := w.endpoints(); len(eps) != 1 {
+		t.Errorf("endpoints after the replacement: %v", eps)
+	}
+}
+
+func TestMissingRoleAssignment(t *testing.T) {
+	w := newWorld(t)
+	// Reader and Private DNS Zone Contributor: no right to create endpoints.
+	scope := "/subscriptions/" + customer + "/resourceGroups/" + guestRG
+	sp := w.f.AzureServicePrincipalWithRole(t, "cpo-dns-only", "Private DNS Zone Contributor", scope)
+	if _, err := w.f.Server.Azure.AssignRole(sp.ObjectID, "Reader", scope); err != nil {
+		t.Fatal(err)
+	}
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPrivate, w.f.AzureCredential(t, sp))
+	first := c.reconcile()
+	cr := c.get()
+	got := condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition)
+	if got.Status != metav1.ConditionFalse || got.Reason != hcplinkv1beta1.AccessDeniedReason ||
+		!strings.Contains(got.Message, "Microsoft.Network/privateEndpoints/write") {
+		t.Fatalf("condition %+v", got)
+	}
+	if avail := condition(cr, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition); avail.Status != metav1.ConditionFalse || avail.Reason != hcplinkv1beta1.AccessDeniedReason {
+		t.Errorf("Available = %+v", avail)
+	}
+	checkMessages(t, cr)
+	// No hot loop: the first recheck waits on a person, and the next waits longer.
+	if first.RequeueAfter < 15*time.Second {
+		t.Errorf("first recheck after %v", first.RequeueAfter)
+	}
+	w.clk.Advance(first.RequeueAfter)
+	second := c.reconcile()
+	if second.RequeueAfter <= first.RequeueAfter {
+		t.Errorf("recheck did not grow: %v then %v", first.RequeueAfter, second.RequeueAfter)
+	}
+	if eps := w.endpoints(); len(eps) != 0 {
+		t.Errorf("endpoints %v", eps)
+	}
+}
