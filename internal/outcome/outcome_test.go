@@ -160,3 +160,21 @@ func TestBound(t *testing.T) {
 		t.Errorf("Bound(%q) = %q", "a\n  b", got)
 	}
 }
+
+// TestGrowthNeverShrinks: each pass draws its first delay afresh (5–10 s
+// for a dependency); the delays that follow still at least nearly double
+// the one before (the ±10 % jitter aside) until the cap.
+func TestGrowthNeverShrinks(t *testing.T) {
+	for run := range 200 {
+		tr := &Tracker{}
+		key := fmt.Sprint("uid-", run)
+		prev := tr.Resolve(key, FromError(cloudErr(cloud.ClassDependency, 0))).After
+		for range 4 {
+			d := tr.Resolve(key, FromError(cloudErr(cloud.ClassDependency, 0))).After
+			if limit := min(prev*18/10, DefaultPolicy.Dependency.Cap*9/10); d < limit {
+				t.Fatalf("run %d: %v after %v, want at least %v", run, d, prev, limit)
+			}
+			prev = d
+		}
+	}
+}

@@ -25,6 +25,7 @@ type Tracker struct {
 type repeat struct {
 	reason string
 	count  int
+	last   time.Duration // the delay given last time
 }
 
 // Resolve returns o with its delay grown for the count of times key has
@@ -44,8 +45,8 @@ func (t *Tracker) Resolve(key string, o Outcome) Outcome {
 	if r.reason != o.Reason {
 		r = repeat{reason: o.Reason}
 	}
-	o.After = grown(o.After, o.grow.cap, r.count)
-	r.count++
+	o.After = grown(o.After, o.grow.cap, r.count, r.last)
+	r.count, r.last = r.count+1, o.After
 	t.repeats[key] = r
 	if o.grow.announce {
 		o.Message = bound(o.Message + " Next check at " + t.now().Add(o.After).UTC().Format("15:04:05") + " UTC.")
@@ -60,12 +61,17 @@ func (t *Tracker) Forget(key string) {
 	delete(t.repeats, key)
 }
 
-// grown doubles first count times, never past cap (and never below
-// first), with a ±10 % jitter once it has grown.
-func grown(first, cap time.Duration, count int) time.Duration {
+// grown doubles first count times, and at least doubles the delay given
+// last time (first is drawn afresh each pass, so doubling it alone could
+// give a shorter delay than the previous one); never past cap, never below
+// first, with a ±10 % jitter once it has grown.
+func grown(first, cap time.Duration, count int, last time.Duration) time.Duration {
 	d := first
 	for i := 0; i < count && d < cap; i++ {
 		d *= 2
+	}
+	if count > 0 {
+		d = max(d, 2*last)
 	}
 	if d > cap {
 		d = cap
