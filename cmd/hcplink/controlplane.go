@@ -27,7 +27,15 @@ HostedControlPlane's ValidCloudCredentials condition whether its AWS
 credentials work.
 
 AWS credentials come the standard way: AWS_SHARED_CREDENTIALS_FILE (a web
-identity profile), AWS_REGION, AWS_ENDPOINT_URL, ...`,
+identity profile), AWS_REGION, AWS_ENDPOINT_URL, ...
+
+For an Azure cluster with the private configuration it also keeps the
+AzurePrivateLinkService of the private router and, in the customer's
+subscription, the Private Endpoint, private DNS zone, VNet link and records.
+The Azure identity comes the standard way too (workload identity:
+AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), with the
+endpoints configurable (AZURE_AUTHORITY_HOST, AZURE_RESOURCE_MANAGER_ENDPOINT,
+AZURE_CA_BUNDLE) so that the same binary runs on Azure or cloudsim.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := zap.New(zap.UseFlagOptions(&zapOpts))
@@ -46,6 +54,7 @@ identity profile), AWS_REGION, AWS_ENDPOINT_URL, ...`,
 	cmd.Flags().StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the metrics endpoint; "0" disables it`)
 	cmd.Flags().StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of the health and readiness probes; "0" disables them`)
 	cmd.Flags().DurationVar(&opts.AWSDriftInterval, "drift-interval", 0, "how often a healthy VPC endpoint, its security group and DNS records are checked for drift, jittered (0: 10m)")
+	cmd.Flags().DurationVar(&opts.AzureDriftInterval, "azure-drift-interval", 0, "how often a healthy Azure Private Endpoint, its private zone, link and records are checked for drift, jittered (0: 5m)")
 	cmd.Flags().IntVar(&opts.AWSMaxConcurrentReconciles, "max-concurrent-reconciles", awsprivatelink.DefaultMaxConcurrentReconciles, "workers of the AWS endpoint controller, so that one hung call never holds the others")
 	_ = cmd.MarkFlagRequired("namespace")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)

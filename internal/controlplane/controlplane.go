@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,7 +31,9 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloud/awshttp"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
+	"github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
 	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/outcome"
@@ -60,6 +63,16 @@ type Options struct {
 	// AWSMaxConcurrentReconciles is the AWS endpoint controller's worker
 	// count; zero means awsprivatelink.DefaultMaxConcurrentReconciles (2).
 	AWSMaxConcurrentReconciles int
+	// Azure is the customer-side Azure identity and endpoints. Nil reads
+	// them from the environment (AZURE_CLIENT_ID, AZURE_TENANT_ID,
+	// AZURE_FEDERATED_TOKEN_FILE, AZURE_AUTHORITY_HOST,
+	// AZURE_RESOURCE_MANAGER_ENDPOINT, AZURE_CA_BUNDLE, ...); the
+	// credential is built only when an Azure cluster needs it.
+	Azure *azurecloud.Config
+	// AzureDriftInterval is how often a healthy Azure private path is
+	// checked (jittered by ±15%); zero means
+	// azureprivatelink.DefaultDriftInterval (5 minutes).
+	AzureDriftInterval time.Duration
 }
 
 // Run runs the control-plane operator until ctx ends.
@@ -136,7 +149,33 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 	if err := setupAWSPrivateLink(mgr, opts, awsConfig); err != nil {
 		return nil, err
 	}
+	if err := setupAzurePrivateLink(mgr, opts); err != nil {
+		return nil, err
+	}
 	return mgr, nil
+}
+
+// setupAzurePrivateLink registers the customer side of Azure Private Link:
+// the observer of the private router and the endpoint controller. They act
+// only when the namespace's HostedControlPlane is on Azure with the
+// private configuration, and cost nothing otherwise.
+func setupAzurePrivateLink(mgr ctrl.Manager, opts Options) error {
+	azConfig := opts.Azure
+	if azConfig == nil {
+		cfg, err := azurecloud.ConfigFromEnv(os.Getenv)
+		if err != nil {
+			return fmt.Errorf("reading the Azure configuration: %w", err)
+		}
+		azConfig = &cfg
+	}
+	if err := (&azureprivatelink.Observer{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the Azure private router observer: %w", err)
+	}
+	if err := (&azureprivatelink.Reconciler{Client: mgr.GetClient(), Cloud: &azureprivatelink.ARMFactory{Config: azConfig},
+		DriftInterval: opts.AzureDriftInterval}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the Azure endpoint controller: %w", err)
+	}
+	return nil
 }
 
 // setupAWSPrivateLink registers the customer side of AWS PrivateLink: the

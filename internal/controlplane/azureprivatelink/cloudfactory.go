@@ -6,8 +6,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
-	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
-	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
@@ -17,17 +15,16 @@ import (
 // workload identity) and one set of client options (the cloud's endpoints,
 // its CA, retries).
 type ARMFactory struct {
+	// Credential and Options are used as given; when Credential is nil
+	// they are built from Config at the first use, so that a control-plane
+	// operator of another cloud never needs an Azure identity.
 	Credential azcore.TokenCredential
 	Options    *arm.ClientOptions
+	Config     *azurecloud.Config
 	Timeouts   azurecloud.Timeouts
 
 	mu    sync.Mutex
-	cache map[string]armProviders
-}
-
-type armProviders struct {
-	endpoints *azurecloud.PrivateEndpoints
-	dns       *azurecloud.PrivateDNS
+	cache map[string]*azurecloud.Providers
 }
 
 // For returns the providers of subscriptionID.
@@ -35,21 +32,37 @@ func (f *ARMFactory) For(subscriptionID string) (Endpoints, DNS, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if p, ok := f.cache[subscriptionID]; ok {
-		return p.endpoints, p.dns, nil
+		return p.PrivateEndpoints, p.PrivateDNS, nil
 	}
-	network, err := armnetwork.NewClientFactory(subscriptionID, f.Credential, f.Options)
+	if f.Credential == nil {
+		if err := f.fromConfig(); err != nil {
+			return nil, nil, err
+		}
+	}
+	p, err := azurecloud.NewProviders(subscriptionID, f.Credential, f.Options)
 	if err != nil {
-		return nil, nil, fmt.Errorf("building the network clients: %w", err)
+		return nil, nil, fmt.Errorf("building the Azure clients: %w", err)
 	}
-	dns, err := armprivatedns.NewClientFactory(subscriptionID, f.Credential, f.Options)
-	if err != nil {
-		return nil, nil, fmt.Errorf("building the private DNS clients: %w", err)
-	}
-	p := armProviders{endpoints: azurecloud.NewPrivateEndpoints(network), dns: azurecloud.NewPrivateDNS(dns)}
-	p.endpoints.Timeouts, p.dns.Timeouts = f.Timeouts, f.Timeouts
+	p.PrivateEndpoints.Timeouts, p.PrivateDNS.Timeouts = f.Timeouts, f.Timeouts
 	if f.cache == nil {
-		f.cache = map[string]armProviders{}
+		f.cache = map[string]*azurecloud.Providers{}
 	}
 	f.cache[subscriptionID] = p
-	return p.endpoints, p.dns, nil
+	return p.PrivateEndpoints, p.PrivateDNS, nil
+}
+
+func (f *ARMFactory) fromConfig() error {
+	if f.Config == nil {
+		return fmt.Errorf("no Azure identity is configured")
+	}
+	cred, err := f.Config.Credential()
+	if err != nil {
+		return fmt.Errorf("building the Azure credential: %w", err)
+	}
+	opts, err := f.Config.ClientOptions()
+	if err != nil {
+		return fmt.Errorf("building the Azure client options: %w", err)
+	}
+	f.Credential, f.Options = cred, opts
+	return nil
 }
