@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -451,33 +452,48 @@ func flExpectNothingLeft(t *testing.T, account string, c *rsCluster) {
 	})
 }
 
-// flStripFinalizers removes the finalizers of the AWSEndpointServices and
-// the HostedControlPlane in a namespace, as someone forcing its deletion
-// would.
+// flStripFinalizers removes what waits on the stopped control-plane
+// operator, as someone forcing the namespace away would: its finalizer on
+// the AWSEndpointServices, and the HostedControlPlane's (held until the
+// control-plane operator reports its cleanup). The operator's own finalizer
+// on the AWSEndpointServices stays: the operator runs, deletes the endpoint
+// service, and so lets the router's NLB and Service go. Stripping that one
+// too would leave the NLB held by the endpoint service until the sweeper's
+// grace period, and the namespace Terminating as long.
 func flStripFinalizers(ctx context.Context, namespace string) error {
-	var objs []client.Object
 	var services hcplinkv1beta1.AWSEndpointServiceList
 	if err := env.Client.List(ctx, &services, client.InNamespace(namespace)); err != nil {
 		return err
 	}
 	for i := range services.Items {
-		objs = append(objs, &services.Items[i])
+		if err := flSetFinalizers(ctx, &services.Items[i], slices.DeleteFunc(slices.Clone(services.Items[i].Finalizers),
+			func(f string) bool { return f == hcplinkv1beta1.ControlPlaneFinalizer })); err != nil {
+			return err
+		}
 	}
 	var hcps hcplinkv1beta1.HostedControlPlaneList
 	if err := env.Client.List(ctx, &hcps, client.InNamespace(namespace)); err != nil {
 		return err
 	}
 	for i := range hcps.Items {
-		objs = append(objs, &hcps.Items[i])
+		if err := flSetFinalizers(ctx, &hcps.Items[i], nil); err != nil {
+			return err
+		}
 	}
-	for _, obj := range objs {
-		if len(obj.GetFinalizers()) == 0 {
-			continue
-		}
-		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
-		if err := env.Client.Patch(ctx, obj, patch); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("stripping the finalizers of %T %s: %w", obj, obj.GetName(), err)
-		}
+	return nil
+}
+
+// flSetFinalizers replaces obj's finalizers with keep when they differ.
+func flSetFinalizers(ctx context.Context, obj client.Object, keep []string) error {
+	if slices.Equal(obj.GetFinalizers(), keep) || (len(keep) == 0 && len(obj.GetFinalizers()) == 0) {
+		return nil
+	}
+	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"finalizers": keep, "resourceVersion": obj.GetResourceVersion()}})
+	if err != nil {
+		return err
+	}
+	if err := env.Client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, body)); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("stripping the finalizers of %T %s: %w", obj, obj.GetName(), err)
 	}
 	return nil
 }
