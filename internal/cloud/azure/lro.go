@@ -2,6 +2,7 @@ package azurecloud
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -68,22 +69,38 @@ func step[T any](ctx context.Context, p *runtime.Poller[T], resumed bool) (resul
 
 // begin starts (token == "") or resumes an operation and advances it by one
 // step. A token the cloud no longer knows (its operation finished and was
-// forgotten) starts the operation again: PUT and DELETE are idempotent.
+// forgotten) starts the operation again: use it only where repeating the
+// PUT or DELETE is idempotent; elsewhere use resume and look again.
 func begin[T any](ctx context.Context, token string, start func(resumeToken string) (*runtime.Poller[T], error)) (*T, string, error) {
-	p, err := start(token)
-	if err == nil {
-		var r *T
-		var next string
-		r, next, err = step(ctx, p, token != "")
-		if err == nil || token == "" || !IsNotFound(err) {
+	if token != "" {
+		r, next, err := resume(ctx, token, start)
+		if !errors.Is(err, errForgotten) {
 			return r, next, err
 		}
-	} else if token == "" || !IsNotFound(err) {
-		return nil, "", err
 	}
-	p, err = start("")
+	p, err := start("")
 	if err != nil {
 		return nil, "", err
 	}
 	return step(ctx, p, false)
+}
+
+// errForgotten says the cloud no longer knows a resume token's operation.
+var errForgotten = errors.New("the long-running operation is no longer known")
+
+// resume advances the operation of token by one step; errForgotten when
+// the cloud no longer knows it.
+func resume[T any](ctx context.Context, token string, start func(resumeToken string) (*runtime.Poller[T], error)) (*T, string, error) {
+	p, err := start(token)
+	if err == nil {
+		var r *T
+		var next string
+		if r, next, err = step(ctx, p, true); err == nil {
+			return r, next, nil
+		}
+	}
+	if IsNotFound(err) {
+		return nil, "", errForgotten
+	}
+	return nil, "", err
 }

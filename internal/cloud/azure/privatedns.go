@@ -2,6 +2,7 @@ package azurecloud
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -80,19 +81,28 @@ func (p *PrivateDNS) CreateZone(ctx context.Context, resourceGroup, zone string,
 // that is absent or not ours is left alone and counts as done. While the
 // deletion runs it returns the token to resume with.
 func (p *PrivateDNS) DeleteZone(ctx context.Context, resourceGroup, zone, resumeToken string) (string, error) {
-	var etag *string
-	if resumeToken == "" {
-		existing, err := p.Zone(ctx, resourceGroup, zone)
-		if err != nil || existing == nil || !CreatedByHcplink(existing.Tags) {
-			return "", err
-		}
-		etag = existing.Etag
-	}
 	callCtx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
-	_, token, err := begin(callCtx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.PrivateZonesClientDeleteResponse], error) {
-		return p.Zones.BeginDelete(callCtx, resourceGroup, zone, &armprivatedns.PrivateZonesClientBeginDeleteOptions{IfMatch: etag, ResumeToken: tok})
-	})
+	start := func(etag *string) func(tok string) (*runtime.Poller[armprivatedns.PrivateZonesClientDeleteResponse], error) {
+		return func(tok string) (*runtime.Poller[armprivatedns.PrivateZonesClientDeleteResponse], error) {
+			return p.Zones.BeginDelete(callCtx, resourceGroup, zone, &armprivatedns.PrivateZonesClientBeginDeleteOptions{IfMatch: etag, ResumeToken: tok})
+		}
+	}
+	if resumeToken != "" {
+		_, token, err := resume(callCtx, resumeToken, start(nil))
+		if !errors.Is(err, errForgotten) {
+			if IsNotFound(err) {
+				return "", nil
+			}
+			return token, Wrap("deleting the private DNS zone", err)
+		}
+		// Forgotten: check again that the zone (if any) is ours.
+	}
+	existing, err := p.Zone(ctx, resourceGroup, zone)
+	if err != nil || existing == nil || !CreatedByHcplink(existing.Tags) {
+		return "", err
+	}
+	_, token, err := begin(callCtx, "", start(existing.Etag))
 	if IsNotFound(err) {
 		return "", nil
 	}

@@ -2,6 +2,7 @@ package azurecloud
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -159,24 +160,34 @@ func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name,
 		return nil, "", err
 	}
 	ref := SubnetRef{SubscriptionID: vnetRef.SubscriptionID, ResourceGroup: vnetRef.ResourceGroup, VNet: vnetRef.Name, Name: name}
-	if resumeToken == "" {
-		existing, err := p.Subnet(ctx, ref.ID())
-		if err != nil || existing != nil {
-			return existing, "", err
-		}
-	}
 	ctx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
-	r, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armnetwork.SubnetsClientCreateOrUpdateResponse], error) {
+	start := func(tok string) (*runtime.Poller[armnetwork.SubnetsClientCreateOrUpdateResponse], error) {
 		var body armnetwork.Subnet
-		if tok == "" { // a fresh start (or a forgotten token): place the subnet now
+		if tok == "" {
 			var err error
 			if body, err = p.natSubnetBody(ctx, vnetID); err != nil {
 				return nil, err
 			}
 		}
 		return p.Subnets.BeginCreateOrUpdate(ctx, ref.ResourceGroup, ref.VNet, ref.Name, body, &armnetwork.SubnetsClientBeginCreateOrUpdateOptions{ResumeToken: tok})
-	})
+	}
+	if resumeToken != "" {
+		r, token, err := resume(ctx, resumeToken, start)
+		if !errors.Is(err, errForgotten) {
+			if err != nil || r == nil {
+				return nil, token, Wrap("creating the NAT subnet", err)
+			}
+			return &r.Subnet, "", nil
+		}
+		// Forgotten: the subnet may exist by now; placing it again would
+		// move it, so look first.
+	}
+	existing, err := p.Subnet(ctx, ref.ID())
+	if err != nil || existing != nil {
+		return existing, "", err
+	}
+	r, token, err := begin(ctx, "", start)
 	if err != nil || r == nil {
 		return nil, token, Wrap("creating the NAT subnet", err)
 	}
