@@ -51,7 +51,7 @@ func (r *Reconciler) reconcileDNS(ctx context.Context, s *scope, ip string) outc
 			return outcome.FromError(err)
 		}
 		if z == nil {
-			return outcome.Poll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, operationPoll, pendingMostPoll)
+			return outcome.Poll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, r.poll(), pendingMostPoll)
 		}
 		zone = z
 	}
@@ -93,12 +93,12 @@ func (r *Reconciler) reconcileLink(ctx context.Context, s *scope) outcome.Outcom
 			return outcome.FromError(err)
 		}
 		if l == nil {
-			return outcome.Poll(DNSProvisioningReason, "Linking private DNS zone "+zoneName+" to the cluster's VNet", operationPoll, pendingMostPoll)
+			return outcome.Poll(DNSProvisioningReason, "Linking private DNS zone "+zoneName+" to the cluster's VNet", r.poll(), pendingMostPoll)
 		}
 		link = l
 	}
 	if st := link.Properties.VirtualNetworkLinkState; st != nil && *st != armprivatedns.VirtualNetworkLinkStateCompleted {
-		return outcome.Poll(DNSProvisioningReason, "Waiting for the link of private DNS zone "+zoneName+" to the cluster's VNet", operationPoll, pendingMostPoll)
+		return outcome.Poll(DNSProvisioningReason, "Waiting for the link of private DNS zone "+zoneName+" to the cluster's VNet", r.poll(), pendingMostPoll)
 	}
 	return outcome.Continue()
 }

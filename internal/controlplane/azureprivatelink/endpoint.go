@@ -61,7 +61,7 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 		}
 		r.keepToken(cr, opEndpointDelete, next)
 		if next != "" {
-			return endpointView{}, replacingOutcome(name)
+			return endpointView{}, r.replacingOutcome(name)
 		}
 	}
 	ep, err := s.endpoints.Get(ctx, rg, name)
@@ -69,19 +69,27 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 		return endpointView{}, outcome.FromError(err)
 	}
 	if ep == nil || r.token(cr, opEndpointCreate) != "" {
+		// A new endpoint (same name, same ID) gets a new address.
+		cr.Status.PrivateEndpointIP = ""
 		if ep, err = r.createEndpoint(ctx, s, name); err != nil || ep == nil {
 			if err != nil {
 				return endpointView{}, outcome.FromError(err)
 			}
-			return endpointView{}, outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason, "Creating Private Endpoint "+name, operationPoll, pendingMostPoll)
+			return endpointView{}, outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason, "Creating Private Endpoint "+name, r.poll(), pendingMostPoll)
 		}
 	}
 	v := viewOf(ep)
 	if !strings.EqualFold(v.ProvisioningState, "Deleting") && Replaced(v, cr.Status.PrivateLinkServiceAlias) {
 		return endpointView{}, r.startReplacement(ctx, s, name)
 	}
+	known := cr.Status.PrivateEndpointID == v.ID && cr.Status.PrivateEndpointIP != ""
 	cr.Status.PrivateEndpointID = v.ID
-	if strings.EqualFold(v.ProvisioningState, "Succeeded") && strings.EqualFold(v.ConnectionStatus, connectionApproved) {
+	switch {
+	case known:
+		// An endpoint keeps its address for life: a drift check need not
+		// read its network interface again.
+		v.IP = cr.Status.PrivateEndpointIP
+	case strings.EqualFold(v.ProvisioningState, "Succeeded") && strings.EqualFold(v.ConnectionStatus, connectionApproved):
 		if v.IP, err = s.endpoints.IP(ctx, ep); err != nil {
 			return endpointView{}, outcome.FromError(err)
 		}
@@ -117,12 +125,12 @@ func (r *Reconciler) startReplacement(ctx context.Context, s *scope, name string
 	s.cr.Status.PrivateEndpointID, s.cr.Status.PrivateEndpointIP = "", ""
 	if next == "" {
 		return outcome.Wait(hcplinkv1beta1.PrivateLinkServiceReplacedReason,
-			"The Private Link Service was recreated; Private Endpoint "+name+" was deleted and is being created again", operationPoll)
+			"The Private Link Service was recreated; Private Endpoint "+name+" was deleted and is being created again", r.poll())
 	}
-	return replacingOutcome(name)
+	return r.replacingOutcome(name)
 }
 
-func replacingOutcome(name string) outcome.Outcome {
+func (r *Reconciler) replacingOutcome(name string) outcome.Outcome {
 	return outcome.Poll(hcplinkv1beta1.PrivateLinkServiceReplacedReason,
-		"The Private Link Service was recreated; Private Endpoint "+name+" is being replaced", operationPoll, pendingMostPoll)
+		"The Private Link Service was recreated; Private Endpoint "+name+" is being replaced", r.poll(), pendingMostPoll)
 }

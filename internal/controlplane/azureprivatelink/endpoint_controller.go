@@ -66,6 +66,10 @@ type Reconciler struct {
 	// MaxConcurrentReconciles is the worker count; zero means
 	// DefaultMaxConcurrentReconciles.
 	MaxConcurrentReconciles int
+	// OperationPoll is the first look at a long-running operation this
+	// controller started, and the pace of deletion's steps; zero means 5
+	// seconds (Azure's network operations take seconds to a minute).
+	OperationPoll time.Duration
 
 	initOnce sync.Once
 	tracker  *outcome.Tracker
@@ -113,6 +117,13 @@ func (r *Reconciler) outcomes() *outcome.Tracker {
 		}
 	})
 	return r.tracker
+}
+
+func (r *Reconciler) poll() time.Duration {
+	if r.OperationPoll > 0 {
+		return r.OperationPoll
+	}
+	return operationPoll
 }
 
 func (r *Reconciler) driftInterval() time.Duration {

@@ -66,13 +66,13 @@ func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outc
 		return outcome.FromError(fmt.Errorf("deleting the Private Endpoint: %w", err))
 	}
 	if next != "" {
-		return outcome.Poll(hcplinkv1beta1.DeletingReason, "Waiting for Private Endpoint "+name+" to be deleted", operationPoll, pendingMostPoll)
+		return outcome.Wait(hcplinkv1beta1.DeletingReason, "Waiting for Private Endpoint "+name+" to be deleted", r.poll())
 	}
 	// Gone only when Azure no longer lists it.
 	if ep, err := s.endpoints.Get(ctx, rg, name); err != nil {
 		return outcome.FromError(err)
 	} else if ep != nil {
-		return outcome.Poll(hcplinkv1beta1.DeletingReason, "Waiting for Private Endpoint "+name+" to be deleted", operationPoll, pendingMostPoll)
+		return outcome.Wait(hcplinkv1beta1.DeletingReason, "Waiting for Private Endpoint "+name+" to be deleted", r.poll())
 	}
 	cr.Status.PrivateEndpointID, cr.Status.PrivateEndpointIP = "", ""
 	return outcome.Continue()
@@ -99,7 +99,7 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, rg, zoneName strin
 		return outcome.FromError(fmt.Errorf("deleting the zone's VNet link: %w", err))
 	}
 	if next != "" {
-		return outcome.Poll(hcplinkv1beta1.DeletingReason, "Waiting for the VNet link of private DNS zone "+zoneName+" to be deleted", operationPoll, pendingMostPoll)
+		return outcome.Wait(hcplinkv1beta1.DeletingReason, "Waiting for the VNet link of private DNS zone "+zoneName+" to be deleted", r.poll())
 	}
 	if !ZoneIsOurs(zone.Tags, s.infraID, cr.Name) {
 		return outcome.Continue() // someone else's zone: left alone
@@ -110,7 +110,7 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, rg, zoneName strin
 		return outcome.FromError(fmt.Errorf("deleting private DNS zone %s: %w", zoneName, err))
 	}
 	if next != "" {
-		return outcome.Poll(hcplinkv1beta1.DeletingReason, "Waiting for private DNS zone "+zoneName+" to be deleted", operationPoll, pendingMostPoll)
+		return outcome.Wait(hcplinkv1beta1.DeletingReason, "Waiting for private DNS zone "+zoneName+" to be deleted", r.poll())
 	}
 	return outcome.Continue()
 }
