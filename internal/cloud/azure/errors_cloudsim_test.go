@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hcplink/hcplink/internal/cloud"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
@@ -121,6 +122,21 @@ func TestConfigFromEnvReachesCloudsim(t *testing.T) {
 	if err != nil || fe == nil || fe.ID != w.frontendID {
 		t.Fatalf("through the env config: %v, %v", fe, err)
 	}
+
+	// The production retry options do not sleep on a 429 inside a call:
+	// it comes back at once with ARM's Retry-After for the controller.
+	w.f.Server.Faults.Set(sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{
+		azure.ThrottlingService: {NonMutating: sim.Limit{Burst: 1, PerSecond: 0.01}, Mutating: sim.Limit{Burst: 1, PerSecond: 0.01}},
+	}}})
+	w.f.Server.Azure.ResetThrottling()
+	var throttled error
+	for i := 0; i < 3 && throttled == nil; i++ {
+		_, throttled = p.PrivateLinkServices.Get(w.ctx, mgmtRG, "pls-x")
+	}
+	if ce, ok := cloud.AsError(throttled); !ok || ce.Class != cloud.ClassThrottled || ce.RetryAfter < 10*time.Second {
+		t.Fatalf("throttled through the production options: %v", throttled)
+	}
+	w.f.Server.Faults.Set(sim.FaultConfig{})
 
 	// A wrong secret is access denied, not a server fault to retry soon.
 	env[azurecloud.EnvClientSecret] = "wrong"
