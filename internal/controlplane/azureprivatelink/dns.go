@@ -40,36 +40,65 @@ func LinkNeedsWrite(link *armprivatedns.VirtualNetworkLink, vnetID string) bool 
 // zone of ours, the SOA's negative TTL.
 func (r *Reconciler) reconcileDNS(ctx context.Context, s *scope, ip string) outcome.Outcome {
 	cr, rg, zoneName := s.cr, s.cr.Spec.ResourceGroupName, s.cr.Status.DNSZoneName
+	ours, o := r.reconcileZone(ctx, s)
+	if !o.Done() {
+		return o
+	}
+	if _, ok := r.proven(cr, stepSOA, zoneName); ours && !ok {
+		if err := r.reconcileSOA(ctx, s); err != nil {
+			return outcome.FromError(err)
+		}
+		r.prove(cr, stepSOA, zoneName, "")
+	}
+	if _, ok := r.proven(cr, stepLink, cr.Spec.GuestVNetID); !ok {
+		if o := r.reconcileLink(ctx, s); !o.Done() {
+			return o
+		}
+		r.prove(cr, stepLink, cr.Spec.GuestVNetID, "")
+	}
+	for _, name := range RecordNames {
+		if _, ok := r.proven(cr, stepRecord+name, ip); ok {
+			continue
+		}
+		if _, err := s.dns.SetARecord(ctx, rg, zoneName, name, ip, azurecloud.RecordTTL, nil); err != nil {
+			return outcome.FromError(err)
+		}
+		r.prove(cr, stepRecord+name, ip, "")
+	}
+	return outcome.Continue()
+}
+
+// reconcileZone makes the private zone exist: created by us and tagged as
+// ours unless one with its name exists already. It reports whether the
+// zone is ours.
+func (r *Reconciler) reconcileZone(ctx context.Context, s *scope) (ours bool, o outcome.Outcome) {
+	cr, rg, zoneName := s.cr, s.cr.Spec.ResourceGroupName, s.cr.Status.DNSZoneName
+	if v, ok := r.proven(cr, stepZone, zoneName); ok && cr.Status.PrivateDNSZoneID != "" {
+		return v == "ours", outcome.Continue()
+	}
 	zone, err := s.dns.Zone(ctx, rg, zoneName)
 	if err != nil {
-		return outcome.FromError(err)
+		return false, outcome.FromError(err)
 	}
 	if tok := r.token(cr, opZoneCreate); zone == nil || tok != "" {
 		z, next, err := s.dns.CreateZone(ctx, rg, zoneName, azurecloud.ZoneTags(s.infraID, cr.Name), tok)
 		r.keepToken(cr, opZoneCreate, next)
 		if err != nil {
-			return outcome.FromError(err)
+			return false, outcome.FromError(err)
 		}
 		if z == nil {
-			return outcome.Poll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, r.poll(), pendingMostPoll)
+			return false, outcome.Poll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, r.poll(), pendingMostPoll)
 		}
 		zone = z
 	}
 	cr.Status.PrivateDNSZoneID = deref(zone.ID)
-	if ZoneIsOurs(zone.Tags, s.infraID, cr.Name) {
-		if err := r.reconcileSOA(ctx, s); err != nil {
-			return outcome.FromError(err)
-		}
+	ours = ZoneIsOurs(zone.Tags, s.infraID, cr.Name)
+	value := "theirs"
+	if ours {
+		value = "ours"
 	}
-	if o := r.reconcileLink(ctx, s); !o.Done() {
-		return o
-	}
-	for _, name := range RecordNames {
-		if _, err := s.dns.SetARecord(ctx, rg, zoneName, name, ip, azurecloud.RecordTTL, nil); err != nil {
-			return outcome.FromError(err)
-		}
-	}
-	return outcome.Continue()
+	r.prove(cr, stepZone, zoneName, value)
+	return ours, outcome.Continue()
 }
 
 // reconcileSOA sets the zone's negative-cache TTL, so that a name looked

@@ -53,6 +53,9 @@ func desiredEndpoint(s *scope) armnetwork.PrivateEndpoint {
 // current alias, and returns it with its address once it is approved.
 func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointView, outcome.Outcome) {
 	cr, name, rg := s.cr, s.endpointName(), s.cr.Spec.ResourceGroupName
+	if _, ok := r.proven(cr, stepEndpoint, cr.Status.PrivateLinkServiceAlias); ok && cr.Status.PrivateEndpointIP != "" {
+		return endpointView{ID: cr.Status.PrivateEndpointID, IP: cr.Status.PrivateEndpointIP}, outcome.Continue()
+	}
 	if tok := r.token(cr, opEndpointDelete); tok != "" {
 		// A replacement's delete in flight finishes first.
 		next, err := s.endpoints.Delete(ctx, rg, name, tok)
@@ -98,6 +101,7 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 		return v, o
 	}
 	cr.Status.PrivateEndpointIP = v.IP
+	r.prove(cr, stepEndpoint, cr.Status.PrivateLinkServiceAlias, "")
 	return v, outcome.Continue()
 }
 

@@ -78,6 +78,8 @@ type Reconciler struct {
 	// resumes it. A token lost to a restart costs one repeated,
 	// idempotent PUT or DELETE.
 	tokens sync.Map // tokenKey → string
+	// proofs are what recent passes proved (see proven.go).
+	proofs sync.Map // proofKey → proof
 }
 
 type tokenKey struct {
@@ -101,6 +103,7 @@ func (r *Reconciler) keepToken(cr *hcplinkv1beta1.AzurePrivateLinkService, op, t
 
 func (r *Reconciler) forget(cr *hcplinkv1beta1.AzurePrivateLinkService) {
 	r.outcomes().Forget(string(cr.UID))
+	r.forgetProofs(cr)
 	r.tokens.Range(func(k, _ any) bool {
 		if k.(tokenKey).uid == cr.UID {
 			r.tokens.Delete(k)

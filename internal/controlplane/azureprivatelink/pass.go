@@ -53,6 +53,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 		return res
 	}
+	// The pass proved the whole path: the next drift check reads it all.
+	r.forgetProofs(cr)
 	res.overall = outcome.Ready(hcplinkv1beta1.AzureSuccessReason, fmt.Sprintf(
 		"Private Endpoint %s is approved at %s; private DNS zone %s resolves api and *.apps to it in the cluster's VNet",
 		s.endpointName(), res.endpoint.IP, cr.Status.DNSZoneName), r.driftInterval())

@@ -1,0 +1,64 @@
+package azureprivatelink
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+// Proofs: what the passes of one convergence already proved (the endpoint
+// approved for this alias, the zone, its SOA, the link, each record for
+// this address) is not asked of Azure again by the next pass, so a pass
+// that was throttled or waited resumes where it stopped instead of reading
+// everything again. A pass that ends Ready drops them all: the next drift
+// check reads the whole path. They also expire after the drift interval.
+
+// Steps that are remembered.
+const (
+	stepEndpoint = "endpoint"
+	stepZone     = "zone"
+	stepSOA      = "soa"
+	stepLink     = "link"
+	stepRecord   = "record:"
+)
+
+type proofKey struct {
+	uid  types.UID
+	step string
+}
+
+type proof struct {
+	input string // what the step was proved for (alias, zone, VNet, address)
+	value string // what it found, when the step has a result to reuse
+	at    time.Time
+}
+
+// proven returns the value a step was proved with for input, and whether
+// it was.
+func (r *Reconciler) proven(cr *hcplinkv1beta1.AzurePrivateLinkService, step, input string) (string, bool) {
+	v, ok := r.proofs.Load(proofKey{cr.UID, step})
+	if !ok {
+		return "", false
+	}
+	p := v.(proof)
+	if p.input != input || time.Since(p.at) > r.driftInterval() {
+		return "", false
+	}
+	return p.value, true
+}
+
+func (r *Reconciler) prove(cr *hcplinkv1beta1.AzurePrivateLinkService, step, input, value string) {
+	r.proofs.Store(proofKey{cr.UID, step}, proof{input: input, value: value, at: time.Now()})
+}
+
+// forgetProofs drops every proof of cr.
+func (r *Reconciler) forgetProofs(cr *hcplinkv1beta1.AzurePrivateLinkService) {
+	r.proofs.Range(func(k, _ any) bool {
+		if k.(proofKey).uid == cr.UID {
+			r.proofs.Delete(k)
+		}
+		return true
+	})
+}
