@@ -116,7 +116,8 @@ func IsDependency(err error) bool {
 		statusCode(err) == http.StatusPreconditionFailed
 }
 
-// Classify puts err into one class: by code and status, in the order
+// Classify puts err into one class: an error already classified keeps its
+// class; otherwise by code and status, in the order
 // throttled, not found, access denied, dependency, invalid input (400),
 // server error (5xx), other client errors (4xx). An error without an Azure
 // answer (connection refused, timeout) is a server error; a cancelled
@@ -124,6 +125,9 @@ func IsDependency(err error) bool {
 func Classify(err error) cloud.Class {
 	if err == nil {
 		return cloud.ClassNone
+	}
+	if ce, ok := cloud.AsError(err); ok {
+		return ce.Class
 	}
 	switch {
 	case IsThrottled(err):
