@@ -156,7 +156,8 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 }
 
 // setupAzurePrivateLink registers the customer side of Azure Private Link:
-// the observer of the private router and the endpoint controller. They act
+// the observer of the private router, the endpoint controller and the
+// check of the Azure identity (ValidCloudCredentials). They act
 // only when the namespace's HostedControlPlane is on Azure with the
 // private configuration, and cost nothing otherwise.
 func setupAzurePrivateLink(mgr ctrl.Manager, opts Options) error {
@@ -171,9 +172,13 @@ func setupAzurePrivateLink(mgr ctrl.Manager, opts Options) error {
 	if err := (&azureprivatelink.Observer{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Azure private router observer: %w", err)
 	}
-	if err := (&azureprivatelink.Reconciler{Client: mgr.GetClient(), Cloud: &azureprivatelink.ARMFactory{Config: azConfig},
+	factory := &azureprivatelink.ARMFactory{Config: azConfig}
+	if err := (&azureprivatelink.Reconciler{Client: mgr.GetClient(), Cloud: factory,
 		DriftInterval: opts.AzureDriftInterval}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Azure endpoint controller: %w", err)
+	}
+	if err := (&azureprivatelink.CredentialsReconciler{Client: mgr.GetClient(), Cloud: factory}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the Azure credentials check: %w", err)
 	}
 	return nil
 }

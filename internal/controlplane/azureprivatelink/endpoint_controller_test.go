@@ -113,6 +113,18 @@ func TestHappyPathDriftAndDeletion(t *testing.T) {
 		}
 	}
 
+	// A healthy drift check only reads: the endpoint, the zone, its SOA, the
+	// link and the two records.
+	w.f.Server.Counters.Reset()
+	c.reconcile()
+	var total, mutating int64
+	for _, count := range w.f.Server.Counters.Snapshot()[customer] {
+		total, mutating = total+count.Total, mutating+count.Mutating
+	}
+	if total > 6 || mutating != 0 {
+		t.Errorf("a healthy drift check made %d calls, %d mutating; want at most 6 reads", total, mutating)
+	}
+
 	// A record deleted behind our back is back after the next drift check.
 	if _, err := w.dns.NewRecordSetsClient().Delete(w.ctx, guestRG, c.zone(), armprivatedns.RecordTypeA, "*.apps", nil); err != nil {
 		t.Fatal(err)
