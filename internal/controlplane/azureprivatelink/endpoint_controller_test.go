@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,13 +17,33 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 )
 
-// cpoIdentity is the control-plane operator's identity: Contributor on the
-// customer subscription only.
-func (w *world) cpoIdentity() *cloudsimCred {
-	sp := w.f.AzureServicePrincipalWithRole(w.t, "cpo", "Contributor", "/subscriptions/"+customer)
-	return &cloudsimCred{w.f.AzureCredential(w.t, sp)}
+// cpoIdentity is the control-plane operator's identity: only the custom
+// role made from the permissions table, on the customer's resource group.
+// Every test that runs with it proves the table is enough.
+func (w *world) cpoIdentity() azcore.TokenCredential {
+	w.t.Helper()
+	scope := "/subscriptions/" + customer + "/resourceGroups/" + guestRG
+	defs, err := armauthorization.NewRoleDefinitionsClient(w.admin, w.f.AzureClientOptions())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	role := azurecloud.CustomRole(azurecloud.ControlPlaneOperator, scope)
+	id := azure.NewGUID()
+	if _, err := defs.CreateOrUpdate(w.ctx, scope, id, armauthorization.RoleDefinition{Properties: &armauthorization.RoleDefinitionProperties{
+		RoleName: to.Ptr(role.Name), RoleType: to.Ptr("CustomRole"), Description: to.Ptr(role.Description),
+		Permissions:      []*armauthorization.Permission{{Actions: to.SliceOfPtrs(role.Actions...)}},
+		AssignableScopes: to.SliceOfPtrs(role.AssignableScopes...),
+	}}, nil); err != nil {
+		w.t.Fatalf("creating the custom role: %v", err)
+	}
+	sp := w.f.AzureServicePrincipal(w.t, "cpo")
+	if _, err := w.f.Server.Azure.AssignRole(sp.ObjectID, id, scope); err != nil {
+		w.t.Fatalf("assigning the custom role: %v", err)
+	}
+	return w.f.AzureCredential(w.t, sp)
 }
 
 // deleteAndWait deletes the CR and runs passes until it is gone.

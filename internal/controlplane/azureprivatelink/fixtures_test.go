@@ -387,6 +387,3 @@ func (w *world) zones() []string {
 func aIPs(rs *armprivatedns.RecordSet) string {
 	return strings.Join(azurecloud.ARecordIPs(rs), ",")
 }
-
-// cloudsimCred is a credential for cloudsim's token endpoint.
-type cloudsimCred struct{ azcore.TokenCredential }
