@@ -26,7 +26,14 @@ order when the HostedCluster is deleted.
 
 It reads the management cluster's kubeconfig the standard way (--kubeconfig,
 KUBECONFIG, in-cluster) and, with --private-platform=AWS, its AWS credentials
-the standard way (AWS_* variables, shared files, web identity).`,
+the standard way (AWS_* variables, shared files, web identity). With
+--private-platform=Azure its identity is configured once, at install, the
+azidentity way (AZURE_CLIENT_ID and AZURE_TENANT_ID with
+AZURE_FEDERATED_TOKEN_FILE for workload identity, AZURE_CLIENT_SECRET for a
+service principal, else managed identity), AZURE_SUBSCRIPTION_ID names the
+management subscription, and AZURE_AUTHORITY_HOST,
+AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
+(cloudsim).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/hcplink/hcplink/internal/cloud"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
@@ -132,7 +133,7 @@ func (c *credentialsChecker) Start(ctx context.Context) error {
 			credentialsValid.WithLabelValues(c.platform).Set(0)
 			lastOK = false
 			switch {
-			case awscloud.IsAccessDenied(err):
+			case awscloud.IsAccessDenied(err) || cloud.ClassOf(err) == cloud.ClassAccessDenied:
 				c.set(platform.CredentialsInvalid)
 				log.Error(err, "the cloud refused the operator's credentials; fix the operator's identity (role, keys or web identity token)", "code", awscloud.ErrorCode(err), "retryIn", backoff)
 			default:

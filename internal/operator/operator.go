@@ -30,6 +30,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/operator/hostedcluster"
 	"github.com/hcplink/hcplink/internal/operator/nodepool"
 	"github.com/hcplink/hcplink/internal/operator/platform"
@@ -76,6 +77,11 @@ type Options struct {
 	// (environment, shared files, web identity). Used only when
 	// PrivatePlatform is AWS.
 	AWS *aws.Config
+	// Azure is the operator's Azure identity and endpoints; nil reads them
+	// from the environment (azidentity's variables, AZURE_SUBSCRIPTION_ID
+	// for the management subscription, and the endpoint overrides of
+	// internal/cloud/azure). Used only when PrivatePlatform is Azure.
+	Azure *azurecloud.Config
 	// MaxConcurrentReconciles is the worker count of each controller, so
 	// that one slow cluster never holds the others; zero means
 	// DefaultMaxConcurrentReconciles.
@@ -212,8 +218,11 @@ func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platfor
 	log := ctrl.LoggerFrom(ctx)
 	checker := newCredentialsChecker(p.Name, nil, log.WithName("credentials"))
 	var cloud any
-	if opts.AWS != nil && p.Name == PlatformAWS {
+	switch {
+	case opts.AWS != nil && p.Name == PlatformAWS:
 		cloud = opts.AWS
+	case opts.Azure != nil && p.Name == PlatformAzure:
+		cloud = opts.Azure
 	}
 	caller, err := p.Setup(ctx, mgr, platform.SetupOptions{
 		Log:                     log,

@@ -60,7 +60,7 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		s.status.NATSubnetID = id
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
-		return outcome.Poll(hcplinkv1beta1.WaitingForPrivateLinkServiceReason, "NAT subnet "+name+" is being created.", subnetUpdatingPoll, plsUpdatingMost)
+		return natSubnetCreating(name)
 	}
 	return outcome.Continue()
 }

@@ -16,12 +16,16 @@ import (
 
 // Delays of states whose length is known.
 const (
-	// plsUpdatingFirst/Most: a Private Link Service provisions in tens of
-	// seconds; look soon, then less often.
-	plsUpdatingFirst = 5 * time.Second
-	plsUpdatingMost  = 30 * time.Second
-	// subnetUpdatingPoll: a subnet is written in seconds.
-	subnetUpdatingPoll = 5 * time.Second
+	// operationPollMin/Max: an Azure network operation (a subnet, a Private
+	// Link Service, a deletion) finishes within seconds to a minute; look
+	// every 5–8 s (jittered), without growth: the steps of one creation
+	// share a reason and must not slow each other down.
+	operationPollMin = 5 * time.Second
+	operationPollMax = 8 * time.Second
+	// connectionsFirst/Most: connections being removed go within seconds;
+	// should they not, look less often.
+	connectionsFirst = 5 * time.Second
+	connectionsMost  = 30 * time.Second
 	// controlPlaneCleanupPoll: the CPO's finalizer removal wakes us through
 	// the watch; this is the safety net.
 	controlPlaneCleanupPoll = 30 * time.Second
@@ -147,16 +151,24 @@ func serviceStateOutcome(pls *armnetwork.PrivateLinkService) (o outcome.Outcome,
 	case armnetwork.ProvisioningStateUpdating:
 		return plsUpdating(name), false
 	case armnetwork.ProvisioningStateDeleting:
-		return outcome.Poll(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
-			"Private Link Service "+name+" is being deleted outside hcplink; it is created again once it is gone.", plsUpdatingFirst, plsUpdatingMost), true
+		return outcome.Wait(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
+			"Private Link Service "+name+" is being deleted outside hcplink; it is created again once it is gone.", operationPoll()), true
 	}
 	return outcome.Continue(), false
 }
 
 // plsUpdating: the service is being created or changed.
 func plsUpdating(name string) outcome.Outcome {
-	return outcome.Poll(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
-		"Private Link Service "+name+" is being created or updated.", plsUpdatingFirst, plsUpdatingMost)
+	return outcome.Wait(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
+		"Private Link Service "+name+" is being created or updated.", operationPoll())
+}
+
+// operationPoll is when to look at a running Azure operation again.
+func operationPoll() time.Duration { return outcome.Between(operationPollMin, operationPollMax) }
+
+// natSubnetCreating: the NAT subnet is being created.
+func natSubnetCreating(name string) outcome.Outcome {
+	return outcome.Wait(hcplinkv1beta1.WaitingForPrivateLinkServiceReason, "NAT subnet "+name+" is being created.", operationPoll())
 }
 
 // waitingForIP: the control-plane operator has not reported the router's
@@ -198,7 +210,7 @@ func notOurs(name, why string) outcome.Outcome {
 // (rejected, being deleted); deletion is retried shortly.
 func connectionsPending(name string, n int) outcome.Outcome {
 	return outcome.Poll(hcplinkv1beta1.DependencyReason, fmt.Sprintf(
-		"Deleting: Private Link Service %s still has %d private endpoint connections; they were rejected and are being removed.", name, n), plsUpdatingFirst, plsUpdatingMost)
+		"Deleting: Private Link Service %s still has %d private endpoint connections; they were rejected and are being removed.", name, n), connectionsFirst, connectionsMost)
 }
 
 // waitingForControlPlane: deletion waits for the control-plane operator's
@@ -211,7 +223,7 @@ func waitingForControlPlane() outcome.Outcome {
 
 // deleting: a deletion step is under way.
 func deleting(what string) outcome.Outcome {
-	return outcome.Poll(hcplinkv1beta1.DeletingReason, "Deleting: "+what+".", plsUpdatingFirst, plsUpdatingMost)
+	return outcome.Wait(hcplinkv1beta1.DeletingReason, "Deleting: "+what+".", operationPoll())
 }
 
 // createdMessage is the AzurePLSCreated message of a ready service.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
@@ -105,25 +104,9 @@ func (c *Cloud) RejectConnection(ctx context.Context, rg, service string, conn *
 	return c.Provider.RejectConnection(ctx, rg, service, conn)
 }
 
-// connectionDeleter is the SDK method that removes a connection from a
-// service; the provider does not list it yet, the SDK client has it.
-type connectionDeleter interface {
-	BeginDeletePrivateEndpointConnection(ctx context.Context, resourceGroupName string, serviceName string, peConnectionName string,
-		options *armnetwork.PrivateLinkServicesClientBeginDeletePrivateEndpointConnectionOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeletePrivateEndpointConnectionResponse], error)
-}
-
 // DeleteConnection starts removing a connection (Azure refuses to delete a
 // service that has any, rejected ones included).
 func (c *Cloud) DeleteConnection(ctx context.Context, rg, service, conn string) error {
-	d, ok := c.Provider.Services.(connectionDeleter)
-	if !ok {
-		return fmt.Errorf("the Private Link Services client cannot delete connections")
-	}
-	ctx, cancel := context.WithTimeout(ctx, azurecloud.DefaultCallTimeout)
-	defer cancel()
-	_, err := d.BeginDeletePrivateEndpointConnection(ctx, rg, service, conn, nil)
-	if azurecloud.IsNotFound(err) {
-		return nil
-	}
-	return azurecloud.Wrap("removing a private endpoint connection", err)
+	_, err := c.Provider.DeleteConnection(ctx, rg, service, conn, "")
+	return err
 }

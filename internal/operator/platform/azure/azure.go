@@ -1,9 +1,10 @@
 // Package azureplatform registers Azure Private Link with the management
-// operator's platform registry. Only what exists today is registered: the
-// AzurePrivateLinkService kind, its aggregated condition, and what its
-// finalizers would leave behind. There is no management-side controller
-// and no final customer-side sweep yet; adding them changes this package
-// only.
+// operator's platform registry: the AzurePrivateLinkService kind, its
+// aggregated condition, what each finalizer would leave behind, and the
+// management-side Private Link Service controller on the operator's own
+// identity (configured once, at install: azidentity's environment plus
+// the endpoints of internal/cloud/azure). There is no final customer-side
+// sweep yet.
 package azureplatform
 
 import (
@@ -30,6 +31,7 @@ func Platform() platform.Platform {
 		ConditionTypes: []string{hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition},
 		AppliesTo:      isPrivate,
 		List:           list,
+		Setup:          setup,
 	}
 }
 
@@ -46,9 +48,42 @@ func list(ctx context.Context, c client.Reader, namespace string, _ *hcplinkv1be
 	out := make([]platform.Object, 0, len(items.Items))
 	for i := range items.Items {
 		o := &items.Items[i]
-		out = append(out, platform.Object{Object: o, Conditions: o.Status.Conditions, Fallback: describe(o)})
+		out = append(out, object(o))
 	}
 	return out, nil
+}
+
+// object is o as the HostedCluster controller sees it: what each
+// finalizer would leave behind if given up (the control-plane operator's:
+// the customer side; the operator's: the Private Link Service and the NAT
+// subnet it created).
+func object(o *hcplinkv1beta1.AzurePrivateLinkService) platform.Object {
+	obj := platform.Object{Object: o, Conditions: o.Status.Conditions, Fallback: describe(o), Leaks: map[string]string{}}
+	where := fmt.Sprintf("AzurePrivateLinkService %s (subscription %s, resource group %s): ", o.Name, o.Spec.SubscriptionID, o.Spec.ResourceGroupName)
+	st := o.Status
+	var mgmt []string
+	if st.PrivateLinkServiceID != "" {
+		mgmt = append(mgmt, "Private Link Service "+st.PrivateLinkServiceID)
+	}
+	if st.NATSubnetID != "" && !strings.EqualFold(st.NATSubnetID, o.Spec.NATSubnetID) {
+		mgmt = append(mgmt, "NAT subnet (created by hcplink) "+st.NATSubnetID)
+	}
+	if len(mgmt) > 0 {
+		obj.Leaks[hcplinkv1beta1.OperatorFinalizer] = where + strings.Join(mgmt, ", ")
+	}
+	var customer []string
+	if st.PrivateEndpointID != "" {
+		customer = append(customer, "Private Endpoint "+st.PrivateEndpointID)
+	}
+	if st.PrivateDNSZoneID != "" {
+		customer = append(customer, "Private DNS zone "+st.PrivateDNSZoneID)
+	} else if st.DNSZoneName != "" {
+		customer = append(customer, "Private DNS zone "+st.DNSZoneName)
+	}
+	if len(customer) > 0 {
+		obj.Leaks[hcplinkv1beta1.ControlPlaneFinalizer] = where + strings.Join(customer, ", ")
+	}
+	return obj
 }
 
 // describe names the cloud resources the object recorded in its status.

@@ -1,0 +1,99 @@
+package azureplatform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	azcloud "github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/hcplink/hcplink/internal/cloud"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/operator/azureprivatelink"
+	"github.com/hcplink/hcplink/internal/operator/platform"
+)
+
+// setup registers the AzurePrivateLinkService controller on the
+// management subscription's clients. The identity is the operator's own,
+// read once: SetupOptions.Cloud when it is an *azurecloud.Config, else the
+// environment (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE
+// or AZURE_CLIENT_SECRET, AZURE_SUBSCRIPTION_ID, and the endpoints).
+func setup(_ context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.IdentityCaller, error) {
+	cfg, err := loadConfig(opts)
+	if err != nil {
+		return nil, &platform.ConfigError{Err: err}
+	}
+	cred, err := cfg.Credential()
+	if err != nil {
+		return nil, &platform.ConfigError{Err: err}
+	}
+	clientOpts, err := cfg.ClientOptions()
+	if err != nil {
+		return nil, &platform.ConfigError{Err: err}
+	}
+	providers, err := azurecloud.NewProviders(cfg.SubscriptionID, cred, clientOpts)
+	if err != nil {
+		return nil, &platform.ConfigError{Err: err}
+	}
+	r := &azureprivatelink.Reconciler{
+		Client:              mgr.GetClient(),
+		Cloud:               &azureprivatelink.Cloud{Provider: providers.PrivateLinkServices, Subscription: cfg.SubscriptionID},
+		ManagementClusterID: opts.ManagementClusterID,
+		DriftInterval:       opts.DriftInterval,
+	}
+	// Run may be called more than once in a process (the local environment,
+	// tests): controller names need not be unique then.
+	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
+	if err := r.SetupWithManager(mgr, copts); err != nil {
+		return nil, fmt.Errorf("setting up the AzurePrivateLinkService controller: %w", err)
+	}
+	return TokenCaller(cred, cfg.Cloud, cfg.ClientID), nil
+}
+
+// loadConfig is the operator's Azure configuration: the given one, or the
+// environment's. The management subscription is required.
+func loadConfig(opts platform.SetupOptions) (azurecloud.Config, error) {
+	var cfg azurecloud.Config
+	switch given := opts.Cloud.(type) {
+	case *azurecloud.Config:
+		cfg = *given
+	case nil:
+		loaded, err := azurecloud.ConfigFromEnv(os.Getenv)
+		if err != nil {
+			return azurecloud.Config{}, err
+		}
+		cfg = loaded
+	default:
+		return azurecloud.Config{}, fmt.Errorf("the Azure platform needs an *azurecloud.Config, not %T", opts.Cloud)
+	}
+	if cfg.SubscriptionID == "" {
+		return azurecloud.Config{}, fmt.Errorf("the management subscription is not set (%s)", azurecloud.EnvSubscriptionID)
+	}
+	return cfg, nil
+}
+
+// TokenCaller checks the management credentials by asking Entra ID for a
+// Resource Manager token: no ARM call, and a refusal (a wrong secret, a
+// federated credential that does not match) is access denied.
+func TokenCaller(cred azcore.TokenCredential, c azcloud.Configuration, clientID string) platform.IdentityCaller {
+	audience := c.Services[azcloud.ResourceManager].Audience
+	return func(ctx context.Context) (string, error) {
+		_, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{audience + "/.default"}})
+		var refused *azidentity.AuthenticationFailedError
+		if errors.As(err, &refused) && refused.RawResponse != nil && refused.RawResponse.StatusCode/100 == 4 {
+			return "", &cloud.Error{Doing: "getting a Resource Manager token", Class: cloud.ClassAccessDenied, Code: "AuthenticationFailed",
+				Message: "Entra ID refused the operator's credentials.", Err: err}
+		}
+		if err != nil {
+			return "", err
+		}
+		return "client " + clientID, nil
+	}
+}
