@@ -106,16 +106,18 @@ func Run(ctx context.Context, opts Options) (err error) {
 
 	fmt.Fprintf(progress, "creating %d Private clusters at once (cloudsim throttles at AWS's default rates, per account)\n", opts.Clusters)
 	start := time.Now()
-	for _, c := range clusters {
-		if err := create(ctx, env, c); err != nil {
-			return err
-		}
-	}
 	waitCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
+	// Created while the count is watched: creating many takes a while, and
+	// the memory probe must see the count pass half of them.
+	created := make(chan error, 1)
+	go func() { created <- createAll(waitCtx, env, clusters) }()
 	memory := &memoryProbe{pid: env.OperatorPID, half: (len(clusters) + 1) / 2}
 	available, err := waitAvailable(waitCtx, env, clusters, progress, memory.observe)
 	elapsed := time.Since(start)
+	if createErr := <-created; createErr != nil {
+		return createErr
+	}
 	if err != nil {
 		return fmt.Errorf("%d of %d clusters available after %v: %w", available, len(clusters), elapsed.Round(time.Second), err)
 	}
@@ -241,18 +243,32 @@ func create(ctx context.Context, env *devenv.Env, c cluster) error {
 	return nil
 }
 
+func createAll(ctx context.Context, env *devenv.Env, clusters []cluster) error {
+	for _, c := range clusters {
+		if err := create(ctx, env, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // waitAvailable polls until every cluster reports Available, printing the
-// count as it grows.
+// count as it grows. One list a second, not a read per cluster; clusters
+// not created yet count as not Available.
 func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out io.Writer, observe func(ready, total int)) (int, error) {
+	wanted := map[types.NamespacedName]bool{}
+	for _, c := range clusters {
+		wanted[types.NamespacedName{Namespace: c.namespace, Name: c.name}] = true
+	}
 	last := -1
 	for {
+		var list hcplinkv1beta1.HostedClusterList
+		if err := env.Client.List(ctx, &list); err != nil {
+			return 0, err
+		}
 		ready := 0
-		for _, c := range clusters {
-			var hc hcplinkv1beta1.HostedCluster
-			if err := env.Client.Get(ctx, types.NamespacedName{Namespace: c.namespace, Name: c.name}, &hc); err != nil {
-				return ready, err
-			}
-			if meta.IsStatusConditionTrue(hc.Status.Conditions, hcplinkv1beta1.AvailableCondition) {
+		for _, hc := range list.Items {
+			if wanted[types.NamespacedName{Namespace: hc.Namespace, Name: hc.Name}] && meta.IsStatusConditionTrue(hc.Status.Conditions, hcplinkv1beta1.AvailableCondition) {
 				ready++
 			}
 		}
