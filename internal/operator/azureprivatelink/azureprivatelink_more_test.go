@@ -78,7 +78,9 @@ func TestTwoClustersNeverTouchEachOther(t *testing.T) {
 func TestPausedClusterIsLeftAlone(t *testing.T) {
 	w := newWorld(t)
 	until := w.clk.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	c := w.cluster(func(hc *hcplinkv1beta1.HostedCluster, _ *hcplinkv1beta1.AzurePrivateLinkService) { hc.Spec.PausedUntil = &until })
+	c := w.cluster(func(hc *hcplinkv1beta1.HostedCluster, _ *hcplinkv1beta1.AzurePrivateLinkService) {
+		hc.Spec.PausedUntil = &until
+	})
 	r := w.reconciler(nil)
 	before := w.calls("loadBalancers/read").Total
 	if res := w.reconcile(r, c.cr); res.RequeueAfter <= 0 || res.RequeueAfter > time.Hour {
