@@ -295,3 +295,52 @@ func TestMissingRoleAssignment(t *testing.T) {
 		t.Errorf("endpoints %v", eps)
 	}
 }
+
+// TestConnectionStates: a connection the service does not approve at once
+// is reported pending and polled until the owner approves it; a rejected
+// one is reported with what to do, rechecked less and less often, and gets
+// no records.
+func TestConnectionStates(t *testing.T) {
+	w := newWorld(t)
+	cred := w.cpoIdentity()
+	pending := w.newCluster("alpha", hcplinkv1beta1.AzureTopologyPrivate, cred)
+	w.plsWith(pending.pls, false) // the operator forgot the auto-approval
+	pending.until("pending approval", func(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+		got := condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition)
+		return got.Reason == hcplinkv1beta1.PrivateEndpointPendingReason && strings.Contains(got.Message, "approve")
+	})
+	if got := condition(pending.get(), hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition); got.Status != metav1.ConditionFalse {
+		t.Errorf("Available while pending: %+v", got)
+	}
+	w.setConnection(pending.pls, "Approved")
+	pending.until("available once approved", available)
+	pending.assertPath(t)
+
+	rejected := w.newCluster("beta", hcplinkv1beta1.AzureTopologyPrivate, cred)
+	w.plsWith(rejected.pls, false)
+	rejected.until("pending approval", func(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+		return condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition).Reason == hcplinkv1beta1.PrivateEndpointPendingReason
+	})
+	w.setConnection(rejected.pls, "Rejected")
+	rejected.until("rejected", func(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+		return condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition).Reason == hcplinkv1beta1.PrivateEndpointRejectedReason
+	})
+	var delays []time.Duration
+	for range 2 {
+		res := rejected.reconcile()
+		delays = append(delays, res.RequeueAfter)
+		w.clk.Advance(res.RequeueAfter)
+	}
+	cr := rejected.get()
+	got := condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition)
+	if got.Reason != hcplinkv1beta1.PrivateEndpointRejectedReason || !strings.Contains(got.Message, "subscription must be allowed") {
+		t.Fatalf("rejected: %+v", got)
+	}
+	checkMessages(t, cr)
+	if delays[0] < 15*time.Second || delays[1] <= delays[0] {
+		t.Errorf("rechecks of a rejected connection: %v", delays)
+	}
+	if z := w.zoneOf(rejected.zone()); z != nil {
+		t.Error("a zone for a rejected endpoint")
+	}
+}

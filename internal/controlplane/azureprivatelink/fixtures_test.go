@@ -151,6 +151,17 @@ func done[T any](w *world, p *runtime.Poller[T], err error) T {
 // name, visible to and auto-approving the customer, and returns its alias.
 func (w *world) plsFor(name string) string {
 	w.t.Helper()
+	return w.plsWith(name, true)
+}
+
+// plsWith puts the Private Link Service named name, visible to the
+// customer and auto-approving its endpoints when autoApprove.
+func (w *world) plsWith(name string, autoApprove bool) string {
+	w.t.Helper()
+	var approved []string
+	if autoApprove {
+		approved = []string{customer}
+	}
 	p4, err4 := w.mgmt.NewPrivateLinkServicesClient().BeginCreateOrUpdate(w.ctx, "mgmt-rg", name, armnetwork.PrivateLinkService{
 		Location: to.Ptr(location),
 		Properties: &armnetwork.PrivateLinkServiceProperties{
@@ -158,7 +169,7 @@ func (w *world) plsFor(name string) string {
 			IPConfigurations: []*armnetwork.PrivateLinkServiceIPConfiguration{{Name: to.Ptr("nat-" + name),
 				Properties: &armnetwork.PrivateLinkServiceIPConfigurationProperties{Subnet: &armnetwork.Subnet{ID: to.Ptr(w.natSubnetID)}}}},
 			Visibility:   &armnetwork.PrivateLinkServicePropertiesVisibility{Subscriptions: to.SliceOfPtrs(customer)},
-			AutoApproval: &armnetwork.PrivateLinkServicePropertiesAutoApproval{Subscriptions: to.SliceOfPtrs(customer)},
+			AutoApproval: &armnetwork.PrivateLinkServicePropertiesAutoApproval{Subscriptions: to.SliceOfPtrs(approved...)},
 		},
 	}, nil)
 	pls := done(w, p4, err4).PrivateLinkService
@@ -386,4 +397,32 @@ func (w *world) zones() []string {
 
 func aIPs(rs *armprivatedns.RecordSet) string {
 	return strings.Join(azurecloud.ARecordIPs(rs), ",")
+}
+
+// setConnection approves or rejects, as the service's owner, the one
+// connection of the Private Link Service named name.
+func (w *world) setConnection(name, status string) {
+	w.t.Helper()
+	plsClient := w.mgmt.NewPrivateLinkServicesClient()
+	pager := plsClient.NewListPrivateEndpointConnectionsPager("mgmt-rg", name, nil)
+	n := 0
+	for pager.More() {
+		page, err := pager.NextPage(w.ctx)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, conn := range page.Value {
+			n++
+			if _, err := plsClient.UpdatePrivateEndpointConnection(w.ctx, "mgmt-rg", name, *conn.Name, armnetwork.PrivateEndpointConnection{
+				Properties: &armnetwork.PrivateEndpointConnectionProperties{PrivateLinkServiceConnectionState: &armnetwork.PrivateLinkServiceConnectionState{
+					Status: to.Ptr(status), Description: to.Ptr("by the test"),
+				}},
+			}, nil); err != nil {
+				w.t.Fatal(err)
+			}
+		}
+	}
+	if n != 1 {
+		w.t.Fatalf("%d connections on %s, want 1", n, name)
+	}
 }
