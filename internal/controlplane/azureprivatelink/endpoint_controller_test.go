@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -342,5 +343,31 @@ func TestConnectionStates(t *testing.T) {
 	}
 	if z := w.zoneOf(rejected.zone()); z != nil {
 		t.Error("a zone for a rejected endpoint")
+	}
+}
+
+// TestEndpointDeletedBehindOurBack: the next drift check creates the
+// endpoint again, and the records follow its address.
+func TestEndpointDeletedBehindOurBack(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPrivate, w.cpoIdentity())
+	c.until("available", available)
+	c.assertPath(t)
+	// Something else takes the first address once ours is free, so the new
+	// endpoint cannot get the same one.
+	p, err := w.cust.NewPrivateEndpointsClient().BeginDelete(w.ctx, guestRG, c.endpointName(), nil)
+	done(w, p, err)
+	squatter, err := w.cust.NewInterfacesClient().BeginCreateOrUpdate(w.ctx, guestRG, "squatter", armnetwork.Interface{
+		Location: to.Ptr(location),
+		Properties: &armnetwork.InterfacePropertiesFormat{IPConfigurations: []*armnetwork.InterfaceIPConfiguration{{Name: to.Ptr("ip"),
+			Properties: &armnetwork.InterfaceIPConfigurationPropertiesFormat{Subnet: &armnetwork.Subnet{ID: to.Ptr(guestSubnet)}}}}},
+	}, nil)
+	done(w, squatter, err)
+	old := c.get().Status.PrivateEndpointIP
+	c.until("available again", func(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+		return available(cr) && cr.Status.PrivateEndpointIP != old
+	})
+	if ip := c.assertPath(t); ip == old {
+		t.Errorf("the records still name the old address %s", old)
 	}
 }
