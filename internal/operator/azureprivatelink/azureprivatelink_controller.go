@@ -223,9 +223,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !cr.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)})
 	}
+	if hc == nil && controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
+		s := &scope{cr: cr, status: ownedStatusOf(cr)}
+		o := outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
+			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist.")
+		return r.finish(ctx, s, outcome.Continue(), o)
+	}
 	if hc == nil || !served(hc) {
-		// Never served, or no longer a private Azure cluster of ours:
-		// nothing to create. Deletion still cleans up what exists.
+		// Never served, or not a private Azure cluster: nothing to create.
+		// Deletion still cleans up what exists.
 		return ctrl.Result{}, nil
 	}
 	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.Now()); paused {

@@ -184,7 +184,7 @@ func (r *Reconciler) deleteNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	id := s.status.NATSubnetID
 	if id == "" && s.hc != nil {
 		if fe := r.frontendForDeletion(ctx, s); fe != nil {
-			id = vnetOf(fe.SubnetID) + "/subnets/" + natSubnetPrefix + clusterID(s.hc)
+			id = vnetOf(fe.SubnetID) + "/subnets/" + azurecloud.NATSubnetName(clusterID(s.hc))
 		}
 	}
 	if id == "" || !strings.HasPrefix(lastSegment(id), natSubnetPrefix) {

@@ -90,3 +90,25 @@ func TestPausedClusterIsLeftAlone(t *testing.T) {
 		t.Error("a paused cluster was served")
 	}
 }
+
+// Without its HostedCluster the object says so and waits; deleting it
+// still removes the service and the NAT subnet recorded in status.
+func TestWithoutTheHostedClusterDeletionUsesStatus(t *testing.T) {
+	w := newWorld(t)
+	c := w.cluster()
+	r := w.reconciler(nil)
+	w.settle(r, c.cr)
+	get(t, c.cr)
+	nat := c.cr.Status.NATSubnetID
+	if err := env.Client.Delete(w.ctx, c.hc); err != nil {
+		t.Fatal(err)
+	}
+	w.reconcile(r, c.cr)
+	if cond := condition(t, c.cr, hcplinkv1beta1.AzurePLSCreatedCondition); cond.Reason != hcplinkv1beta1.HostedClusterNotFoundReason {
+		t.Errorf("condition = %+v", cond)
+	}
+	w.deleteAndSettle(r, c.cr)
+	if w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID)) != nil || w.subnetExists(nat) {
+		t.Error("the service or the NAT subnet outlived the object")
+	}
+}
