@@ -112,3 +112,24 @@ func TestWithoutTheHostedClusterDeletionUsesStatus(t *testing.T) {
 		t.Error("the service or the NAT subnet outlived the object")
 	}
 }
+
+// The router's load balancer moved to another frontend (the control-plane
+// operator reports a new address): the service follows in one pass.
+func TestFollowsANewLoadBalancerFrontend(t *testing.T) {
+	w := newWorld(t)
+	c := w.cluster()
+	r := w.reconciler(nil)
+	w.settle(r, c.cr)
+	w.internalLB("kubernetes-internal-2", w.vnetID+"/subnets/lb", "10.0.1.20")
+	update(t, c.cr, func() { c.cr.Spec.LoadBalancerIP = "10.0.1.20" })
+	w.reconcile(r, c.cr)
+	got := frontendIDs(w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID)).Properties.LoadBalancerFrontendIPConfigurations)
+	if len(got) != 1 || !strings.Contains(got[0], "/loadBalancers/kubernetes-internal-2/") {
+		t.Errorf("frontends after one pass = %v", got)
+	}
+	w.settle(r, c.cr)
+	get(t, c.cr)
+	if !strings.HasSuffix(c.cr.Status.InternalLoadBalancerID, "/kubernetes-internal-2") {
+		t.Errorf("status.internalLoadBalancerID = %s", c.cr.Status.InternalLoadBalancerID)
+	}
+}
