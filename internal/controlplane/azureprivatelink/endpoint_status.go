@@ -33,7 +33,6 @@ const (
 // them.
 const (
 	connectionApproved     = "Approved"
-	connectionPending      = "Pending"
 	connectionRejected     = "Rejected"
 	connectionDisconnected = "Disconnected"
 )
