@@ -2,6 +2,7 @@ package azureprivatelink
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -58,5 +59,21 @@ func TestCredentialsCheck(t *testing.T) {
 	}
 	if c := AzureCredentialsCondition(errors.New("dial tcp: connection refused")); c.Status != metav1.ConditionUnknown || c.Reason != hcplinkv1beta1.CredentialCheckFailedReason {
 		t.Errorf("unreachable authority: %+v", c)
+	}
+}
+
+// TestNoIdentityIsACondition: a control-plane operator without an Azure
+// identity says so in the condition instead of failing silently.
+func TestNoIdentityIsACondition(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPrivate, nil)
+	c.r.Cloud = &ARMFactory{}
+	_, err := c.r.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(c.cr)})
+	if err == nil {
+		t.Fatal("no error for controller-runtime's backoff")
+	}
+	got := condition(c.get(), hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)
+	if got.Status != metav1.ConditionUnknown || got.Reason != hcplinkv1beta1.InternalErrorReason || !strings.Contains(got.Message, "no Azure identity") {
+		t.Errorf("condition %+v", got)
 	}
 }

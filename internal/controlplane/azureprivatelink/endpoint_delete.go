@@ -32,7 +32,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	}
 	var err error
 	if s.endpoints, s.dns, err = r.Cloud.For(cr.Spec.SubscriptionID); err != nil {
-		return ctrl.Result{}, fmt.Errorf("building the Azure clients: %w", err)
+		// A missing or broken identity configuration is said in the
+		// condition, not only in the log.
+		o := outcome.FromError(fmt.Errorf("building the Azure clients: %w", err))
+		return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)}, o)
 	}
 	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
