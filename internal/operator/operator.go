@@ -108,6 +108,8 @@ type Options struct {
 	// EndpointServiceDriftInterval is how often each AWS endpoint service
 	// is checked against AWS, and how long the batched Describe listing
 	// serves every cluster; zero means 10 minutes. Checks are jittered.
+	// With Azure it is how often each Private Link Service is checked
+	// (zero: 5 minutes).
 	EndpointServiceDriftInterval time.Duration
 	// EndpointServiceSweepInterval is how often orphaned endpoint services
 	// (tagged for an AWSEndpointService that no longer exists) are looked
