@@ -134,7 +134,10 @@ func (r *Reconciler) serviceReady(s *scope, pls *armnetwork.PrivateLinkService, 
 // desired is the service the object asks for. The subscriptions come from
 // the HostedCluster itself (the control-plane operator's copy in the spec
 // follows later), so that a change reaches the service in the pass the
-// HostedCluster's update starts.
+// HostedCluster's update starts. The location is the cluster's
+// (spec.location): the management cluster serves clusters of its own
+// region, and Azure refuses a service in another region than its load
+// balancer.
 func (r *Reconciler) desired(s *scope) desiredService {
 	return desiredService{
 		Name:          serviceName(s),
