@@ -149,7 +149,9 @@ func Run(ctx context.Context, opts Options) error {
 		// Step down at once on shutdown, so a new replica leads without
 		// waiting for the lease to expire; Run returns right after.
 		LeaderElectionReleaseOnCancel: true,
-		Cache:                         cache.Options{ByObject: hostedcluster.CacheByObject()},
+		// managedFields are a large share of every cached object and
+		// nothing here reads them (writes are server-side applies).
+		Cache: cache.Options{ByObject: hostedcluster.CacheByObject(), DefaultTransform: cache.TransformStripManagedFields()},
 	})
 	if err != nil {
 		return fmt.Errorf("operator: creating the manager: %w", err)
