@@ -28,6 +28,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -184,6 +187,20 @@ type cluster struct {
 	customer                       devenv.CustomerNetwork
 }
 
+// patient is cfg retrying throttled set-up calls for as long as a
+// throttled account needs: the set-up runs under the same token buckets as
+// the operators, and is not what the bench measures.
+func patient(cfg aws.Config) aws.Config {
+	cfg = cfg.Copy()
+	cfg.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 20
+			o.RateLimiter = ratelimit.None
+		})
+	}
+	return cfg
+}
+
 // prepare gives cluster i to customer account i mod len(customers).
 func prepare(ctx context.Context, env *devenv.Env, n int, customers []devenv.Customer) ([]cluster, error) {
 	out := make([]cluster, n)
@@ -193,7 +210,7 @@ func prepare(ctx context.Context, env *devenv.Env, n int, customers []devenv.Cus
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.namespace}}); err != nil {
 			return nil, err
 		}
-		fixture, err := env.PrepareAWSClusterIn(ctx, customer.Network, customer.AWS, c.namespace, c.name+"-"+strconv.Itoa(i), c.infraID)
+		fixture, err := env.PrepareAWSClusterIn(ctx, customer.Network, patient(customer.AWS), c.namespace, c.name+"-"+strconv.Itoa(i), c.infraID)
 		if err != nil {
 			return nil, err
 		}
