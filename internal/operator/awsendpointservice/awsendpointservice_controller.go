@@ -32,7 +32,6 @@ package awsendpointservice
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -62,6 +61,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -785,36 +785,15 @@ func (r *Reconciler) patchAnnotations(ctx context.Context, cr *hcplinkv1beta1.AW
 	return nil
 }
 
-// mergePatch sends a JSON merge patch of only the given fields (to the
-// status subresource when status is true), guarded by the object's UID so
-// that it never lands on a successor of the same name; cr is updated from
-// the answer.
+// mergePatch is kubepatch.Merge with the controller's client.
 func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, status bool, patch map[string]any) error {
-	md, _ := patch["metadata"].(map[string]any)
-	if md == nil {
-		md = map[string]any{}
-		patch["metadata"] = md
-	}
-	md["uid"] = string(cr.UID)
-	data, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if status {
-		return r.Client.Status().Patch(ctx, cr, client.RawPatch(types.MergePatchType, data))
-	}
-	return r.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, data))
+	return kubepatch.Merge(ctx, r.Client, cr, status, patch)
 }
 
-// patchFinalizers changes the finalizers with an optimistic lock, so that
-// a finalizer the control-plane operator added meanwhile is never dropped.
+// patchFinalizers is kubepatch.Finalizers with the controller's client: a
+// finalizer the control-plane operator added meanwhile is never dropped.
 func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, mutate func()) error {
-	base := cr.DeepCopy()
-	mutate()
-	if err := r.Client.Patch(ctx, cr, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("writing the finalizers: %w", err)
-	}
-	return nil
+	return kubepatch.Finalizers(ctx, r.Client, cr, mutate)
 }
 
 // applyCondition sets the AWSEndpointServiceAvailable condition by

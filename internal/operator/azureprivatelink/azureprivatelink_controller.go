@@ -43,7 +43,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,6 +55,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -384,36 +384,15 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 	return nil
 }
 
-// mergePatch sends a JSON merge patch of only the given fields (to the
-// status subresource when status is true), guarded by the object's UID so
-// that it never lands on a successor of the same name; cr is updated from
-// the answer.
+// mergePatch is kubepatch.Merge with the controller's client.
 func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, status bool, patch map[string]any) error {
-	md, _ := patch["metadata"].(map[string]any)
-	if md == nil {
-		md = map[string]any{}
-		patch["metadata"] = md
-	}
-	md["uid"] = string(cr.UID)
-	data, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if status {
-		return r.Client.Status().Patch(ctx, cr, client.RawPatch(types.MergePatchType, data))
-	}
-	return r.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, data))
+	return kubepatch.Merge(ctx, r.Client, cr, status, patch)
 }
 
-// patchFinalizers changes the finalizers with an optimistic lock, so that
-// a finalizer the control-plane operator added meanwhile is never dropped.
+// patchFinalizers is kubepatch.Finalizers with the controller's client: a
+// finalizer the control-plane operator added meanwhile is never dropped.
 func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, mutate func()) error {
-	base := cr.DeepCopy()
-	mutate()
-	if err := r.Client.Patch(ctx, cr, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("writing the finalizers: %w", err)
-	}
-	return nil
+	return kubepatch.Finalizers(ctx, r.Client, cr, mutate)
 }
 
 // applyConditions sets this controller's conditions by server-side apply
