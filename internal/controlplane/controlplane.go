@@ -143,7 +143,7 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 	if err := (&routers.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the router controller: %w", err)
 	}
-	if err := (&credentials.Reconciler{Client: mgr.GetClient(), AWS: awsConfig, Proof: proof}).SetupWithManager(mgr); err != nil {
+	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &credentials.AWSChecker{AWS: awsConfig, Proof: proof}}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the credentials controller: %w", err)
 	}
 	if err := setupAWSPrivateLink(mgr, opts, awsConfig); err != nil {
@@ -177,7 +177,7 @@ func setupAzurePrivateLink(mgr ctrl.Manager, opts Options) error {
 		DriftInterval: opts.AzureDriftInterval}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Azure endpoint controller: %w", err)
 	}
-	if err := (&azureprivatelink.CredentialsReconciler{Client: mgr.GetClient(), Cloud: factory}).SetupWithManager(mgr); err != nil {
+	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &azureprivatelink.CredentialsChecker{Cloud: factory}}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Azure credentials check: %w", err)
 	}
 	return nil

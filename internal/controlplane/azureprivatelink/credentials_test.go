@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 )
 
 // TestCredentialsCheck asks cloudsim's Entra ID for tokens through
@@ -37,7 +39,7 @@ func TestCredentialsCheck(t *testing.T) {
 			if err := env.Client.Create(w.ctx, hcp); err != nil {
 				t.Fatal(err)
 			}
-			r := &CredentialsReconciler{Client: env.Client, Cloud: tt.factory}
+			r := &credentials.Reconciler{Client: env.Client, Checker: &CredentialsChecker{Cloud: tt.factory}}
 			res, err := r.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(hcp)})
 			if err != nil {
 				t.Fatal(err)
@@ -52,7 +54,7 @@ func TestCredentialsCheck(t *testing.T) {
 			if leakPattern.MatchString(got.Message) {
 				t.Errorf("message leaks: %q", got.Message)
 			}
-			if res.RequeueAfter < credentialsUnknownRecheck {
+			if res.RequeueAfter < 30*time.Second {
 				t.Errorf("recheck after %v", res.RequeueAfter)
 			}
 		})

@@ -1,7 +1,8 @@
 // Package credentials is the control-plane operator's credentials check: it
-// asks AWS STS who the operator's credentials are (GetCallerIdentity, which
-// needs no permission) and records the answer in the HostedControlPlane's
-// ValidCloudCredentials condition. The operator reads that condition to
+// asks the cluster's cloud whether the operator's identity works (AWS: STS
+// GetCallerIdentity; Azure: an Entra ID token; neither needs a permission)
+// and records the answer in the HostedControlPlane's ValidCloudCredentials
+// condition. The operator reads that condition to
 // decide whether a deletion stuck on cloud cleanup may give up: only when
 // the credentials are known to be invalid, never while they are valid or
 // merely unchecked.
@@ -9,12 +10,9 @@ package credentials
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -25,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
 )
 
@@ -56,18 +53,29 @@ const (
 	callTimeout = 20 * time.Second
 )
 
-// Reconciler checks the control-plane operator's AWS credentials for the
-// HostedControlPlane of its namespace.
+// Checker asks one cloud whether the control-plane operator's identity
+// works.
+type Checker interface {
+	// Name names the check's controller.
+	Name() string
+	// Serves reports whether hcp is a private cluster of the checker's
+	// cloud: only those give the control-plane operator cloud credentials
+	// and cloud resources to clean up.
+	Serves(hcp *hcplinkv1beta1.HostedControlPlane) bool
+	// Proven reports whether successful calls within ProofWindow vouch for
+	// the identity, so that the check needs no call of its own.
+	Proven() bool
+	// Check asks the cloud, within ctx's deadline, and returns the
+	// ValidCloudCredentials condition and the error behind it (for logs).
+	Check(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane) (metav1.Condition, error)
+}
+
+// Reconciler checks the control-plane operator's cloud identity for the
+// HostedControlPlane of its namespace, with its cloud's Checker.
 type Reconciler struct {
 	// Client reads the HostedControlPlane and writes its status.
-	Client client.Client
-	// AWS is the operator's AWS configuration (its credentials). When its
-	// region is empty the cluster's region is used.
-	AWS aws.Config
-	// Proof records the control-plane operator's successful AWS calls; nil
-	// checks with STS every time. While calls keep succeeding the
-	// credentials are known good and no STS call is needed.
-	Proof *awscloud.LastSuccess
+	Client  client.Client
+	Checker Checker
 }
 
 // SetupWithManager registers the controller. It checks when the
@@ -78,47 +86,33 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.Client = mgr.GetClient()
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("credentials").
+		Named(r.Checker.Name()).
 		For(&hcplinkv1beta1.HostedControlPlane{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
 		Complete(r)
 }
 
-// Reconcile checks the credentials and records the result.
+// Reconcile checks the identity and records the result.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	hcp := &hcplinkv1beta1.HostedControlPlane{}
 	if err := r.Client.Get(ctx, req.NamespacedName, hcp); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	// Only AWS private clusters give the control-plane operator cloud
-	// credentials and cloud resources to clean up. A deleting cluster is
-	// checked too: that is when the answer matters.
-	if hcp.Spec.Platform.Type != hcplinkv1beta1.AWSPlatform || !hcp.Spec.Platform.IsPrivate() {
+	// A deleting cluster is checked too: that is when the answer matters.
+	if !r.Checker.Serves(hcp) {
 		return ctrl.Result{}, nil
 	}
-
 	if r.provenValid(hcp) {
 		return ctrl.Result{RequeueAfter: jittered(ValidRecheckInterval)}, nil
 	}
-
-	cfg := r.AWS.Copy()
-	if cfg.Region == "" {
-		cfg.Region = hcp.Spec.Platform.AWS.Region
-	}
 	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
-	out, err := sts.NewFromConfig(cfg).GetCallerIdentity(callCtx, &sts.GetCallerIdentityInput{})
+	cond, err := r.Checker.Check(callCtx, hcp)
 	cancel()
 	if err != nil && ctx.Err() != nil {
 		return ctrl.Result{}, ctx.Err()
 	}
-
-	role := ""
-	if rr := hcp.Spec.Platform.AWS.RolesRef; rr != nil {
-		role = rr.ControlPlaneOperatorARN
-	}
-	cond := credentialsCondition(out, err, identityOf(r.AWS, role))
 	if err != nil {
-		ctrl.LoggerFrom(ctx).Info("Checking the AWS credentials failed", "reason", cond.Reason, "error", err.Error())
+		ctrl.LoggerFrom(ctx).Info("Checking the cloud credentials failed", "reason", cond.Reason, "error", err.Error())
 	}
 	if _, werr := (conditions.Writer{Client: r.Client, FieldOwner: FieldOwner}).Apply(ctx, hcp, &hcp.Status.Conditions, cond); werr != nil {
 		return ctrl.Result{}, werr
@@ -126,13 +120,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: jittered(recheckInterval(cond.Status))}, nil
 }
 
-// provenValid reports whether the condition already says the credentials
-// are valid and a call succeeded recently enough to vouch that they still
-// are: then the check costs no call.
+// provenValid reports whether the condition already says the identity is
+// valid and a call succeeded recently enough to vouch that it still is:
+// then the check costs no call.
 func (r *Reconciler) provenValid(hcp *hcplinkv1beta1.HostedControlPlane) bool {
 	c := meta.FindStatusCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
-	return r.Proof != nil && c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == hcp.Generation &&
-		r.Proof.Within(ProofWindow)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == hcp.Generation && r.Checker.Proven()
 }
 
 func recheckInterval(status metav1.ConditionStatus) time.Duration {
@@ -148,12 +141,4 @@ func recheckInterval(status metav1.ConditionStatus) time.Duration {
 
 func jittered(d time.Duration) time.Duration {
 	return d + time.Duration(rand.Float64()*recheckJitter*float64(d))
-}
-
-// callerText names the principal behind the credentials in messages.
-func callerText(out *sts.GetCallerIdentityOutput) string {
-	if out == nil {
-		return "an unknown principal"
-	}
-	return fmt.Sprintf("%s in account %s", aws.ToString(out.Arn), aws.ToString(out.Account))
 }

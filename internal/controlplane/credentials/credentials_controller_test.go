@@ -113,7 +113,7 @@ func requireRequeue(t *testing.T, res ctrl.Result, base time.Duration) {
 func TestValidKeys(t *testing.T) {
 	f := cloudsimtest.Start(t, cloudsim.Options{})
 	hcp := createPrivateHCP(t)
-	r := &Reconciler{Client: env.Client, AWS: f.Config(t, cloudsimtest.CustomerAccount)}
+	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
 	res := reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "arn:aws:iam::"+cloudsimtest.CustomerAccount+":root")
 	requireRequeue(t, res, ValidRecheckInterval)
@@ -127,12 +127,12 @@ func TestValidKeys(t *testing.T) {
 func TestInvalidThenFixed(t *testing.T) {
 	f := cloudsimtest.Start(t, cloudsim.Options{})
 	hcp := createPrivateHCP(t)
-	r := &Reconciler{Client: env.Client, AWS: f.ConfigWithKeys(t, "ASIAUNKNOWN", "secret", "session")}
+	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: f.ConfigWithKeys(t, "ASIAUNKNOWN", "secret", "session")}}
 	res := reconcile(t, r, hcp)
 	invalid := requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, "InvalidClientTokenId")
 	requireRequeue(t, res, invalidRecheckInterval)
 
-	r.AWS = f.Config(t, cloudsimtest.CustomerAccount)
+	r.Checker = &AWSChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}
 	reconcile(t, r, hcp)
 	valid := requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "authenticate")
 	if valid.LastTransitionTime.Before(&invalid.LastTransitionTime) {
@@ -145,7 +145,7 @@ func TestThrottledIsUnknown(t *testing.T) {
 		Service: "sts", Operation: "GetCallerIdentity", Code: "Throttling", Message: "Rate exceeded", HTTPStatus: 400, Rate: 1,
 	}}}})
 	hcp := createPrivateHCP(t)
-	r := &Reconciler{Client: env.Client, AWS: f.Config(t, cloudsimtest.CustomerAccount)}
+	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
 	res := reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionUnknown, hcplinkv1beta1.ThrottledReason, "Throttling")
 	requireRequeue(t, res, unknownRecheckInterval)
@@ -155,7 +155,7 @@ func TestUnreachableIsUnknown(t *testing.T) {
 	hcp := createPrivateHCP(t)
 	// Nothing listens on port 1.
 	cfg := aws.Config{Region: cloudsimtest.Region, BaseEndpoint: aws.String("http://127.0.0.1:1"), RetryMaxAttempts: 1, Credentials: staticKeys{}}
-	r := &Reconciler{Client: env.Client, AWS: cfg}
+	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: cfg}}
 	reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionUnknown, hcplinkv1beta1.CredentialCheckFailedReason, "Could not reach AWS STS")
 }
@@ -185,7 +185,7 @@ func TestOnlyAWSPrivateClusters(t *testing.T) {
 			if err := env.Client.Create(t.Context(), hcp); err != nil {
 				t.Fatal(err)
 			}
-			r := &Reconciler{Client: env.Client, AWS: f.Config(t, cloudsimtest.CustomerAccount)}
+			r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
 			if res := reconcile(t, r, hcp); res != (ctrl.Result{}) {
 				t.Errorf("Reconcile = %+v, want no requeue", res)
 			}
@@ -253,13 +253,13 @@ func TestWebIdentity(t *testing.T) {
 		return cfg
 	}
 
-	r := &Reconciler{Client: env.Client, AWS: load(aws.ToString(trusting.Role.Arn))}
+	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: load(aws.ToString(trusting.Role.Arn))}}
 	reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, ":assumed-role/demo-cpo/")
 
 	// A role that does not trust the service account: the message names
 	// the role, the issuer and the subject its trust policy must allow.
-	r.AWS = load(aws.ToString(other.Role.Arn))
+	r.Checker = &AWSChecker{AWS: load(aws.ToString(other.Role.Arn))}
 	reconcile(t, r, hcp)
 	c := requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, "AccessDenied")
 	for _, want := range []string{aws.ToString(other.Role.Arn), issuer, sa} {
@@ -270,7 +270,7 @@ func TestWebIdentity(t *testing.T) {
 
 	// A role that does not exist: the same.
 	missing := "arn:aws:iam::" + cloudsimtest.CustomerAccount + ":role/missing-cpo"
-	r.AWS = load(missing)
+	r.Checker = &AWSChecker{AWS: load(missing)}
 	reconcile(t, r, hcp)
 	c = requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, missing)
 	for _, want := range []string{issuer, sa} {
@@ -301,7 +301,7 @@ func TestSuccessfulCallsProveTheCredentials(t *testing.T) {
 	proof := &awscloud.LastSuccess{Now: func() time.Time { return now }}
 	cfg := f.Config(t, cloudsimtest.CustomerAccount)
 	proof.Observe(&cfg)
-	r := &Reconciler{Client: env.Client, AWS: cfg, Proof: proof}
+	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: cfg, Proof: proof}}
 
 	reconcile(t, r, hcp) // the first check asks STS: nothing has proven anything yet
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "")
