@@ -217,8 +217,10 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(hcp), hcp); err != nil {
 			t.Fatal(err)
 		}
+		// A patch, not an update: the operators write the status meanwhile.
+		base := hcp.DeepCopy()
 		hcp.Spec.Platform.AWS.EndpointAccess = access
-		if err := env.Client.Update(t.Context(), hcp); err != nil {
+		if err := env.Client.Patch(t.Context(), hcp, client.MergeFrom(base)); err != nil {
 			t.Fatal(err)
 		}
 	}

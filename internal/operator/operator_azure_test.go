@@ -145,8 +145,10 @@ func TestRunServesAzurePrivateLink(t *testing.T) {
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
 		t.Fatal(err)
 	}
+	// A patch, not an update: the running operator writes the status.
+	base := hc.DeepCopy()
 	hc.Spec.Platform.Azure.Private.PrivateLink = &hcplinkv1beta1.AzurePrivateLinkSpec{AdditionalAllowedSubscriptions: []string{foreign}}
-	if err := env.Client.Update(ctx, hc); err != nil {
+	if err := env.Client.Patch(ctx, hc, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
 	eventuallyWithin(t, 90*time.Second, "the added subscription on the Private Link Service", func() (bool, error) {
