@@ -125,6 +125,8 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return fmt.Errorf("%d of %d clusters available after %v: %w", available, len(clusters), elapsed.Round(time.Second), err)
 	}
 	createCalls := env.Cloud.Counters.Snapshot()
+	// Before the restart below: the process that created the clusters.
+	peak := peakRSS(env.OperatorPID)
 	lbCreate := env.LoadBalancerCalls.Snapshot()
 
 	fmt.Fprintf(progress, "restarting the operators with a %v drift interval\n", opts.DriftInterval)
@@ -145,7 +147,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	r := measure(measurement{
 		clusters: opts.Clusters, accounts: accounts, elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
 		create: createCalls, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
-		throttling: throttling, delays: delays, memory: memory.samples, peak: peakRSS(env.OperatorPID),
+		throttling: throttling, delays: delays, memory: memory.samples, peak: peak,
 	})
 	if opts.JSON {
 		return r.writeJSON(opts.Out)
