@@ -35,6 +35,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -408,32 +409,7 @@ func (r *Reconciler) endpointOf(ctx context.Context, s *scope, p *proven, now ti
 // hostedControlPlane returns the CR's HostedControlPlane (its owner, or
 // the one in the namespace), nil when there is none.
 func (r *Reconciler) hostedControlPlane(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService) (*hcplinkv1beta1.HostedControlPlane, error) {
-	return findHostedControlPlane(ctx, r.Client, cr.Namespace, cr.OwnerReferences)
-}
-
-func findHostedControlPlane(ctx context.Context, c client.Client, namespace string, refs []metav1.OwnerReference) (*hcplinkv1beta1.HostedControlPlane, error) {
-	for _, ref := range refs {
-		if ref.Kind != "HostedControlPlane" {
-			continue
-		}
-		hcp := &hcplinkv1beta1.HostedControlPlane{}
-		err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, hcp)
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading HostedControlPlane %s: %w", ref.Name, err)
-		}
-		return hcp, nil
-	}
-	var list hcplinkv1beta1.HostedControlPlaneList
-	if err := c.List(ctx, &list, client.InNamespace(namespace)); err != nil {
-		return nil, fmt.Errorf("listing HostedControlPlanes: %w", err)
-	}
-	if len(list.Items) != 1 {
-		return nil, nil
-	}
-	return &list.Items[0], nil
+	return hcpref.Find(ctx, r.Client, cr.Namespace, cr.OwnerReferences)
 }
 
 // persist writes the status fields this controller owns (not conditions)

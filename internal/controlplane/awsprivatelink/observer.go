@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 )
 
 // ObserverFieldOwner is the field manager of the observers' writes.
@@ -77,7 +78,7 @@ func NLBNameFromHostname(hostname string) string {
 // Reconcile keeps the CR named like the Service in step with it.
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	name := types.NamespacedName{Namespace: req.Namespace, Name: o.ServiceName}
-	hcp, err := findHostedControlPlane(ctx, o.Client, req.Namespace, nil)
+	hcp, err := hcpref.Find(ctx, o.Client, req.Namespace, nil)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -121,8 +122,7 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if hcp.Spec.Platform.AWS != nil {
 		tags = hcp.Spec.Platform.AWS.ResourceTags
 	}
-	owner := metav1.OwnerReference{APIVersion: hcplinkv1beta1.GroupVersion.String(), Kind: "HostedControlPlane",
-		Name: hcp.Name, UID: hcp.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
+	owner := hcpref.Controller(hcp)
 	cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]
 
 	if cr == nil {

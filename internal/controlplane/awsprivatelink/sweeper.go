@@ -13,6 +13,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloud"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -65,7 +66,7 @@ func (s *Sweeper) NeedLeaderElection() bool { return false }
 
 // Sweep makes one pass.
 func (s *Sweeper) Sweep(ctx context.Context) error {
-	hcp, err := findHostedControlPlane(ctx, s.Client, s.Namespace, nil)
+	hcp, err := hcpref.Find(ctx, s.Client, s.Namespace, nil)
 	if err != nil || hcp == nil || hcp.Spec.Platform.AWS == nil || hcp.Spec.InfraID == "" {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -196,7 +197,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	hcp, err := findHostedControlPlane(ctx, r.Client, cr.Namespace, cr.OwnerReferences)
+	hcp, err := hcpref.Find(ctx, r.Client, cr.Namespace, cr.OwnerReferences)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -219,7 +220,7 @@ func (w *world) newCluster(name string, topology hcplinkv1beta1.AzureTopology, c
 		w.t.Fatal(err)
 	}
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{
-		ObjectMeta: metav1.ObjectMeta{Name: routers.PrivateRouterServiceName, Namespace: ns, OwnerReferences: []metav1.OwnerReference{ownerRef(hcp)}},
+		ObjectMeta: metav1.ObjectMeta{Name: routers.PrivateRouterServiceName, Namespace: ns, OwnerReferences: []metav1.OwnerReference{hcpref.Controller(hcp)}},
 		Spec:       DesiredSpec(hcp, lbIP),
 	}
 	if err := env.Client.Create(w.ctx, cr); err != nil {

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
@@ -75,7 +76,7 @@ func internalIP(svc *corev1.Service) string {
 // Reconcile keeps the CR named like the Service in step with it.
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	name := types.NamespacedName{Namespace: req.Namespace, Name: routers.PrivateRouterServiceName}
-	hcp, err := findHostedControlPlane(ctx, o.Client, req.Namespace, nil)
+	hcp, err := hcpref.Find(ctx, o.Client, req.Namespace, nil)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -122,7 +123,7 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 
 func (o *Observer) create(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, spec hcplinkv1beta1.AzurePrivateLinkServiceSpec) error {
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{
-		ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace, OwnerReferences: []metav1.OwnerReference{ownerRef(hcp)}},
+		ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace, OwnerReferences: []metav1.OwnerReference{hcpref.Controller(hcp)}},
 		Spec:       spec,
 	}
 	if cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]; cluster != "" {
@@ -159,7 +160,7 @@ func (o *Observer) update(ctx context.Context, hcp *hcplinkv1beta1.HostedControl
 		meta["annotations"] = map[string]any{hcplinkv1beta1.ClusterAnnotation: cluster}
 	}
 	if metav1.GetControllerOf(cr) == nil {
-		meta["ownerReferences"] = append(slices.Clone(cr.OwnerReferences), ownerRef(hcp))
+		meta["ownerReferences"] = append(slices.Clone(cr.OwnerReferences), hcpref.Controller(hcp))
 	}
 	if len(meta) > 0 {
 		patch["metadata"] = meta
@@ -176,36 +177,4 @@ func (o *Observer) update(ctx context.Context, hcp *hcplinkv1beta1.HostedControl
 	}
 	ctrl.LoggerFrom(ctx).Info("Updated AzurePrivateLinkService", "azurePrivateLinkService", cr.Name, "loadBalancerIP", want.LoadBalancerIP)
 	return nil
-}
-
-func ownerRef(hcp *hcplinkv1beta1.HostedControlPlane) metav1.OwnerReference {
-	return metav1.OwnerReference{APIVersion: hcplinkv1beta1.GroupVersion.String(), Kind: "HostedControlPlane",
-		Name: hcp.Name, UID: hcp.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}
-}
-
-// findHostedControlPlane returns the HostedControlPlane named by an owner
-// reference, or the only one in the namespace; nil when there is none.
-func findHostedControlPlane(ctx context.Context, c client.Client, namespace string, refs []metav1.OwnerReference) (*hcplinkv1beta1.HostedControlPlane, error) {
-	for _, ref := range refs {
-		if ref.Kind != "HostedControlPlane" {
-			continue
-		}
-		hcp := &hcplinkv1beta1.HostedControlPlane{}
-		err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: ref.Name}, hcp)
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading HostedControlPlane %s: %w", ref.Name, err)
-		}
-		return hcp, nil
-	}
-	var list hcplinkv1beta1.HostedControlPlaneList
-	if err := c.List(ctx, &list, client.InNamespace(namespace)); err != nil {
-		return nil, fmt.Errorf("listing HostedControlPlanes: %w", err)
-	}
-	if len(list.Items) != 1 {
-		return nil, nil
-	}
-	return &list.Items[0], nil
 }
