@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcplink/hcplink/internal/events"
 )
 
 // Writer applies conditions as one field manager.
@@ -32,6 +34,9 @@ type Writer struct {
 	Types []string
 	// Now stamps lastTransitionTime; nil means the wall clock.
 	Now func() time.Time
+	// Events, when set, receives an Event for each transition a person
+	// cares about (see events.Transition); nil records none.
+	Events *events.Recorder
 }
 
 // Apply sets conds on obj, whose status conditions are *conditions, and
@@ -72,6 +77,7 @@ func (w Writer) Apply(ctx context.Context, obj client.Object, conditions *[]meta
 	if err != nil {
 		return false, fmt.Errorf("writing conditions of %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
 	}
+	w.recordTransitions(obj, *conditions, conds)
 	for _, c := range full {
 		meta.SetStatusCondition(conditions, c)
 	}
@@ -118,6 +124,19 @@ func (w Writer) fullSet(generation int64, existing, conds []metav1.Condition) (f
 		return 0
 	})
 	return full, changed
+}
+
+// recordTransitions emits an Event for each of conds that changed in a way
+// worth telling (before holds the object's conditions before the write).
+func (w Writer) recordTransitions(obj client.Object, before, conds []metav1.Condition) {
+	if w.Events == nil {
+		return
+	}
+	for _, cond := range conds {
+		if events.Transition(meta.FindStatusCondition(before, cond.Type), cond) {
+			w.Events.ConditionChanged(obj, cond)
+		}
+	}
 }
 
 func (w Writer) now() time.Time {
