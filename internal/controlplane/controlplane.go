@@ -36,12 +36,17 @@ import (
 	"github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
 	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
+	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // MetricsComponent is the component label of the control-plane operator's
 // cloud-call metrics.
 const MetricsComponent = "control-plane-operator"
+
+// EventSource is the reporting controller of the control-plane operator's
+// Events.
+const EventSource = "hcplink-control-plane-operator"
 
 // Options configure Run.
 type Options struct {
@@ -140,16 +145,18 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("adding the readiness check: %w", err)
 	}
 
+	recorder := events.New(mgr.GetEventRecorder(EventSource))
 	if err := (&routers.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the router controller: %w", err)
 	}
-	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &credentials.AWSChecker{AWS: awsConfig, Proof: proof}}).SetupWithManager(mgr); err != nil {
+	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &credentials.AWSChecker{AWS: awsConfig, Proof: proof},
+		Events: recorder}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the credentials controller: %w", err)
 	}
-	if err := setupAWSPrivateLink(mgr, opts, awsConfig); err != nil {
+	if err := setupAWSPrivateLink(mgr, opts, awsConfig, recorder); err != nil {
 		return nil, err
 	}
-	if err := setupAzurePrivateLink(mgr, opts); err != nil {
+	if err := setupAzurePrivateLink(mgr, opts, recorder); err != nil {
 		return nil, err
 	}
 	return mgr, nil
@@ -160,7 +167,7 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 // check of the Azure identity (ValidCloudCredentials). They act
 // only when the namespace's HostedControlPlane is on Azure with the
 // private configuration, and cost nothing otherwise.
-func setupAzurePrivateLink(mgr ctrl.Manager, opts Options) error {
+func setupAzurePrivateLink(mgr ctrl.Manager, opts Options, recorder *events.Recorder) error {
 	azConfig := opts.Azure
 	if azConfig == nil {
 		cfg, err := azurecloud.ConfigFromEnv(os.Getenv)
@@ -174,10 +181,11 @@ func setupAzurePrivateLink(mgr ctrl.Manager, opts Options) error {
 	}
 	factory := &azureprivatelink.ARMFactory{Config: azConfig}
 	if err := (&azureprivatelink.Reconciler{Client: mgr.GetClient(), Cloud: factory,
-		DriftInterval: opts.AzureDriftInterval}).SetupWithManager(mgr); err != nil {
+		DriftInterval: opts.AzureDriftInterval, Events: recorder}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Azure endpoint controller: %w", err)
 	}
-	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &azureprivatelink.CredentialsChecker{Cloud: factory}}).SetupWithManager(mgr); err != nil {
+	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &azureprivatelink.CredentialsChecker{Cloud: factory},
+		Events: recorder}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Azure credentials check: %w", err)
 	}
 	return nil
@@ -188,7 +196,7 @@ func setupAzurePrivateLink(mgr ctrl.Manager, opts Options) error {
 // and the tag sweeper. They act only when the namespace's
 // HostedControlPlane is on AWS (the operator knows the platform only once
 // the HostedControlPlane is read), and cost nothing otherwise.
-func setupAWSPrivateLink(mgr ctrl.Manager, opts Options, awsConfig aws.Config) error {
+func setupAWSPrivateLink(mgr ctrl.Manager, opts Options, awsConfig aws.Config, recorder *events.Recorder) error {
 	for _, name := range []string{routers.PrivateRouterServiceName, routers.KubeAPIServerPrivateServiceName} {
 		if err := (&awsprivatelink.Observer{Client: mgr.GetClient(), ServiceName: name}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s observer: %w", name, err)
@@ -197,13 +205,13 @@ func setupAWSPrivateLink(mgr ctrl.Manager, opts Options, awsConfig aws.Config) e
 	ec2Client, r53Client := ec2.NewFromConfig(awsConfig), route53.NewFromConfig(awsConfig)
 	tracker := &outcome.Tracker{}
 	if err := (&awsprivatelink.Reconciler{Client: mgr.GetClient(), EC2: ec2Client, Route53: r53Client, DriftInterval: opts.AWSDriftInterval,
-		Tracker: tracker, MaxConcurrentReconciles: opts.AWSMaxConcurrentReconciles}).SetupWithManager(mgr); err != nil {
+		Tracker: tracker, MaxConcurrentReconciles: opts.AWSMaxConcurrentReconciles, Events: recorder}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the AWS endpoint controller: %w", err)
 	}
 	if err := (&awsprivatelink.CleanupReconciler{Client: mgr.GetClient(), EC2: ec2Client, Route53: r53Client, Tracker: tracker}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the AWS final sweep: %w", err)
 	}
-	if err := mgr.Add(&awsprivatelink.Sweeper{Client: mgr.GetClient(), EC2: ec2Client, Namespace: opts.Namespace}); err != nil {
+	if err := mgr.Add(&awsprivatelink.Sweeper{Client: mgr.GetClient(), EC2: ec2Client, Namespace: opts.Namespace, Events: recorder}); err != nil {
 		return fmt.Errorf("adding the AWS endpoint sweeper: %w", err)
 	}
 	return nil

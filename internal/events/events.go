@@ -25,13 +25,16 @@ const (
 	ReasonSwept   = "OrphanSwept"
 )
 
-// Actions, in the events.k8s.io/v1 sense: what the operator did.
+// Verbs of the actions, in the events.k8s.io/v1 sense: what the operator
+// did. The action names the verb and its object ("CreateVPCEndpoint",
+// "ReportAvailable") because client-go folds Events with the same object,
+// reason and action into one series that keeps the first note only.
 const (
-	actionCreate = "Create"
-	actionAdopt  = "Adopt"
-	actionDelete = "Delete"
-	actionSweep  = "Sweep"
-	actionReport = "ReportCondition"
+	verbCreate = "Create"
+	verbAdopt  = "Adopt"
+	verbDelete = "Delete"
+	verbSweep  = "Sweep"
+	verbReport = "Report"
 )
 
 // noteLimit keeps a note well inside the API server's 1 KiB bound.
@@ -52,25 +55,25 @@ func New(sink clientevents.EventRecorder) *Recorder {
 // Created says that the operator created a cloud resource for obj; what
 // names it in plain words ("VPC endpoint"), id is the cloud's ID.
 func (r *Recorder) Created(obj client.Object, what, id string) {
-	r.emit(obj, corev1.EventTypeNormal, ReasonCreated, actionCreate, fmt.Sprintf("Created %s %s.", what, id))
+	r.emit(obj, corev1.EventTypeNormal, ReasonCreated, action(verbCreate, what), fmt.Sprintf("Created %s %s.", what, id))
 }
 
 // Adopted says that the operator found a resource it had created earlier
 // (by its tags or name) and took it up instead of creating another.
 func (r *Recorder) Adopted(obj client.Object, what, id string) {
-	r.emit(obj, corev1.EventTypeNormal, ReasonAdopted, actionAdopt,
+	r.emit(obj, corev1.EventTypeNormal, ReasonAdopted, action(verbAdopt, what),
 		fmt.Sprintf("Found %s %s, created earlier for this object, and took it up instead of creating another.", what, id))
 }
 
 // Deleted says that the operator deleted a cloud resource it had created.
 func (r *Recorder) Deleted(obj client.Object, what, id string) {
-	r.emit(obj, corev1.EventTypeNormal, ReasonDeleted, actionDelete, fmt.Sprintf("Deleted %s %s.", what, id))
+	r.emit(obj, corev1.EventTypeNormal, ReasonDeleted, action(verbDelete, what), fmt.Sprintf("Deleted %s %s.", what, id))
 }
 
 // Swept says that a sweep removed a resource tagged as this object's that
 // nothing referenced any more.
 func (r *Recorder) Swept(obj client.Object, what, id string) {
-	r.emit(obj, corev1.EventTypeWarning, ReasonSwept, actionSweep,
+	r.emit(obj, corev1.EventTypeWarning, ReasonSwept, action(verbSweep, what),
 		fmt.Sprintf("Deleted %s %s: it was tagged as ours but nothing referenced it any more.", what, id))
 }
 
@@ -86,7 +89,13 @@ func (r *Recorder) ConditionChanged(obj client.Object, cond metav1.Condition) {
 	if msg := strings.TrimSpace(cond.Message); msg != "" {
 		note += ": " + msg
 	}
-	r.emit(obj, kind, cond.Reason, actionReport, note)
+	r.emit(obj, kind, cond.Reason, verbReport+cond.Type, note)
+}
+
+// Warning tells of trouble a person must act on, with the caller's stable
+// reason and action.
+func (r *Recorder) Warning(obj client.Object, reason, action, note string) {
+	r.emit(obj, corev1.EventTypeWarning, reason, action, note)
 }
 
 // Transition reports whether going from before (nil: the condition is new)
@@ -101,6 +110,17 @@ func Transition(before *metav1.Condition, after metav1.Condition) bool {
 		return true
 	}
 	return after.Status == metav1.ConditionFalse && before.Reason != after.Reason
+}
+
+// action joins a verb and the words of what it acted on, each capitalised:
+// ("Create", "private DNS zone") → "CreatePrivateDNSZone".
+func action(verb, what string) string {
+	var b strings.Builder
+	b.WriteString(verb)
+	for _, word := range strings.Fields(what) {
+		b.WriteString(strings.ToUpper(word[:1]) + word[1:])
+	}
+	return b.String()
 }
 
 func (r *Recorder) emit(obj client.Object, kind, reason, action, note string) {

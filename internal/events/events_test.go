@@ -77,6 +77,19 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+func TestAction(t *testing.T) {
+	for what, want := range map[string]string{
+		"VPC endpoint":         "CreateVPCEndpoint",
+		"private DNS zone":     "CreatePrivateDNSZone",
+		"Private Link Service": "CreatePrivateLinkService",
+		"":                     "Create",
+	} {
+		if got := action(verbCreate, what); got != want {
+			t.Errorf("action(Create, %q) = %q, want %q", what, got, want)
+		}
+	}
+}
+
 func TestRecorderEmitsBoundedNotesAndNilIsSilent(t *testing.T) {
 	var nilRecorder *Recorder
 	obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", UID: "uid-1"}}

@@ -31,6 +31,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/operator/hostedcluster"
 	"github.com/hcplink/hcplink/internal/operator/nodepool"
 	"github.com/hcplink/hcplink/internal/operator/platform"
@@ -171,9 +172,10 @@ func Run(ctx context.Context, opts Options) error {
 	// Run may be called more than once in a process (the local environment,
 	// tests): controller names need not be unique then.
 	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
+	recorder := events.New(mgr.GetEventRecorder(eventSource))
 	var credentials platform.Credentials
 	if private != nil && private.Setup != nil {
-		checker, err := setupPlatform(ctx, mgr, private, opts)
+		checker, err := setupPlatform(ctx, mgr, private, opts, recorder)
 		if err != nil {
 			return err
 		}
@@ -185,7 +187,7 @@ func Run(ctx context.Context, opts Options) error {
 	r := &hostedcluster.Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder(eventSource),
+		Events:    recorder,
 		Config: hostedcluster.Config{
 			PrivatePlatform:           opts.PrivatePlatform,
 			AWSPrivateRegion:          opts.AWSPrivateRegion,
@@ -218,7 +220,7 @@ func Run(ctx context.Context, opts Options) error {
 // clusters still work): the log and the gauge say so, and the credentials
 // count as invalid from now on, so that the operator's own cleanup, which
 // cannot run, may be given up at deletion after the grace period.
-func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platform, opts Options) (*credentialsChecker, error) {
+func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platform, opts Options, recorder *events.Recorder) (*credentialsChecker, error) {
 	log := ctrl.LoggerFrom(ctx)
 	checker := newCredentialsChecker(p.Name, nil, log.WithName("credentials"))
 	var cloud any
@@ -236,6 +238,7 @@ func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platfor
 		ManagementClusterID:     opts.ManagementClusterID,
 		DriftInterval:           opts.EndpointServiceDriftInterval,
 		SweepInterval:           opts.EndpointServiceSweepInterval,
+		Events:                  recorder,
 	})
 	switch {
 	case platform.IsConfigError(err):

@@ -139,6 +139,7 @@ func (r *Reconciler) adoptEndpoint(ctx context.Context, s *scope) (*ec2types.Vpc
 		}
 	}
 	ctrl.LoggerFrom(ctx).Info("Adopted VPC endpoint found by its tags", "endpoint", aws.ToString(live[0].VpcEndpointId))
+	r.Events.Adopted(s.cr, "VPC endpoint", aws.ToString(live[0].VpcEndpointId))
 	return &live[0], nil
 }
 
@@ -159,6 +160,7 @@ func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, subnets []ec2
 	}
 	cr.Status.EndpointID = aws.ToString(ep.VpcEndpointId)
 	ctrl.LoggerFrom(ctx).Info("Created VPC endpoint", "endpoint", cr.Status.EndpointID, "subnets", subnetIDs(subnets))
+	r.Events.Created(cr, "VPC endpoint", cr.Status.EndpointID)
 	if err := r.persist(ctx, s); err != nil {
 		return nil, err
 	}

@@ -36,6 +36,7 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
+	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -75,6 +76,9 @@ type Reconciler struct {
 	// MaxConcurrentReconciles is the worker count; zero means
 	// DefaultMaxConcurrentReconciles.
 	MaxConcurrentReconciles int
+	// Events tells people what was created, adopted or deleted and how the
+	// condition changed; nil tells nothing.
+	Events *events.Recorder
 
 	initOnce sync.Once
 	tracker  *outcome.Tracker
@@ -469,7 +473,7 @@ func nullIfEmpty(v string) any {
 // object is never touched.
 func (r *Reconciler) applyCondition(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, cond metav1.Condition) error {
 	_, err := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner,
-		Types: []string{hcplinkv1beta1.AWSEndpointAvailableCondition}}.Apply(ctx, cr, &cr.Status.Conditions, cond)
+		Types: []string{hcplinkv1beta1.AWSEndpointAvailableCondition}, Events: r.Events}.Apply(ctx, cr, &cr.Status.Conditions, cond)
 	return err
 }
 

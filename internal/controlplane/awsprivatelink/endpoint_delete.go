@@ -146,6 +146,9 @@ func (r *Reconciler) deleteEndpoints(ctx context.Context, s *scope) ([]string, e
 	if len(toDelete) > 0 {
 		ctrl.LoggerFrom(ctx).Info("Deleting VPC endpoints", "endpoints", toDelete)
 	}
+	for _, id := range toDelete {
+		r.Events.Deleted(s.cr, "VPC endpoint", id)
+	}
 	if len(remaining) == 0 {
 		s.cr.Status.EndpointID = ""
 	}
@@ -196,6 +199,7 @@ func (r *Reconciler) deleteSecurityGroups(ctx context.Context, s *scope) error {
 			return err
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted security group", "securityGroup", id)
+		r.Events.Deleted(s.cr, "security group", id)
 	}
 	s.cr.Status.SecurityGroupID = ""
 	return nil

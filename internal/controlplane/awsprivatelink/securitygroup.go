@@ -70,6 +70,7 @@ func (r *Reconciler) syncSecurityGroup(ctx context.Context, s *scope) error {
 			return err
 		}
 		ctrl.LoggerFrom(ctx).Info("Created security group", "securityGroup", aws.ToString(sg.GroupId), "name", name)
+		r.Events.Created(s.cr, "security group", aws.ToString(sg.GroupId))
 	}
 	id := aws.ToString(sg.GroupId)
 	if s.cr.Status.SecurityGroupID != id {

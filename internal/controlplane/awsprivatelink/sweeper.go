@@ -14,6 +14,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloud"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
+	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -38,6 +39,9 @@ type Sweeper struct {
 	Interval  time.Duration // zero: DefaultSweepInterval, jittered
 	Grace     time.Duration // zero: DefaultSweepGrace
 	Now       func() time.Time
+	// Events tells, on the HostedControlPlane, of each orphan removed; nil
+	// tells nothing.
+	Events *events.Recorder
 }
 
 // Start runs sweeps until ctx ends (a manager Runnable).
@@ -122,6 +126,7 @@ func (s *Sweeper) Sweep(ctx context.Context) error {
 			return err
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted orphaned VPC endpoint", "endpoint", id, "awsEndpointService", name)
+		s.Events.Swept(hcp, "VPC endpoint", id)
 	}
 
 	sgs, err := groups.List(ctx, filters)
@@ -146,6 +151,7 @@ func (s *Sweeper) Sweep(ctx context.Context) error {
 			return err
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted orphaned security group", "securityGroup", id, "awsEndpointService", name)
+		s.Events.Swept(hcp, "security group", id)
 	}
 	return nil
 }

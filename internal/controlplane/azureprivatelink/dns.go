@@ -86,6 +86,9 @@ func (r *Reconciler) reconcileZone(ctx context.Context, s *scope) (ours bool, o 
 		if err != nil {
 			return false, outcome.FromError(err)
 		}
+		if tok == "" {
+			r.Events.Created(cr, "private DNS zone", zoneName)
+		}
 		if z == nil {
 			return false, outcome.Poll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, r.poll(), pendingMostPoll)
 		}

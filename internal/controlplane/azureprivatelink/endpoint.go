@@ -108,10 +108,14 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 // createEndpoint starts (or resumes) the endpoint's creation; nil while it
 // runs.
 func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, name string) (*armnetwork.PrivateEndpoint, error) {
+	resuming := r.token(s.cr, opEndpointCreate) != ""
 	ep, next, err := s.endpoints.CreateOrUpdate(ctx, s.cr.Spec.ResourceGroupName, name, desiredEndpoint(s), r.token(s.cr, opEndpointCreate))
 	if err != nil {
 		r.keepToken(s.cr, opEndpointCreate, "")
 		return nil, err
+	}
+	if !resuming {
+		r.Events.Created(s.cr, "Private Endpoint", name)
 	}
 	r.keepToken(s.cr, opEndpointCreate, next)
 	return ep, nil

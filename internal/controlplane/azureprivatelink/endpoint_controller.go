@@ -26,6 +26,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
+	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -71,6 +72,9 @@ type Reconciler struct {
 	// controller started, and the pace of deletion's steps; zero means 5
 	// seconds (Azure's network operations take seconds to a minute).
 	OperationPoll time.Duration
+	// Events tells people what was created or deleted and how the
+	// conditions changed; nil tells nothing.
+	Events *events.Recorder
 
 	initOnce sync.Once
 	tracker  *outcome.Tracker
@@ -254,7 +258,7 @@ func (r *Reconciler) finish(ctx context.Context, s *scope, conds []metav1.Condit
 	if err := r.persist(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	w := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions}
+	w := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions, Events: r.Events}
 	if _, err := w.Apply(ctx, s.cr, &s.cr.Status.Conditions, conds...); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -77,6 +77,9 @@ func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outc
 	} else if ep != nil {
 		return outcome.Wait(hcplinkv1beta1.DeletingReason, "Waiting for Private Endpoint "+name+" to be deleted", r.poll())
 	}
+	if cr.Status.PrivateEndpointID != "" {
+		r.Events.Deleted(cr, "Private Endpoint", name)
+	}
 	cr.Status.PrivateEndpointID, cr.Status.PrivateEndpointIP = "", ""
 	return outcome.Continue()
 }
@@ -115,6 +118,7 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, rg, zoneName strin
 	if next != "" {
 		return outcome.Wait(hcplinkv1beta1.DeletingReason, "Waiting for private DNS zone "+zoneName+" to be deleted", r.poll())
 	}
+	r.Events.Deleted(cr, "private DNS zone", zoneName)
 	return outcome.Continue()
 }
 

@@ -24,6 +24,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/events"
 )
 
 // FieldOwner is the field manager of this controller's writes.
@@ -76,6 +77,9 @@ type Reconciler struct {
 	// Client reads the HostedControlPlane and writes its status.
 	Client  client.Client
 	Checker Checker
+	// Events tells people when the credentials turn invalid or valid
+	// again; nil tells nothing.
+	Events *events.Recorder
 }
 
 // SetupWithManager registers the controller. It checks when the
@@ -114,7 +118,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Info("Checking the cloud credentials failed", "reason", cond.Reason, "error", err.Error())
 	}
-	if _, werr := (conditions.Writer{Client: r.Client, FieldOwner: FieldOwner}).Apply(ctx, hcp, &hcp.Status.Conditions, cond); werr != nil {
+	if _, werr := (conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Events: r.Events}).Apply(ctx, hcp, &hcp.Status.Conditions, cond); werr != nil {
 		return ctrl.Result{}, werr
 	}
 	return ctrl.Result{RequeueAfter: jittered(recheckInterval(cond.Status))}, nil

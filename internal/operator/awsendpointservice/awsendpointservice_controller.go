@@ -61,6 +61,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -131,6 +132,9 @@ type Reconciler struct {
 	// Tracker grows the delays of repeated trouble per object; nil is a
 	// private one.
 	Tracker *outcome.Tracker
+	// Events tells people what was created, adopted or deleted and how the
+	// condition changed; nil records nothing.
+	Events *events.Recorder
 
 	once     sync.Once
 	mu       sync.Mutex
@@ -509,7 +513,7 @@ func (r *Reconciler) recordedService(ctx context.Context, cr *hcplinkv1beta1.AWS
 	// another): consumers of the old service reach nothing; replace it.
 	ctrl.LoggerFrom(ctx).Info("the endpoint service is on another load balancer than the one now named; replacing it",
 		"endpointServiceName", name, "loadBalancer", lbName)
-	if o := r.retireService(ctx, svc, "Replacing the endpoint service of a replaced load balancer"); !o.Done() {
+	if o := r.retireService(ctx, cr, svc, "Replacing the endpoint service of a replaced load balancer"); !o.Done() {
 		return nil, o, true
 	}
 	return nil, outcome.Continue(), false
@@ -530,7 +534,7 @@ func (r *Reconciler) forgetService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 
 // retireService deletes a service of ours that no longer serves (its
 // consumer connections rejected first); done when it is gone.
-func (r *Reconciler) retireService(ctx context.Context, svc *ec2types.ServiceConfiguration, doing string) outcome.Outcome {
+func (r *Reconciler) retireService(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, svc *ec2types.ServiceConfiguration, doing string) outcome.Outcome {
 	name, id := awssdk.ToString(svc.ServiceName), awssdk.ToString(svc.ServiceId)
 	gone, connections, err := r.Provider.DeleteService(ctx, id)
 	if err != nil {
@@ -541,6 +545,7 @@ func (r *Reconciler) retireService(ctx context.Context, svc *ec2types.ServiceCon
 	}
 	r.Cache.ForgetService(name)
 	ctrl.LoggerFrom(ctx).Info("deleted the endpoint service", "endpointServiceName", name)
+	r.Events.Deleted(cr, "endpoint service", name)
 	return outcome.Continue()
 }
 
@@ -599,12 +604,13 @@ func (r *Reconciler) adoptOrCreate(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 			continue
 		}
 		log.Info("deleting a stale endpoint service tagged for this object on another load balancer", "endpointServiceName", awssdk.ToString(svc.ServiceName))
-		if o := r.retireService(ctx, svc, "Deleting a stale endpoint service on another load balancer"); !o.Done() {
+		if o := r.retireService(ctx, cr, svc, "Deleting a stale endpoint service on another load balancer"); !o.Done() {
 			return nil, o
 		}
 	}
 	if adopt != nil {
 		log.Info("adopting the endpoint service tagged for this object", "endpointServiceName", awssdk.ToString(adopt.ServiceName))
+		r.Events.Adopted(cr, "endpoint service", awssdk.ToString(adopt.ServiceName))
 		return adopt, outcome.Continue()
 	}
 	return r.createService(ctx, cr, hc, lbARN)
@@ -631,6 +637,7 @@ func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 					cr.Spec.NetworkLoadBalancerName, name, hcplinkv1beta1.ManagementClusterTagKey, managementClusterOf(existing)))
 			}
 			log.Info("adopting the endpoint service already on the load balancer", "endpointServiceName", name)
+			r.Events.Adopted(cr, "endpoint service", name)
 			return existing, outcome.Continue()
 		}
 	}
@@ -639,6 +646,7 @@ func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 	}
 	log.Info("created the endpoint service", "endpointServiceName", awssdk.ToString(svc.ServiceName), "loadBalancer", lbARN)
 	r.markCreated(cr.UID, awssdk.ToString(svc.ServiceName))
+	r.Events.Created(cr, "endpoint service", awssdk.ToString(svc.ServiceName))
 	r.Cache.PutService(*svc)
 	return svc, outcome.Continue()
 }
@@ -800,6 +808,6 @@ func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AWS
 // server-side apply under FieldOwner, which owns that one type; nothing is
 // written when it already reads the same.
 func (r *Reconciler) applyCondition(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, cond metav1.Condition) (bool, error) {
-	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition}, Now: r.now}
+	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition}, Now: r.now, Events: r.Events}
 	return w.Apply(ctx, cr, &cr.Status.Conditions, cond)
 }

@@ -85,7 +85,7 @@ func (r *Reconciler) deleteServices(ctx context.Context, cr *hcplinkv1beta1.AWSE
 		}
 	}
 	for i := range found {
-		if o := r.retireService(ctx, &found[i], "Deleting"); !o.Done() {
+		if o := r.retireService(ctx, cr, &found[i], "Deleting"); !o.Done() {
 			return o
 		}
 	}

@@ -55,6 +55,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -105,6 +106,9 @@ type Reconciler struct {
 	// Tracker grows the delays of repeated trouble per object; nil is a
 	// private one.
 	Tracker *outcome.Tracker
+	// Events tells people what was created, adopted or deleted and how the
+	// conditions changed; nil tells nothing.
+	Events *events.Recorder
 
 	once sync.Once
 }
@@ -401,7 +405,7 @@ func (r *Reconciler) applyConditions(ctx context.Context, cr *hcplinkv1beta1.Azu
 	if len(conds) == 0 {
 		return nil
 	}
-	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: ownedConditions, Now: r.Now}
+	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: ownedConditions, Now: r.Now, Events: r.Events}
 	_, err := w.Apply(ctx, cr, &cr.Status.Conditions, conds...)
 	return err
 }

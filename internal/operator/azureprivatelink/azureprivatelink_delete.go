@@ -103,6 +103,7 @@ func (r *Reconciler) deleteService(ctx context.Context, s *scope) outcome.Outcom
 		return deleting("Private Link Service " + name + " is being deleted")
 	}
 	log.Info("deleted the Private Link Service", "privateLinkService", name)
+	r.Events.Deleted(s.cr, "Private Link Service", name)
 	s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
 	return outcome.Continue()
 }
@@ -199,6 +200,7 @@ func (r *Reconciler) deleteNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	}
 	if s.status.NATSubnetID != "" {
 		ctrl.LoggerFrom(ctx).Info("deleted the NAT subnet hcplink created", "subnet", lastSegment(id))
+		r.Events.Deleted(s.cr, "NAT subnet", lastSegment(id))
 	}
 	s.status.NATSubnetID = ""
 	return outcome.Continue()

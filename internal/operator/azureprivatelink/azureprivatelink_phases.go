@@ -57,6 +57,7 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	}
 	if id := deref(subnet.ID); id != "" && s.status.NATSubnetID != id {
 		ctrl.LoggerFrom(ctx).Info("using a NAT subnet created by hcplink", "subnet", name)
+		r.Events.Created(s.cr, "NAT subnet", name)
 		s.status.NATSubnetID = id
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
@@ -83,13 +84,18 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 			log.Info("the Private Link Service recorded in status no longer exists; creating another", "privateLinkService", want.Name)
 			s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
 		}
-		return r.putService(ctx, s, rg, want)
+		o := r.putService(ctx, s, rg, want)
+		if s.status.PrivateLinkServiceID != "" {
+			r.Events.Created(s.cr, "Private Link Service", want.Name)
+		}
+		return o
 	}
 	if why := r.notOursBecause(pls, s); why != "" {
 		return notOurs(want.Name, why)
 	}
 	if s.status.PrivateLinkServiceID == "" {
 		log.Info("adopting the Private Link Service tagged for this object", "privateLinkService", want.Name)
+		r.Events.Adopted(s.cr, "Private Link Service", want.Name)
 	}
 	s.status.PrivateLinkServiceID = deref(pls.ID)
 	o, gone := serviceStateOutcome(pls)

@@ -73,6 +73,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -80,10 +81,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -98,6 +99,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
@@ -184,8 +186,9 @@ type Reconciler struct {
 	// a fresh read, so that a cache that has not yet seen the last write
 	// cannot make it fail.
 	APIReader client.Reader
-	// Recorder emits events on HostedClusters; nil emits none.
-	Recorder events.EventRecorder
+	// Events tells of condition transitions and abandoned cleanups on
+	// HostedClusters; nil tells none.
+	Events *events.Recorder
 	// Clock tells the time for the cleanup grace period and condition
 	// transitions; nil is the real clock.
 	Clock clock.PassiveClock
@@ -715,6 +718,7 @@ func (r *Reconciler) patchStatus(ctx context.Context, s *scope) error {
 	if len(ops) == 0 {
 		return nil
 	}
+	before := slices.Clone(fresh.Status.Conditions)
 	data, err := json.Marshal(ops)
 	if err != nil {
 		return fmt.Errorf("encoding the status patch: %w", err)
@@ -724,6 +728,11 @@ func (r *Reconciler) patchStatus(ctx context.Context, s *scope) error {
 			return nil
 		}
 		return fmt.Errorf("patching the status: %w", err)
+	}
+	for _, c := range s.conditions.set {
+		if events.Transition(meta.FindStatusCondition(before, c.Type), c) {
+			r.Events.ConditionChanged(s.hc, c)
+		}
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	hcpevents "github.com/hcplink/hcplink/internal/events"
 )
 
 // startManager runs the controller for hc in a manager whose cache sees
@@ -44,7 +45,7 @@ func startManager(t *testing.T, cfg Config, hc *hcplinkv1beta1.HostedCluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("hcplink-operator-test"), Config: withPlatforms(cfg)}
+	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Events: hcpevents.New(mgr.GetEventRecorder("hcplink-operator-test")), Config: withPlatforms(cfg)}
 	if err := r.SetupWithManager(mgr, controller.Options{}); err != nil {
 		t.Fatal(err)
 	}

@@ -385,9 +385,7 @@ func (r *Reconciler) reportLeak(ctx context.Context, s *scope, why, what string,
 	}
 	s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition, Status: metav1.ConditionTrue,
 		Reason: hcplinkv1beta1.CleanupAbandonedReason, Message: bound(message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
-	if r.Recorder != nil {
-		r.Recorder.Eventf(s.hc, nil, corev1.EventTypeWarning, CloudResourcesMayHaveLeakedEvent, "AbandonCloudCleanup", "%s", bound(message, maxEventNote))
-	}
+	r.Events.Warning(s.hc, CloudResourcesMayHaveLeakedEvent, "AbandonCloudCleanup", bound(message, maxEventNote))
 	ctrl.LoggerFrom(ctx).Error(nil, "cloud cleanup abandoned; cloud resources may have leaked", "why", why, "resources", leaks)
 }
 

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	hcpevents "github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
@@ -145,7 +146,7 @@ func testReconciler(t *testing.T, cfg Config) (*Reconciler, *testingclock.FakeCl
 	t.Helper()
 	cfg = withPlatforms(cfg)
 	clk := testingclock.NewFakeClock(time.Now())
-	return &Reconciler{Client: env.Client, Recorder: newRecorder(t), Clock: clk, Config: cfg}, clk
+	return &Reconciler{Client: env.Client, Events: hcpevents.New(newRecorder(t)), Clock: clk, Config: cfg}, clk
 }
 
 // newRecorder writes events.k8s.io events to the test API server.

@@ -28,6 +28,8 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcplink/hcplink/internal/events"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -75,6 +77,9 @@ type SetupOptions struct {
 	// DriftInterval and SweepInterval are the platform controllers' drift
 	// check and orphan sweep intervals; zero means their defaults.
 	DriftInterval, SweepInterval time.Duration
+	// Events tells people what the platform's controllers did; nil tells
+	// nothing.
+	Events *events.Recorder
 }
 
 // IdentityCaller asks the cloud who the operator is: the management

@@ -160,6 +160,7 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 		ELB:                 elbClient,
 		DriftInterval:       opts.DriftInterval,
 		ManagementClusterID: opts.ManagementClusterID,
+		Events:              opts.Events,
 	}
 	// Run may be called more than once in a process (the local environment,
 	// tests): controller names need not be unique then.

@@ -47,6 +47,7 @@ func setup(_ context.Context, mgr manager.Manager, opts platform.SetupOptions) (
 		Cloud:               &azureprivatelink.Cloud{Provider: providers.PrivateLinkServices, Subscription: cfg.SubscriptionID},
 		ManagementClusterID: opts.ManagementClusterID,
 		DriftInterval:       opts.DriftInterval,
+		Events:              opts.Events,
 	}
 	// Run may be called more than once in a process (the local environment,
 	// tests): controller names need not be unique then.
