@@ -47,6 +47,9 @@ type cpoRunner struct {
 	log      logr.Logger
 	// driftInterval overrides the control-plane operators' drift checks.
 	driftInterval time.Duration
+	// azure signs Azure control-plane operators in with their workload
+	// identity (nil when devenv runs AWS).
+	azure *azureEnv
 
 	mu      sync.Mutex
 	running map[types.NamespacedName]*runningCPO

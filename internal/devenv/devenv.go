@@ -20,6 +20,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -33,6 +35,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv/lbcontroller"
@@ -67,6 +70,10 @@ type Options struct {
 	// first two, Customer and SecondCustomer, are always seeded; values
 	// below 2 change nothing.
 	CustomerAccounts int
+	// Platform is the cloud of the private clusters: PlatformAWS (empty)
+	// or PlatformAzure. An Azure devenv serves cloudsim over HTTPS and
+	// seeds no AWS accounts.
+	Platform Platform
 }
 
 // Env is a running devenv.
@@ -96,12 +103,28 @@ type Env struct {
 	// that a benchmark can leave them out of the operators' figures.
 	LoadBalancerCalls *CallCounter
 
+	// Platform is the cloud of the private clusters (Options.Platform).
+	Platform Platform
+	// The Azure side (PlatformAzure only). AzureAdmin is cloudsim's
+	// administrator (Owner everywhere) with AzureClientOptions (cloudsim's
+	// endpoints and CA), for tests and the demo to read and change
+	// cloudsim's Azure state through the SDK. AzureCABundle is the path of
+	// cloudsim's CA (AZURE_CA_BUNDLE, az's REQUESTS_CA_BUNDLE).
+	AzureTenantID      string
+	AzureAdmin         azcore.TokenCredential
+	AzureClientOptions *arm.ClientOptions
+	AzureCABundle      string
+	AzureManagement    AzureManagementNetwork
+	AzureGuest         AzureGuestNetwork
+
 	// OperatorPID is the management operator's process when it runs as one
 	// (Options.OperatorBinary); 0 when it runs in this process.
 	OperatorPID int
 
 	workDir       string
 	ownsWorkDir   bool
+	azure         *azureEnv
+	azureOperator azurecloud.Config // the management operator's identity
 	driftInterval time.Duration
 
 	// The in-process management operator, which tests may stop and start.
@@ -125,7 +148,10 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		progress = io.Discard
 	}
 	step := func(format string, args ...any) { fmt.Fprintf(progress, "devenv: "+format+"\n", args...) }
-	e := &Env{workDir: opts.WorkDir, driftInterval: opts.DriftInterval}
+	e := &Env{workDir: opts.WorkDir, driftInterval: opts.DriftInterval, Platform: opts.Platform}
+	if e.Platform == "" {
+		e.Platform = PlatformAWS
+	}
 	defer func() {
 		if err != nil {
 			_ = e.Stop()
@@ -154,7 +180,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 
 	step("starting cloudsim")
-	e.Cloud = cloudsim.New(cloudsim.Options{Delays: opts.Delays, Faults: opts.Faults})
+	e.Cloud = cloudsim.New(cloudsim.Options{Delays: opts.Delays, Faults: opts.Faults, TLS: e.Platform == PlatformAzure})
 	listen := opts.CloudListen
 	if listen == "" {
 		listen = "127.0.0.1:0"
@@ -163,24 +189,12 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.CloudURL = e.Cloud.URL()
-	if e.ManagementAWS, err = e.accountConfig(ctx, ManagementAccount); err != nil {
-		return nil, err
-	}
-	if e.CustomerAWS, err = e.accountConfig(ctx, CustomerAccount); err != nil {
-		return nil, err
-	}
-	if e.SecondCustomerAWS, err = e.accountConfig(ctx, SecondCustomerAccount); err != nil {
-		return nil, err
-	}
-	step("seeding the management and customer VPCs")
-	if e.Management, e.Customer, err = seedNetworks(ctx, e.ManagementAWS, e.CustomerAWS); err != nil {
-		return nil, fmt.Errorf("seeding cloud fixtures: %w", err)
-	}
-	if e.SecondCustomer, err = seedCustomer(ctx, e.SecondCustomerAWS, SecondCustomerAccount, "devenv-second-customer", "10.2"); err != nil {
-		return nil, fmt.Errorf("seeding the second customer: %w", err)
-	}
-	e.Customers = []Customer{{AWS: e.CustomerAWS, Network: e.Customer}, {AWS: e.SecondCustomerAWS, Network: e.SecondCustomer}}
-	if err := e.seedExtraCustomers(ctx, opts.CustomerAccounts); err != nil {
+	if e.Platform == PlatformAzure {
+		step("seeding the management and guest subscriptions")
+		if err := e.startAzure(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := e.seedAWS(ctx, opts, step); err != nil {
 		return nil, err
 	}
 
@@ -202,18 +216,45 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	} else {
 		e.operatorOptions = operator.Options{
 			RestConfig:                   e.Kube,
-			PrivatePlatform:              "AWS",
+			PrivatePlatform:              operator.PlatformAWS,
 			AWSPrivateRegion:             Region,
 			ControlPlaneOperatorImage:    "hcplink:devenv",
 			MetricsBindAddress:           metricsAddr,
 			HealthProbeBindAddress:       "0",
 			EndpointServiceDriftInterval: opts.DriftInterval,
 		}
+		if e.Platform == PlatformAzure {
+			e.operatorOptions.PrivatePlatform, e.operatorOptions.AWSPrivateRegion = operator.PlatformAzure, ""
+			e.operatorOptions.Azure = &e.azureOperator
+		}
 		e.operatorLog = opts.Log.WithName("operator")
 		e.StartOperator()
 	}
 	step("ready: KUBECONFIG=%s, cloud at %s", e.KubeconfigPath, e.CloudURL)
 	return e, nil
+}
+
+// seedAWS makes the AWS accounts' configurations and seeds their networks.
+func (e *Env) seedAWS(ctx context.Context, opts Options, step func(string, ...any)) error {
+	var err error
+	if e.ManagementAWS, err = e.accountConfig(ctx, ManagementAccount); err != nil {
+		return err
+	}
+	if e.CustomerAWS, err = e.accountConfig(ctx, CustomerAccount); err != nil {
+		return err
+	}
+	if e.SecondCustomerAWS, err = e.accountConfig(ctx, SecondCustomerAccount); err != nil {
+		return err
+	}
+	step("seeding the management and customer VPCs")
+	if e.Management, e.Customer, err = seedNetworks(ctx, e.ManagementAWS, e.CustomerAWS); err != nil {
+		return fmt.Errorf("seeding cloud fixtures: %w", err)
+	}
+	if e.SecondCustomer, err = seedCustomer(ctx, e.SecondCustomerAWS, SecondCustomerAccount, "devenv-second-customer", "10.2"); err != nil {
+		return fmt.Errorf("seeding the second customer: %w", err)
+	}
+	e.Customers = []Customer{{AWS: e.CustomerAWS, Network: e.Customer}, {AWS: e.SecondCustomerAWS, Network: e.SecondCustomer}}
+	return e.seedExtraCustomers(ctx, opts.CustomerAccounts)
 }
 
 // accountConfig is an SDK configuration for one cloudsim account, built the
@@ -240,6 +281,27 @@ func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logge
 	if err != nil {
 		return fmt.Errorf("creating the devenv manager: %w", err)
 	}
+	if err := e.setupLoadBalancers(mgr); err != nil {
+		return err
+	}
+	if err := (&namespaceFinalizer{client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir, driftInterval: e.driftInterval, azure: e.azure,
+		log: log.WithName("kubelet"), running: map[types.NamespacedName]*runningCPO{}, held: map[types.NamespacedName]bool{}}
+	if err := e.cpos.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	e.goRun(func() error { return mgr.Start(ctx) })
+	return nil
+}
+
+// setupLoadBalancers registers the stand-in for the cloud provider's
+// load-balancer controller of the devenv's cloud.
+func (e *Env) setupLoadBalancers(mgr ctrl.Manager) error {
+	if e.Platform == PlatformAzure {
+		return e.setupAzureLoadBalancers(mgr)
+	}
 	lbAWS := e.ManagementAWS.Copy()
 	lbAWS.APIOptions = slices.Clone(lbAWS.APIOptions)
 	e.LoadBalancerCalls = newCallCounter("elasticloadbalancing")
@@ -248,19 +310,7 @@ func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logge
 		AWS:     lbAWS,
 		Subnets: map[string][]string{"internal": e.Management.PrivateSubnets, "internet-facing": e.Management.PublicSubnets},
 	}}
-	if err := lbs.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	if err := (&namespaceFinalizer{client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir, driftInterval: e.driftInterval,
-		log: log.WithName("kubelet"), running: map[types.NamespacedName]*runningCPO{}, held: map[types.NamespacedName]bool{}}
-	if err := e.cpos.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	e.goRun(func() error { return mgr.Start(ctx) })
-	return nil
+	return lbs.SetupWithManager(mgr)
 }
 
 // goRun runs a component until the environment stops and keeps its result.
@@ -285,10 +335,12 @@ func (e *Env) StartOperator() {
 	done := make(chan error, 1)
 	e.operatorCancel, e.operatorDone = cancel, done
 	opts := e.operatorOptions
-	// Each run instruments its own copy of the configuration.
-	cfg := e.ManagementAWS.Copy()
-	cfg.APIOptions = slices.Clone(cfg.APIOptions)
-	opts.AWS = &cfg
+	if e.Platform == PlatformAWS {
+		// Each run instruments its own copy of the configuration.
+		cfg := e.ManagementAWS.Copy()
+		cfg.APIOptions = slices.Clone(cfg.APIOptions)
+		opts.AWS = &cfg
+	}
 	go func() { done <- operator.Run(ctrl.LoggerInto(ctx, e.operatorLog), opts) }()
 }
 

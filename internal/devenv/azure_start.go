@@ -1,0 +1,42 @@
+package devenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
+)
+
+// startAzure sets up the Azure side of a started cloudsim: subscriptions,
+// the management and guest networks, the control-plane operator's custom
+// role on the guest resource group, and the management operator's service
+// principal with its own custom role. It fills the Env's Azure fields and
+// returns nothing to start: the operators start later.
+func (e *Env) startAzure(ctx context.Context) error {
+	a, err := newAzureEnv(e.Cloud)
+	if err != nil {
+		return err
+	}
+	e.azure = a
+	e.AzureTenantID = simazure.DefaultTenantID
+	e.AzureAdmin, e.AzureClientOptions = a.admin, a.opts
+	e.AzureCABundle = filepath.Join(e.workDir, "cloudsim-ca.pem")
+	if err := os.WriteFile(e.AzureCABundle, a.caPEM, 0o600); err != nil {
+		return fmt.Errorf("writing cloudsim's CA bundle: %w", err)
+	}
+	if e.AzureManagement, e.AzureGuest, err = seedAzureNetworks(ctx, a.admin, a.opts); err != nil {
+		return fmt.Errorf("seeding the Azure networks: %w", err)
+	}
+	a.guest = e.AzureGuest
+	guestScope := "/subscriptions/" + AzureGuestSubscription + "/resourceGroups/" + e.AzureGuest.ResourceGroup
+	if a.cpoRoleID, err = a.customRole(ctx, azurecloud.ControlPlaneOperator, guestScope); err != nil {
+		return err
+	}
+	if e.azureOperator, err = a.managementOperator(ctx); err != nil {
+		return fmt.Errorf("registering the management operator's identity: %w", err)
+	}
+	return nil
+}
