@@ -30,11 +30,17 @@ type OperationCount struct {
 // they are made on behalf of the cloud provider's load-balancer controller,
 // not by hcplink. The operator's own calls of the same operation stay.
 func withoutLoadBalancerProvisioning(snap Snapshot, lb map[string]int64) Snapshot {
+	return withoutLoadBalancerCallsIn(snap, lb, devenv.ManagementAccount)
+}
+
+// withoutLoadBalancerCallsIn removes the stand-in's calls from the counts of
+// management, the account (AWS) or subscription (Azure) it works in.
+func withoutLoadBalancerCallsIn(snap Snapshot, lb map[string]int64, management string) Snapshot {
 	out := Snapshot{}
 	for account, ops := range snap {
 		out[account] = map[string]sim.CallCount{}
 		for op, c := range ops {
-			if account == devenv.ManagementAccount {
+			if account == management {
 				n := min(lb[op], c.Total)
 				c.Total -= n
 				c.Mutating = max(0, c.Mutating-n)
@@ -208,6 +214,13 @@ func cpoCredentialsJob(firstRun float64) Job {
 // steadyByOperation spreads the observed jobs' per-cluster-hour figures over
 // their operations (the modelled sweeps appear under their own names).
 func steadyByOperation(in SteadyInput, jobs []Job) []OperationCount {
+	return spreadOverOperations(in, jobs, jobOf, awsAccounting(sim.Throttling{}, sim.Delays{}).modelled)
+}
+
+// spreadOverOperations is steadyByOperation for any cloud: jobOf
+// attributes observed calls, modelled names the rows of the jobs that were
+// modelled rather than observed.
+func spreadOverOperations(in SteadyInput, jobs []Job, jobOf func(account, op string) string, modelled map[string]string) []OperationCount {
 	perJob := map[string]Job{}
 	for _, j := range jobs {
 		perJob[j.Job] = j
@@ -235,8 +248,9 @@ func steadyByOperation(in SteadyInput, jobs []Job) []OperationCount {
 			by[op] += perJob[job].PerClusterHour
 		}
 	}
-	by["sweep (control-plane operator): ec2 listings"] += perJob[jobCPOSweep].PerClusterHour
-	by["sweep (operator): endpoint-service listing"] += perJob[jobOperatorSweep].PerClusterHour
+	for job, label := range modelled {
+		by[label] += perJob[job].PerClusterHour
+	}
 	keys := make([]string, 0, len(by))
 	for k := range by {
 		keys = append(keys, k)

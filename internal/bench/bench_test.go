@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
 	"github.com/hcplink/hcplink/internal/devenv"
@@ -279,5 +280,112 @@ func TestReportJSONHasTheIssueKeys(t *testing.T) {
 	r.print(&table)
 	if !bytes.Contains(table.Bytes(), []byte("each periodic job at its production period")) || !bytes.Contains(table.Bytes(), []byte("(VmRSS 1→2)")) {
 		t.Fatalf("the table does not explain its accounting or its memory counts:\n%s", table.String())
+	}
+}
+
+func TestAzureJobsCountDriftAtItsPeriodAndModelTokens(t *testing.T) {
+	const mgmt, guest = "mgmt-sub", "guest-sub"
+	in := SteadyInput{
+		Clusters: 4, Window: time.Minute, DriftDuringRun: 15 * time.Second,
+		Quiet: Snapshot{
+			guest: {"Microsoft.Network:privateEndpoints/read": {Total: 16}, "Microsoft.Network:privateDnsZones/read": {Total: 16}},
+			mgmt:  {"Microsoft.Network:privateLinkServices/read": {Total: 32}},
+		},
+	}
+	jobs := azureSteadyState(in, mgmt)
+	byJob := map[string]Job{}
+	for _, j := range jobs {
+		byJob[j.Job] = j
+	}
+	// 32 calls ÷ 4 clusters ÷ 4 drift runs = 2 per run, 12 runs an hour.
+	if j := byJob[jobCPODrift]; !near(j.CallsPerRun, 2) || !near(j.PerClusterHour, 24) {
+		t.Errorf("control-plane drift = %+v, want 2 calls/run, 24/h", j)
+	}
+	if j := byJob[jobOperatorDrift]; !near(j.CallsPerRun, 2) || !near(j.PerClusterHour, 24) {
+		t.Errorf("operator drift = %+v, want 2 calls/run, 24/h", j)
+	}
+	if j := byJob[jobEntraToken]; !near(j.PerClusterHour, 1.25) {
+		t.Errorf("Entra tokens = %+v, want 1 + 1/4 per cluster-hour", j)
+	}
+	if !near(byJob[jobCPOCredentials].PerClusterHour, 0) || !near(byJob[jobOperatorCreds].PerClusterHour, 0) {
+		t.Errorf("credentials checks cost calls: %+v %+v", byJob[jobCPOCredentials], byJob[jobOperatorCreds])
+	}
+	if got := totalPerClusterHour(jobs); !near(got, 49.25) {
+		t.Errorf("total = %v, want 49.25", got)
+	}
+	rows := spreadOverOperations(in, jobs, func(a, _ string) string { return azureJobOf(a, mgmt) }, map[string]string{jobEntraToken: "tokens"})
+	var sum float64
+	for _, r := range rows {
+		sum += r.Calls
+	}
+	if !near(sum, 49.25) {
+		t.Errorf("by-operation rows sum to %v, not the jobs' 49.25: %+v", sum, rows)
+	}
+}
+
+func TestARMKind(t *testing.T) {
+	for op, want := range map[string]string{
+		"Microsoft.Network:privateEndpoints/read":                                "reads",
+		"Microsoft.Network:privateEndpoints/write":                               "writes",
+		"Microsoft.Network:privateLinkServices/delete":                           "deletes",
+		"Microsoft.Network:privateLinkServices/privateEndpointConnections/write": "writes",
+	} {
+		if got := armKind(op); got != want {
+			t.Errorf("armKind(%s) = %s, want %s", op, got, want)
+		}
+	}
+}
+
+func TestARMBucketsBoundWhatTheirCallersAreKnownToBe(t *testing.T) {
+	const mgmt, guest = "mgmt-sub", "guest-sub"
+	limits := sim.ServiceLimits{NonMutating: sim.Limit{Burst: 250, PerSecond: 25}, Mutating: sim.Limit{Burst: 200, PerSecond: 10}}
+	all := Snapshot{
+		mgmt:  {"Microsoft.Network:privateLinkServices/write": {Total: 500, Throttled: 50}, "Microsoft.Network:loadBalancers/write": {Total: 100}},
+		guest: {"Microsoft.Network:privateEndpoints/write": {Total: 4000}},
+	}
+	hcplinkOnly := Snapshot{
+		mgmt:  {"Microsoft.Network:privateLinkServices/write": {Total: 500, Throttled: 50}},
+		guest: {"Microsoft.Network:privateEndpoints/write": {Total: 4000}},
+	}
+	bs := armBuckets(all, hcplinkOnly, limits, mgmt, 10)
+	find := func(sub, scope string) Bucket {
+		for _, b := range bs {
+			if b.Account == sub && b.Service == "arm "+scope && b.Operation == "writes" {
+				return b
+			}
+		}
+		t.Fatalf("no %s %s writes bucket in %+v", sub, scope, bs)
+		return Bucket{}
+	}
+	// The operator's own bucket: 450 calls took a token, 250 beyond the burst at 10/s.
+	if b := find(mgmt, scopeOperator); b.Calls != 450 || !near(b.Seconds, 25) {
+		t.Errorf("operator bucket = %+v, want 450 calls, 25 s", b)
+	}
+	// The management subscription's global bucket sees the stand-in too, at 15×.
+	if b := find(mgmt, scopeGlobal); b.Calls != 550 || b.Burst != 3000 || b.Seconds != 0 {
+		t.Errorf("management global bucket = %+v", b)
+	}
+	// 4000 guest writes: global 1000 beyond 3000 at 150/s; each of 10 operators 400, 200 beyond at 10/s.
+	if b := find(guest, scopeGlobal); !near(b.Seconds, 1000.0/150) {
+		t.Errorf("guest global bucket = %+v", b)
+	}
+	if b := find(guest, scopeOneCPO); b.Calls != 400 || !near(b.Seconds, 20) {
+		t.Errorf("one control-plane operator's bucket = %+v", b)
+	}
+	if bs[0].Seconds != 25 {
+		t.Errorf("buckets not sorted by time, the binding first: %+v", bs[0])
+	}
+}
+
+func TestAzureProvisioningChainNamesRealDelays(t *testing.T) {
+	d := azure.FastDelays()
+	for _, name := range []string{"loadBalancerUpdating", "privateLinkServiceUpdating", "privateEndpointUpdating"} {
+		if _, ok := d[name]; !ok {
+			t.Fatalf("cloudsim has no delay %q: the chain reads a name that does not exist", name)
+		}
+	}
+	want := d["loadBalancerUpdating"].D() + d["privateLinkServiceUpdating"].D() + d["privateEndpointUpdating"].D()
+	if got := azureProvisioningChain(d); got != want || got == 0 {
+		t.Errorf("chain = %v, want %v", got, want)
 	}
 }

@@ -20,8 +20,11 @@ type measurement struct {
 	operatorStart      Snapshot // the operator's STS calls before the clusters
 	throttling         sim.Throttling
 	delays             sim.Delays
-	memory             []MemorySample
-	peak               int64
+	// accounting turns the counts into figures; nil means AWS's, from
+	// throttling and delays.
+	accounting *accounting
+	memory     []MemorySample
+	peak       int64
 }
 
 // Report is the bench's figures; its JSON form is `--output json`.
@@ -52,16 +55,20 @@ type Report struct {
 	SteadyAccountingExplains string           `json:"steadyAccounting"`
 }
 
-const steadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window, credentials checks and token exchanges at their first run's cost, sweeps modelled"
+const awsSteadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window, credentials checks and token exchanges at their first run's cost, sweeps modelled"
 
 func measure(m measurement) Report {
-	create := withoutLoadBalancerProvisioning(m.create, m.lbCreate)
-	quiet := withoutLoadBalancerProvisioning(m.quiet, m.lbQuiet)
+	acct := m.accounting
+	if acct == nil {
+		acct = awsAccounting(m.throttling, m.delays)
+	}
+	create := withoutLoadBalancerCallsIn(m.create, m.lbCreate, acct.management)
+	quiet := withoutLoadBalancerCallsIn(m.quiet, m.lbQuiet, acct.management)
 	startup := merge(m.operatorStart, create)
 	in := SteadyInput{Clusters: m.clusters, Quiet: quiet, Window: m.window, DriftDuringRun: m.drift, Startup: startup}
-	jobs := steadyState(in)
-	bs := buckets(m.create, m.throttling)
-	chain := provisioningChain(m.delays)
+	jobs := acct.jobs(in)
+	bs := acct.buckets(m.create, create, m.clusters)
+	chain := acct.chain
 	bound, binding := lowerBound(bs, chain)
 	r := Report{
 		Clusters: m.clusters, Accounts: m.accounts,
@@ -74,12 +81,12 @@ func measure(m measurement) Report {
 		SteadyCallsPerClusterHr:  totalPerClusterHour(jobs),
 		SteadyMutatingCalls:      sim.Totals(m.quiet).Mutating,
 		SteadyJobs:               jobs,
-		SteadyByOperation:        steadyByOperation(in, jobs),
+		SteadyByOperation:        spreadOverOperations(in, jobs, acct.jobOf, acct.modelled),
 		SteadyWindowSeconds:      m.window.Seconds(),
 		SteadyDriftDuringRun:     m.drift.String(),
 		OperatorMemorySamples:    m.memory,
 		OperatorPeakBytes:        m.peak,
-		SteadyAccountingExplains: steadyAccounting,
+		SteadyAccountingExplains: acct.explains,
 	}
 	if bound > 0 {
 		r.Ratio = r.SecondsToAvail / bound

@@ -1,0 +1,46 @@
+package bench
+
+import (
+	"time"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/devenv"
+)
+
+// accounting is what differs between the clouds in turning counts into the
+// same figures.
+type accounting struct {
+	// management is the account (AWS) or subscription (Azure) the
+	// load-balancer stand-in works in; its calls are left out there.
+	management string
+	// jobs counts each periodic job at its production period.
+	jobs func(SteadyInput) []Job
+	// jobOf attributes an observed call to its job.
+	jobOf func(account, op string) string
+	// modelled names the by-operation rows of the jobs not observed.
+	modelled map[string]string
+	// buckets are the token buckets' shares of the lower bound, from the
+	// create path's counts with and without the stand-in's calls.
+	buckets func(all, hcplinkOnly Snapshot, clusters int) []Bucket
+	// chain is the modelled provisioning chain of one cluster.
+	chain time.Duration
+	// explains says how the steady state is counted.
+	explains string
+}
+
+// awsAccounting counts as AWS throttles: per account, service and, for
+// EC2 and ELBv2, operation.
+func awsAccounting(throttling sim.Throttling, delays sim.Delays) *accounting {
+	return &accounting{
+		management: devenv.ManagementAccount,
+		jobs:       steadyState,
+		jobOf:      jobOf,
+		modelled: map[string]string{
+			jobCPOSweep:      "sweep (control-plane operator): ec2 listings",
+			jobOperatorSweep: "sweep (operator): endpoint-service listing",
+		},
+		buckets:  func(all, _ Snapshot, _ int) []Bucket { return buckets(all, throttling) },
+		chain:    provisioningChain(delays),
+		explains: awsSteadyAccounting,
+	}
+}
