@@ -11,26 +11,47 @@ import (
 
 func newDemoCommand() *cobra.Command {
 	opts := demo.Options{}
+	var platform string
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "A guided tour: a private AWS hosted cluster on a local management cluster and a local cloud",
+		Short: "A guided tour: a private hosted cluster on AWS, then on Azure, on a local management cluster and a local cloud",
 		Long: `demo starts a management cluster on this machine (kube-apiserver and etcd,
-built from source the first time), cloudsim as the cloud, and both operators.
-It creates a Private AWS hosted cluster with two NodePools and prints one line
-per step of the data flow as it completes, with the cloud IDs; switches the
-cluster to PublicAndPrivate and back; adds a NodePool in a third zone; deletes
-the cluster; and shows that the cloud holds nothing for it.
+built from source the first time), cloudsim as the cloud, and both operators,
+once per cloud.
 
-With --keep it stops once the cluster is available and leaves everything
-running, printing the lines to point kubectl and the aws CLI at it.`,
+On AWS it creates a Private hosted cluster with two NodePools and prints one
+line per step of the data flow as it completes, with the cloud IDs; switches
+the cluster to PublicAndPrivate and back; adds a NodePool in a third zone;
+deletes the cluster; and shows that the cloud holds nothing for it.
+
+On Azure it does the same with a Private cluster: the internal load
+balancer's frontend, the Private Link Service, the Private Endpoint, the
+private zone with its link and records, each read over ARM; PublicAndPrivate
+and back; a NodePool in another subnet; delete; and proof over ARM that
+neither subscription holds anything of the cluster.
+
+Each cloud ends with its own timing table. --platform aws or azure walks one.
+
+With --keep each tour stops once its cluster is available and everything keeps
+running until interrupted, with the lines to point kubectl, the aws CLI, the
+az CLI and the Azure SDKs at it.`,
+		Example: `  hcplink demo                    # AWS, then Azure
+  hcplink demo --platform azure   # Azure only
+  hcplink demo --platform aws --keep`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The operators' own logs would drown the tour.
 			ctrllog.SetLogger(logr.Discard())
 			opts.Out = cmd.OutOrStdout()
+			platforms, err := demo.ParsePlatforms(platform)
+			if err != nil {
+				return err
+			}
+			opts.Platforms = platforms
 			return demo.Run(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&platform, "platform", "both", "the cloud to walk: aws, azure or both (AWS first)")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "stop once the cluster is available and keep everything running until interrupted")
 	cmd.Flags().DurationVar(&opts.StepTimeout, "step-timeout", 0, "how long any one step may take before the demo gives up (default 90s)")
 	return cmd

@@ -1,19 +1,12 @@
-// Package demo is the guided tour behind `hcplink demo`: a private AWS
-// hosted cluster walked through the seed's data flow on devenv, with one line
-// per step as it completes and, at the end, proof that nothing is left in the
-// cloud.
 package demo
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -33,44 +26,17 @@ import (
 	"github.com/hcplink/hcplink/internal/devenv"
 )
 
-// Options configure the tour.
-type Options struct {
-	Out io.Writer
-	// Keep stops after the cluster is Available and leaves everything
-	// running, with shell lines to explore it, until interrupted.
-	Keep bool
-	// StepTimeout bounds each step (default 90s).
-	StepTimeout time.Duration
-}
-
 const (
 	clusterNamespace = "clusters"
 	clusterName      = "demo"
 	infraID          = "demo-4k7q2"
 )
 
-// Run performs the tour.
-func Run(ctx context.Context, opts Options) (err error) {
-	out := opts.Out
-	if out == nil {
-		out = os.Stdout
-	}
-	if opts.StepTimeout == 0 {
-		opts.StepTimeout = 90 * time.Second
-	}
-	fmt.Fprintln(out, "hcplink demo: a private AWS hosted cluster on a local management cluster and a local cloud")
-	env, err := devenv.Start(ctx, devenv.Options{Progress: out})
-	if err != nil {
-		return fmt.Errorf("starting the local environment: %w", err)
-	}
-	defer func() {
-		if stopErr := env.Stop(); stopErr != nil && err == nil {
-			err = stopErr
-		}
-	}()
-	t := &tour{env: env, out: out, track: newTracker(out, opts.StepTimeout)}
+// startAWSTour prints the AWS tour's topology on a running AWS devenv.
+func startAWSTour(env *devenv.Env, out io.Writer, stepTimeout time.Duration) *tour {
+	t := &tour{env: env, out: out, track: newTracker(out, stepTimeout)}
 	t.printTopology()
-	return t.run(ctx, opts.Keep)
+	return t
 }
 
 type tour struct {
@@ -160,6 +126,7 @@ func (t *tour) run(ctx context.Context, keep bool) error {
 	}}); err != nil {
 		return err
 	}
+	fmt.Fprintln(t.out, "\nAWS: timing")
 	t.track.summary()
 	return t.proveNothingLeft()
 }
@@ -466,11 +433,10 @@ func (t *tour) proveNothingLeft() error {
 	return nil
 }
 
-// keep leaves everything running for the user to explore.
-func (t *tour) keep(ctx context.Context) error {
+// keep prints the lines to explore the running AWS cluster; Run waits.
+func (t *tour) keep(context.Context) error {
 	fmt.Fprintf(t.out, `
-The cluster is available. Everything keeps running until you press Ctrl-C.
-Paste these lines into another shell to explore:
+The AWS cluster is available. Paste these lines into another shell to explore it:
 
 export KUBECONFIG=%s
 export AWS_ENDPOINT_URL=%s AWS_DEFAULT_REGION=%s
@@ -483,9 +449,5 @@ kubectl get hostedclusters,nodepools -A
 kubectl get awsendpointservices,services -n %s
 aws --endpoint-url "$AWS_ENDPOINT_URL" ec2 describe-vpc-endpoint-service-configurations
 `, t.env.KubeconfigPath, t.env.CloudURL, devenv.Region, devenv.ManagementAccount, devenv.CustomerAccount, t.hcpNS)
-	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	<-sigCtx.Done()
-	fmt.Fprintln(t.out, "\nstopping")
 	return nil
 }

@@ -1,0 +1,132 @@
+// Package demo is the guided tour behind `hcplink demo`: a private hosted
+// cluster walked through the seed's data flow on devenv, on AWS and then on
+// Azure, with one line per step as it completes, a timing table per cloud
+// and, at the end of each, proof read from the cloud that nothing is left.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hcplink/hcplink/internal/devenv"
+)
+
+// The clouds the tour can walk, as `--platform` names them.
+const (
+	PlatformAWS   = "aws"
+	PlatformAzure = "azure"
+)
+
+// Options configure the tour.
+type Options struct {
+	Out io.Writer
+	// Platforms are the clouds to walk, in order (default: AWS, then Azure).
+	Platforms []string
+	// Keep stops each cloud's tour once its cluster is Available and leaves
+	// everything running, with shell lines to explore it, until interrupted.
+	Keep bool
+	// StepTimeout bounds each step (default 90s).
+	StepTimeout time.Duration
+}
+
+// ParsePlatforms reads `--platform`: aws, azure, or both (also the empty
+// value); both walks AWS first.
+func ParsePlatforms(value string) ([]string, error) {
+	switch strings.ToLower(strings.TrimSpace(value)) {
+	case "", "both":
+		return []string{PlatformAWS, PlatformAzure}, nil
+	case PlatformAWS:
+		return []string{PlatformAWS}, nil
+	case PlatformAzure:
+		return []string{PlatformAzure}, nil
+	}
+	return nil, fmt.Errorf("--platform must be aws, azure or both, not %q", value)
+}
+
+// cloudTour is one cloud's walk on its own devenv.
+type cloudTour interface {
+	// run walks the cluster through its life; with keep it stops once the
+	// cluster is Available and prints the lines to explore it.
+	run(ctx context.Context, keep bool) error
+}
+
+// Run performs the tour on each platform in turn, each on its own devenv.
+func Run(ctx context.Context, opts Options) (err error) {
+	out := opts.Out
+	if out == nil {
+		out = os.Stdout
+	}
+	if opts.StepTimeout == 0 {
+		opts.StepTimeout = 90 * time.Second
+	}
+	if len(opts.Platforms) == 0 {
+		opts.Platforms, _ = ParsePlatforms("")
+	}
+	start := time.Now()
+	var running []*devenv.Env
+	defer func() {
+		for _, env := range running {
+			if stopErr := env.Stop(); stopErr != nil && err == nil {
+				err = stopErr
+			}
+		}
+	}()
+	for _, platform := range opts.Platforms {
+		env, err := walk(ctx, platform, out, opts)
+		if env != nil && opts.Keep {
+			running = append(running, env)
+		} else if env != nil {
+			if stopErr := env.Stop(); stopErr != nil && err == nil {
+				err = stopErr
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if opts.Keep {
+		fmt.Fprintln(out, "\nEverything keeps running until you press Ctrl-C.")
+		sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		<-sigCtx.Done()
+		fmt.Fprintln(out, "\nstopping")
+		return nil
+	}
+	fmt.Fprintf(out, "\nhcplink demo: %s done in %.1fs (local environments' start-up included)\n", strings.Join(opts.Platforms, " and "), time.Since(start).Seconds())
+	return nil
+}
+
+// walk starts the platform's devenv and walks its tour; the caller stops
+// the environment it returns.
+func walk(ctx context.Context, platform string, out io.Writer, opts Options) (*devenv.Env, error) {
+	fmt.Fprintf(out, "\nhcplink demo: %s\n", platformHeading(platform))
+	env, err := devenv.Start(ctx, devenv.Options{Progress: out, Platform: devenvPlatform(platform)})
+	if err != nil {
+		return nil, fmt.Errorf("starting the local environment for %s: %w", platform, err)
+	}
+	var t cloudTour
+	switch platform {
+	case PlatformAzure:
+		t, err = startAzureTour(ctx, env, out, opts.StepTimeout)
+	default:
+		t = startAWSTour(env, out, opts.StepTimeout)
+	}
+	if err != nil {
+		return env, err
+	}
+	return env, t.run(ctx, opts.Keep)
+}
+
+// platformHeading is the line that opens a cloud's tour.
+func platformHeading(platform string) string {
+	if platform == PlatformAzure {
+		return "a Private Azure hosted cluster on a local management cluster and a local Azure (cloudsim)"
+	}
+	return "a private AWS hosted cluster on a local management cluster and a local AWS (cloudsim)"
+}
