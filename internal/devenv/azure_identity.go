@@ -199,6 +199,9 @@ func (a *azureEnv) serviceAccountToken(namespace, serviceAccount string, now tim
 	})
 }
 
+// tenantID is the tenant every devenv identity lives in.
+func (a *azureEnv) tenantID() string { return simazure.DefaultTenantID }
+
 // stableGUID is a GUID derived from parts, for names that must not change
 // between runs of the same set-up.
 func stableGUID(parts ...string) string {

@@ -1,12 +1,54 @@
 package devenv
 
 import (
+	"net/http"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/hcplink/hcplink/internal/devenv/lbcontroller"
 )
 
 // setupAzureLoadBalancers registers the stand-in for Azure's cloud
-// provider: internal load-balancer frontends in the management VNet.
+// provider: a load balancer per Azure LoadBalancer Service in the
+// management resource group, internal ones taking a private address from
+// the management VNet. Its calls are counted in LoadBalancerCalls.
 func (e *Env) setupAzureLoadBalancers(mgr ctrl.Manager) error {
 	e.LoadBalancerCalls = newCallCounter("Microsoft.Network")
-	return nil
+	opts := *e.AzureClientOptions
+	opts.PerRetryPolicies = append(append([]policy.Policy{}, opts.PerRetryPolicies...), azureCallCounting{e.LoadBalancerCalls})
+	return (&lbcontroller.AzureReconciler{Client: mgr.GetClient(), Options: lbcontroller.AzureOptions{
+		Credential: e.AzureAdmin, ClientOptions: &opts,
+		SubscriptionID: e.AzureManagement.SubscriptionID, ResourceGroup: e.AzureManagement.ResourceGroup,
+		Location: AzureLocation, SubnetID: e.AzureManagement.LoadBalancerSubnetID,
+	}}).SetupWithManager(mgr)
+}
+
+// azureCallCounting counts each attempt of a call as cloudsim names it:
+// the resource type under Microsoft.Network and read, write or delete.
+type azureCallCounting struct{ counter *CallCounter }
+
+func (c azureCallCounting) Do(req *policy.Request) (*http.Response, error) {
+	c.counter.record(azureOperation(req.Raw().Method, req.Raw().URL.Path))
+	return req.Next()
+}
+
+// azureOperation is "loadBalancers/write" for a PUT of a load balancer:
+// the resource types after the provider namespace, then the verb.
+func azureOperation(method, path string) string {
+	verb := map[string]string{http.MethodGet: "read", http.MethodHead: "read", http.MethodDelete: "delete"}[method]
+	if verb == "" {
+		verb = "write"
+	}
+	_, rest, ok := strings.Cut(path, "/providers/Microsoft.Network/")
+	if !ok {
+		return "other/" + verb
+	}
+	segs := strings.Split(strings.Trim(rest, "/"), "/")
+	var types []string
+	for i := 0; i < len(segs); i += 2 {
+		types = append(types, segs[i])
+	}
+	return strings.Join(types, "/") + "/" + verb
 }

@@ -57,10 +57,18 @@ type cpoRunner struct {
 	held map[types.NamespacedName]bool
 }
 
+// cpoIdentity is what a control-plane operator signs in with: the AWS
+// credentials file of its Secret ("" when it mounts none), the Azure
+// client ID the workload identity webhook would inject ("" when none).
+type cpoIdentity struct {
+	awsCredentials string
+	azureClientID  string
+}
+
 type runningCPO struct {
-	credentials string // the Secret's content it was started with
-	cancel      context.CancelFunc
-	done        chan struct{}
+	identity cpoIdentity // what it was started with
+	cancel   context.CancelFunc
+	done     chan struct{}
 }
 
 func (r *cpoRunner) SetupWithManager(mgr ctrl.Manager) error {
@@ -85,15 +93,17 @@ func (r *cpoRunner) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	// A changed identity restarts the operator, as a rolled pod would.
+	identity := cpoIdentity{awsCredentials: credentials, azureClientID: r.azureIdentity(req.Namespace)}
 	r.mu.Lock()
 	current, held := r.running[req.NamespacedName], r.held[req.NamespacedName]
 	r.mu.Unlock()
 	if held {
 		return ctrl.Result{}, nil
 	}
-	if current == nil || current.credentials != credentials {
+	if current == nil || current.identity != identity {
 		r.stop(req.NamespacedName)
-		if err := r.start(req.NamespacedName, credentials); err != nil {
+		if err := r.start(req.NamespacedName, identity); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -118,8 +128,12 @@ func (r *cpoRunner) awsCredentials(ctx context.Context, deploy *appsv1.Deploymen
 	return "", nil
 }
 
-func (r *cpoRunner) start(key types.NamespacedName, credentials string) error {
-	awsConfig, err := r.awsConfig(key.Namespace, credentials)
+func (r *cpoRunner) start(key types.NamespacedName, identity cpoIdentity) error {
+	awsConfig, err := r.awsConfig(key.Namespace, identity.awsCredentials)
+	if err != nil {
+		return err
+	}
+	azureConfig, err := r.azureConfig(key.Namespace)
 	if err != nil {
 		return err
 	}
@@ -131,7 +145,7 @@ func (r *cpoRunner) start(key types.NamespacedName, credentials string) error {
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + key.Namespace, "system:authenticated"},
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cpo := &runningCPO{credentials: credentials, cancel: cancel, done: make(chan struct{})}
+	cpo := &runningCPO{identity: identity, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(cpo.done)
 		err := controlplane.Run(ctx, controlplane.Options{
@@ -141,6 +155,8 @@ func (r *cpoRunner) start(key types.NamespacedName, credentials string) error {
 			MetricsBindAddress:     "0",
 			HealthProbeBindAddress: "0",
 			AWSDriftInterval:       r.currentDriftInterval(),
+			Azure:                  azureConfig,
+			AzureDriftInterval:     r.currentDriftInterval(),
 		})
 		if err != nil && ctx.Err() == nil {
 			r.log.Error(err, "control-plane operator stopped", "namespace", key.Namespace)
