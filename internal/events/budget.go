@@ -8,9 +8,10 @@ import (
 // The per-object budget: a burst of events, then one per refill period;
 // the same note for the same object at most once per repeat window. An
 // object that flaps between two states therefore costs a few events, not
-// one per pass.
+// one per pass. The burst covers a cluster's creation: its HostedCluster
+// alone sees about ten transitions on the way to Available.
 const (
-	burst        = 8
+	burst        = 25
 	refillPeriod = time.Minute
 	repeatWindow = 10 * time.Minute
 	// forgetAfter drops an object's bookkeeping once it has been quiet

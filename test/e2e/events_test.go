@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcplink/hcplink/internal/events"
@@ -58,13 +62,49 @@ func TestEventsTellTransitionsNotPasses(t *testing.T) {
 		t.Fatalf("idle drift passes added Events:\nbefore: %q\nafter:  %q", before, after)
 	}
 
+	// The control-plane namespace, and the Events in it, go with the
+	// cluster: watch them from before the deletion.
+	deleted := evWatch(t, c.hcpNS, cr)
 	flDeleteCluster(t, c.rsCluster)
-	// The AWSEndpointService is gone with the cluster; its Events stay.
-	eventually(t, shortWait, "an Event for each cloud resource deleted", func(ctx context.Context) error {
-		return evHasNotes(evAbout(ctx, t, c.hcpNS, cr), events.ReasonDeleted,
-			[]string{"Deleted endpoint service ", "Deleted security group ", "Deleted VPC endpoint "})
+	eventually(t, longWait, "an Event for each cloud resource deleted", func(context.Context) error {
+		return evHasNotes(deleted(), events.ReasonDeleted, []string{"Deleted endpoint service ", "Deleted security group ", "Deleted VPC endpoint "})
 	})
 	flExpectNothingLeft(t, customer.Network.Account, c.rsCluster)
+}
+
+// evWatch collects the Events about obj from now on, until the test ends.
+func evWatch(t *testing.T, namespace string, obj client.Object) func() []eventsv1.Event {
+	t.Helper()
+	clientset, err := kubernetes.NewForConfig(env.Kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := clientset.EventsV1().Events(namespace).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("watching Events: %v", err)
+	}
+	var mu sync.Mutex
+	var seen []eventsv1.Event
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			// Added only: the same Event comes again as Modified (a series) and
+			// Deleted (with its namespace).
+			if e, ok := ev.Object.(*eventsv1.Event); ok && ev.Type == watch.Added && e.Regarding.UID == obj.GetUID() {
+				mu.Lock()
+				seen = append(seen, *e)
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() { w.Stop(); cancel(); <-done })
+	return func() []eventsv1.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
 }
 
 // evAbout lists the Events about obj, oldest first.

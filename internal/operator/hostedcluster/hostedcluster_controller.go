@@ -394,6 +394,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 		return 0, err
 	}
 	if err := r.ensureControlPlane(ctx, hc); err != nil {
+		if apierrors.IsConflict(err) {
+			return 0, err // a write raced another; the retry is immediate and nobody needs telling
+		}
 		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
 			Reason: hcplinkv1beta1.WaitingForControlPlaneReason, ObservedGeneration: gen,
 			Message: bound("creating the control plane failed and will be retried: "+err.Error(), maxConditionMessage)})
