@@ -35,20 +35,30 @@ func Destroy(ctx context.Context, opts Options, deps Deps) error {
 			return fmt.Errorf("destroying infra %s: still there after %s: %s; re-run the same command to go on: %w",
 				r.opts.InfraID, r.destroyGrace(), strings.Join(left, ", "), err)
 		}
-		r.say.Waiting(fmt.Sprintf("%s to go (pass %d)", strings.Join(left, ", "), pass))
+		if err == nil {
+			continue // everything found was deleted: the next pass checks that nothing is left
+		}
+		r.say.Waiting(fmt.Sprintf("%d resources still held by others (pass %d: %s)", len(left), pass, firstLine(err)))
 		if err := r.pausePass(ctx); err != nil {
 			return err
 		}
 	}
 }
 
+// firstLine is the first line of err, for a one-line wait message.
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
 // destroyStep deletes one kind of resource and returns what it found
 // still there ("NAT gateway nat-0abc"), deleted or not.
 type destroyStep func(ctx context.Context) (left []string, err error)
 
-// destroyPass runs every step in dependency order. A step's error does
-// not stop the pass: later steps may still make progress, and the next
-// pass retries.
+// destroyPass runs every step in dependency order. A step's error (most
+// often a dependency: a subnet still used by something deleting) does not
+// stop the pass: later steps may still make progress, and the next pass
+// retries.
 func (r *run) destroyPass(ctx context.Context) (left []string, err error) {
 	steps := []destroyStep{r.deleteEndpoints, r.deleteSecurityGroups, r.deletePrivateZones, r.deleteNATGateways,
 		r.deleteRouteTables, r.deleteSubnets, r.deleteInternetGateways, r.deleteVPCs, r.releaseElasticIPs, r.deleteDHCPOptions}
@@ -56,7 +66,7 @@ func (r *run) destroyPass(ctx context.Context) (left []string, err error) {
 	for _, step := range steps {
 		found, err := step(ctx)
 		left = append(left, found...)
-		if err != nil && cloud.ClassOf(err) != cloud.ClassDependency {
+		if err != nil {
 			errs = append(errs, err)
 		}
 		if ctx.Err() != nil {
