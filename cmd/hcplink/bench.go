@@ -18,10 +18,12 @@ func newBenchCommand() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Create many private AWS clusters at once on devenv and measure time, cloud calls and memory",
-		Long: `bench starts devenv with cloudsim throttling at AWS's default rates (per
-account), creates --clusters Private AWS hosted clusters at once, spread over
---customer-accounts customer accounts, and prints: the time until all are
+		Short: "Create many private AWS or Azure clusters at once on devenv and measure time, cloud calls and memory",
+		Long: `bench starts devenv with cloudsim throttling as the cloud does — AWS's default
+rates per account, or with --platform azure ARM's token buckets (per
+subscription, principal and kind, and each subscription's global ones) —
+creates --clusters Private hosted clusters at once (on AWS spread over
+--customer-accounts customer accounts), and prints: the time until all are
 Available next to a lower bound (the binding token bucket's calls beyond its
 burst ÷ its refill rate, plus the modelled provisioning chain) and their
 ratio; cloud calls per cluster on the create path, by operation, before and
@@ -30,7 +32,11 @@ at steady state, each periodic job at its production period (drift observed
 over --window with a short drift interval); mutating calls in the quiet
 window (must be 0); and the management operator's memory per cluster (the
 slope of its resident memory between half and all of the clusters Available;
-it runs as its own process). --output json prints one JSON object.`,
+it runs as its own process; on AWS only, as devenv runs an Azure operator
+in-process). --output json prints one JSON object, with the same keys on both
+clouds.`,
+		Example: `  hcplink bench --clusters 50
+  hcplink bench --platform azure --clusters 50 --output json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrllog.SetLogger(logr.Discard())
@@ -43,7 +49,7 @@ it runs as its own process). --output json prints one JSON object.`,
 			default:
 				return fmt.Errorf("--output must be table or json, not %q", output)
 			}
-			if !inProcess {
+			if !inProcess && opts.Platform != bench.PlatformAzure {
 				self, err := os.Executable()
 				if err != nil {
 					return fmt.Errorf("finding this binary to run the operator: %w", err)
@@ -59,8 +65,9 @@ it runs as its own process). --output json prints one JSON object.`,
 			return bench.Run(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&opts.Platform, "platform", bench.PlatformAWS, "the clusters' cloud: aws or azure")
 	cmd.Flags().IntVar(&opts.Clusters, "clusters", 50, "how many clusters to create at once")
-	cmd.Flags().IntVar(&opts.CustomerAccounts, "customer-accounts", 1, "how many customer accounts the clusters are spread over (each throttled on its own)")
+	cmd.Flags().IntVar(&opts.CustomerAccounts, "customer-accounts", 1, "how many customer accounts the clusters are spread over (each throttled on its own; AWS only)")
 	cmd.Flags().StringVar(&output, "output", "table", "table or json (one JSON object on stdout; progress on stderr)")
 	cmd.Flags().DurationVar(&opts.Window, "window", 60*time.Second, "how long to observe the steady state")
 	cmd.Flags().DurationVar(&opts.DriftInterval, "drift-interval", 15*time.Second, "the operators' drift-check interval while the steady state is observed (clusters are created at the production interval)")

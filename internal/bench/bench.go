@@ -28,16 +28,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
@@ -45,13 +39,15 @@ import (
 // Options configure a run.
 type Options struct {
 	Out io.Writer
+	// Platform is the clusters' cloud: PlatformAWS (empty) or PlatformAzure.
+	Platform string
 	// Progress receives the running commentary (Out when nil).
 	Progress io.Writer
 	// JSON prints the figures as one JSON object instead of the table.
 	JSON     bool
 	Clusters int
 	// CustomerAccounts spreads the clusters over this many customer
-	// accounts, round robin (at least 1).
+	// accounts, round robin (at least 1; AWS only).
 	CustomerAccounts int
 	// Window is how long the quiet period is observed.
 	Window time.Duration
@@ -61,7 +57,8 @@ type Options struct {
 	// the production interval.
 	DriftInterval time.Duration
 	// OperatorBinary runs the management operator as its own process, so
-	// that its memory is its own.
+	// that its memory is its own (AWS only: devenv runs an Azure operator
+	// in-process).
 	OperatorBinary string
 	// Timeout bounds the wait for all clusters to become available.
 	Timeout time.Duration
@@ -73,18 +70,11 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if progress == nil {
 		progress = opts.Out
 	}
-	accounts := max(1, opts.CustomerAccounts)
-	throttling := sim.AWSDefaultThrottling()
-	delays := sim.FastDelays()
-	env, err := devenv.Start(ctx, devenv.Options{
-		Progress:       progress,
-		Delays:         &delays,
-		Faults:         &sim.FaultConfig{Throttling: throttling},
-		OperatorBinary: opts.OperatorBinary,
-		// The production interval while creating: no drift check runs
-		// during creation and inflates the create path.
-		CustomerAccounts: accounts,
-	})
+	f, err := fleetFor(opts)
+	if err != nil {
+		return err
+	}
+	env, err := devenv.Start(ctx, f.devenvOptions(opts, progress))
 	if err != nil {
 		return err
 	}
@@ -93,28 +83,25 @@ func Run(ctx context.Context, opts Options) (err error) {
 			err = stopErr
 		}
 	}()
-	raiseQuotas(env, opts.Clusters)
 
-	fmt.Fprintf(progress, "\npreparing %d customer roles and private zones in %d customer accounts\n", opts.Clusters, accounts)
-	clusters, err := prepare(ctx, env, opts.Clusters, env.Customers[:accounts])
+	clusters, err := f.prepare(ctx, env, opts.Clusters, progress)
 	if err != nil {
 		return err
 	}
 	// What the operator did before the clusters (its first credentials
 	// check) counts as start-up; the setup's own calls do not.
-	setup := env.Cloud.Counters.Snapshot()
-	operatorStart := Snapshot{devenv.ManagementAccount: pick(setup[devenv.ManagementAccount], "sts:")}
+	operatorStart := f.operatorStart(env.Cloud.Counters.Snapshot())
 	env.Cloud.Counters.Reset()
 	env.LoadBalancerCalls.Reset()
 
-	fmt.Fprintf(progress, "creating %d Private clusters at once (cloudsim throttles at AWS's default rates, per account)\n", opts.Clusters)
+	fmt.Fprintf(progress, "creating %d Private %s clusters at once (%s)\n", opts.Clusters, f.name(), f.throttlingSays())
 	start := time.Now()
 	waitCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	// Created while the count is watched: creating many takes a while, and
 	// the memory probe must see the count pass half of them.
 	created := make(chan error, 1)
-	go func() { created <- createAll(waitCtx, env, clusters) }()
+	go func() { created <- createAll(waitCtx, env, clusters, f.create) }()
 	memory := &memoryProbe{pid: env.OperatorPID, half: (len(clusters) + 1) / 2}
 	available, err := waitAvailable(waitCtx, env, clusters, progress, memory.observe)
 	elapsed := time.Since(start)
@@ -145,26 +132,15 @@ func Run(ctx context.Context, opts Options) (err error) {
 	lbQuiet := env.LoadBalancerCalls.Snapshot()
 
 	r := measure(measurement{
-		clusters: opts.Clusters, accounts: accounts, elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
+		platform: f.name(), clusters: opts.Clusters, accounts: f.accounts(), elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
 		create: createCalls, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
-		throttling: throttling, delays: delays, memory: memory.samples, peak: peak,
+		accounting: f.accounting(env), memory: memory.samples, peak: peak,
 	})
 	if opts.JSON {
 		return r.writeJSON(opts.Out)
 	}
 	r.print(opts.Out)
 	return nil
-}
-
-// pick keeps the operations whose names start with prefix.
-func pick(ops map[string]sim.CallCount, prefix string) map[string]sim.CallCount {
-	out := map[string]sim.CallCount{}
-	for op, c := range ops {
-		if strings.HasPrefix(op, prefix) {
-			out[op] = c
-		}
-	}
-	return out
 }
 
 // memoryProbe samples the operator's resident memory when half the
@@ -184,85 +160,26 @@ func (m *memoryProbe) observe(ready, total int) {
 	}
 }
 
+// routeServices publishes the API server by Route at host, as a private
+// cluster on either cloud may.
+func routeServices(host string) []hcplinkv1beta1.ServicePublishingStrategyMapping {
+	return []hcplinkv1beta1.ServicePublishingStrategyMapping{{
+		Service: hcplinkv1beta1.APIServer,
+		ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{
+			Type: hcplinkv1beta1.RoutePublishing, Route: &hcplinkv1beta1.RoutePublishingStrategy{Hostname: host},
+		},
+	}}
+}
+
 type cluster struct {
 	namespace, name, infraID, role string
 	customer                       devenv.CustomerNetwork
+	azure                          devenv.AzureClusterFixture
 }
 
-// patient is cfg retrying throttled set-up calls for as long as a
-// throttled account needs: the set-up runs under the same token buckets as
-// the operators, and is not what the bench measures.
-func patient(cfg aws.Config) aws.Config {
-	cfg = cfg.Copy()
-	cfg.Retryer = func() aws.Retryer {
-		return retry.NewStandard(func(o *retry.StandardOptions) {
-			o.MaxAttempts = 20
-			o.RateLimiter = ratelimit.None
-		})
-	}
-	return cfg
-}
-
-// prepare gives cluster i to customer account i mod len(customers).
-func prepare(ctx context.Context, env *devenv.Env, n int, customers []devenv.Customer) ([]cluster, error) {
-	out := make([]cluster, n)
-	for i := range out {
-		customer := customers[i%len(customers)]
-		c := cluster{namespace: fmt.Sprintf("bench-%03d", i), name: "hc", infraID: fmt.Sprintf("bench-%03d", i), customer: customer.Network}
-		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.namespace}}); err != nil {
-			return nil, err
-		}
-		fixture, err := env.PrepareAWSClusterIn(ctx, customer.Network, patient(customer.AWS), c.namespace, c.name+"-"+strconv.Itoa(i), c.infraID)
-		if err != nil {
-			return nil, err
-		}
-		c.name = c.name + "-" + strconv.Itoa(i)
-		c.role = fixture.ControlPlaneOperatorRoleARN
-		out[i] = c
-	}
-	return out, nil
-}
-
-func create(ctx context.Context, env *devenv.Env, c cluster) error {
-	hc := &hcplinkv1beta1.HostedCluster{
-		ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name},
-		Spec: hcplinkv1beta1.HostedClusterSpec{
-			InfraID:    c.infraID,
-			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "bench.example.com"},
-			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: c.customer.CIDR}}},
-			Services: []hcplinkv1beta1.ServicePublishingStrategyMapping{{
-				Service: hcplinkv1beta1.APIServer,
-				ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{
-					Type: hcplinkv1beta1.RoutePublishing, Route: &hcplinkv1beta1.RoutePublishingStrategy{Hostname: "api." + c.name + ".bench.example.com"},
-				},
-			}},
-			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AWSPlatform, AWS: &hcplinkv1beta1.AWSPlatformSpec{
-				Region:              devenv.Region,
-				EndpointAccess:      hcplinkv1beta1.AWSEndpointAccessPrivate,
-				CloudProviderConfig: &hcplinkv1beta1.AWSCloudProviderConfig{VPC: c.customer.VPCID},
-				RolesRef:            &hcplinkv1beta1.AWSRolesRef{ControlPlaneOperatorARN: c.role},
-			}},
-		},
-	}
-	if err := env.Client.Create(ctx, hc); err != nil {
-		return fmt.Errorf("creating %s/%s: %w", c.namespace, c.name, err)
-	}
-	for i, zone := range c.customer.Zones[:2] {
-		np := &hcplinkv1beta1.NodePool{
-			ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: fmt.Sprintf("%s-%d", c.name, i)},
-			Spec: hcplinkv1beta1.NodePoolSpec{ClusterName: c.name, Platform: hcplinkv1beta1.NodePoolPlatform{
-				Type: hcplinkv1beta1.AWSPlatform,
-				AWS:  &hcplinkv1beta1.AWSNodePoolPlatform{Subnet: &hcplinkv1beta1.AWSSubnetReference{ID: c.customer.SubnetByAZ[zone]}},
-			}},
-		}
-		if err := env.Client.Create(ctx, np); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func createAll(ctx context.Context, env *devenv.Env, clusters []cluster) error {
+// createAll creates the clusters one after the other (each create is quick;
+// the clouds' work runs in parallel).
+func createAll(ctx context.Context, env *devenv.Env, clusters []cluster, create func(context.Context, *devenv.Env, cluster) error) error {
 	for _, c := range clusters {
 		if err := create(ctx, env, c); err != nil {
 			return err
@@ -305,18 +222,6 @@ func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out
 		case <-time.After(time.Second):
 		}
 	}
-}
-
-// raiseQuotas lifts the per-region quotas that a benchmark of many clusters
-// sharing one customer VPC would hit, as a Service Quotas increase would.
-func raiseQuotas(env *devenv.Env, clusters int) {
-	env.Cloud.AWS.Inspect(func(accounts map[string]*cloudaws.Account) {
-		for _, account := range accounts {
-			for _, region := range account.Regions {
-				raise(region, clusters)
-			}
-		}
-	})
 }
 
 // peakRSS reads the process's high-water resident memory (VmHWM), in bytes.
@@ -373,16 +278,6 @@ func sortedKeys(m map[string]sim.CallCount) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// raise lifts one region's quotas to fit the benchmark: every cluster has an
-// NLB in the management region and an interface endpoint and a security
-// group in the shared customer VPC.
-func raise(region *cloudaws.Region, clusters int) {
-	room := 2*clusters + 10
-	region.ELB.Quotas.NetworkLoadBalancers = max(region.ELB.Quotas.NetworkLoadBalancers, room)
-	region.PrivateLink.Quotas.InterfaceEndpointsPerVPC = max(region.PrivateLink.Quotas.InterfaceEndpointsPerVPC, room)
-	region.EC2.Quotas.SecurityGroupsPerVPC = max(region.EC2.Quotas.SecurityGroupsPerVPC, room+2500)
 }
 
 // settleWithDrift restarts the operators with the short drift interval the

@@ -12,6 +12,7 @@ import (
 
 // measurement is what a run observed.
 type measurement struct {
+	platform           string
 	clusters, accounts int
 	elapsed            time.Duration
 	window, drift      time.Duration
@@ -29,6 +30,7 @@ type measurement struct {
 
 // Report is the bench's figures; its JSON form is `--output json`.
 type Report struct {
+	Platform          string  `json:"platform"`
 	Clusters          int     `json:"clusters"`
 	Accounts          int     `json:"accounts"`
 	SecondsToAvail    float64 `json:"secondsToAvailable"`
@@ -71,7 +73,7 @@ func measure(m measurement) Report {
 	chain := acct.chain
 	bound, binding := lowerBound(bs, chain)
 	r := Report{
-		Clusters: m.clusters, Accounts: m.accounts,
+		Platform: m.platform, Clusters: m.clusters, Accounts: m.accounts,
 		SecondsToAvail: m.elapsed.Seconds(), LowerBoundSeconds: bound, BindingBucket: binding,
 		ProvisioningChainS: chain.Seconds(), Buckets: topBuckets(bs, 10),
 		CreateCallsPerCluster:    float64(sim.Totals(create).Total) / float64(m.clusters),
@@ -136,8 +138,11 @@ func (r Report) print(out io.Writer) {
 	line := func(label, value string) { fmt.Fprintf(out, "%-58s %14s\n", label, value) }
 	fmt.Fprintf(out, "\n%-58s %14s\n", "measure", "value")
 	fmt.Fprintln(out, strings.Repeat("-", 73))
+	if r.Platform != "" {
+		line("cloud", r.Platform)
+	}
 	line("clusters", fmt.Sprint(r.Clusters))
-	line("customer accounts", fmt.Sprint(r.Accounts))
+	line("customer accounts (AWS) or guest subscriptions (Azure)", fmt.Sprint(r.Accounts))
 	line("time until all are Available", fmt.Sprintf("%.1fs", r.SecondsToAvail))
 	line("lower bound", fmt.Sprintf("%.1fs", r.LowerBoundSeconds))
 	line("ratio", fmt.Sprintf("%.2f", r.Ratio))
