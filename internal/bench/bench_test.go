@@ -389,3 +389,54 @@ func TestAzureProvisioningChainNamesRealDelays(t *testing.T) {
 		t.Errorf("chain = %v, want %v", got, want)
 	}
 }
+
+func TestAzureReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
+	const mgmt, guest = "mgmt-sub", "guest-sub"
+	run := func(acct *accounting, platform string) map[string]any {
+		r := measure(measurement{
+			platform: platform, clusters: 2, accounts: 1, elapsed: 10 * time.Second, window: time.Minute, drift: 15 * time.Second,
+			create: Snapshot{
+				guest: {"Microsoft.Network:privateEndpoints/write": {Total: 2, Mutating: 2}},
+				mgmt:  {"Microsoft.Network:loadBalancers/write": {Total: 2, Mutating: 2}, "Microsoft.Network:privateLinkServices/write": {Total: 2, Mutating: 2}},
+			},
+			lbCreate:   map[string]int64{"Microsoft.Network:loadBalancers/write": 2},
+			quiet:      Snapshot{guest: {"Microsoft.Network:privateEndpoints/read": {Total: 8}}},
+			accounting: acct,
+			throttling: sim.AWSDefaultThrottling(),
+		})
+		var buf bytes.Buffer
+		if err := r.writeJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	az := run(azureAccounting(azure.DefaultThrottling(), azure.FastDelays(), mgmt), "Azure")
+	aws := run(nil, "AWS")
+	for key := range aws {
+		if _, ok := az[key]; !ok {
+			t.Errorf("the Azure report lacks %q", key)
+		}
+	}
+	if az["platform"] != "Azure" {
+		t.Errorf("platform = %v", az["platform"])
+	}
+	// 2 endpoint writes + 2 service writes over 2 clusters; the stand-in's
+	// 2 load-balancer writes in the management subscription left out.
+	if v, _ := az["createCallsPerCluster"].(float64); !near(v, 2) {
+		t.Errorf("createCallsPerCluster = %v, want 2", az["createCallsPerCluster"])
+	}
+	if v, _ := az["createCallsPerClusterWithLoadBalancer"].(float64); !near(v, 3) {
+		t.Errorf("createCallsPerClusterWithLoadBalancer = %v, want 3", az["createCallsPerClusterWithLoadBalancer"])
+	}
+	// drift 8 ÷ 2 clusters ÷ 4 runs × 12/h, plus the modelled tokens (1 + ½ per hour).
+	if v, _ := az["steadyCallsPerClusterHour"].(float64); !near(v, 1*12+1.5) {
+		t.Errorf("steadyCallsPerClusterHour = %v, want 13.5", az["steadyCallsPerClusterHour"])
+	}
+	if v, _ := az["lowerBoundSeconds"].(float64); !near(v, azureProvisioningChain(azure.FastDelays()).Seconds()) {
+		t.Errorf("lowerBoundSeconds = %v, want the chain alone (no bucket is past its burst)", az["lowerBoundSeconds"])
+	}
+}
