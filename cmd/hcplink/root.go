@@ -18,7 +18,7 @@ func newRootCommand() *cobra.Command {
 	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand(), newBenchCommand())
 	root.AddCommand(newControlPlaneOperatorCommand())
 	root.AddCommand(newOperatorCommand())
-	root.AddCommand(newCreateCommand(), newDestroyCommand(), newInstallCommand(), newUninstallCommand())
+	root.AddCommand(newCreateCommand(), newDestroyCommand(), newInstallCommand(), newUninstallCommand(), newDiagnoseCommand())
 	return root
 }
 

@@ -1,0 +1,233 @@
+package diagnose
+
+import (
+	"fmt"
+	"html"
+	"strings"
+)
+
+// The picture's geometry, in pixels.
+const (
+	svgWidth    = 1160
+	boxWidth    = 520
+	lineHeight  = 16
+	boxPad      = 10
+	boxGap      = 26
+	panelPad    = 16
+	panelTitle  = 28
+	wrapColumns = 72
+	leftX       = 30
+	rightX      = svgWidth - 30 - boxWidth - 2*panelPad
+	headerH     = 70
+	// panelTitleColumns keeps a panel's title inside its panel.
+	panelTitleColumns = 56
+)
+
+// svgStyle is per verdict: border, fill, text.
+var svgStyle = map[Verdict][3]string{
+	Pass:    {"#2e7d32", "#edf7ee", "#1b5e20"},
+	Fail:    {"#c62828", "#fdecea", "#b71c1c"},
+	Unknown: {"#757575", "#f4f4f4", "#424242"},
+}
+
+// placed is a hop's box in the picture.
+type placed struct {
+	hop     Hop
+	x, y, h int
+	lines   []svgLine
+}
+
+type svgLine struct {
+	text, class string
+}
+
+// SVG draws the report: the management cluster and account on the left,
+// the customer's account on the right, one box per hop in path order,
+// arrows between them, the broken hop in red with its sentence.
+func SVG(r Report) string {
+	kube := func(h Hop) bool { return h.Side == SideKubernetes && h.Name != HopExternalNames }
+	panels := []struct {
+		title string
+		match func(Hop) bool
+		x     int
+	}{
+		{"Management cluster (Kubernetes)", kube, leftX},
+		{"Management " + orNone(r.Management), func(h Hop) bool { return h.Side == SideManagement }, leftX},
+		{"Customer " + orNone(r.Customer), func(h Hop) bool { return h.Side == SideCustomer }, rightX},
+		// Last on the path: what external-dns publishes from the records.
+		{"Management cluster (for external-dns)", func(h Hop) bool { return h.Name == HopExternalNames }, leftX},
+	}
+	var b strings.Builder
+	boxes := make([]*placed, len(r.Hops))
+	y := map[int]int{leftX: headerH, rightX: headerH}
+	var body strings.Builder
+	for _, p := range panels {
+		top := y[p.x]
+		inner := top + panelTitle
+		count := 0
+		for i, h := range r.Hops {
+			if !p.match(h) {
+				continue
+			}
+			box := layoutBox(h, p.x+panelPad, inner)
+			boxes[i] = box
+			inner += box.h + boxGap
+			count++
+		}
+		if count == 0 {
+			continue
+		}
+		bottom := inner - boxGap + panelPad
+		fmt.Fprintf(&body, `<rect x="%d" y="%d" width="%d" height="%d" rx="10" class="panel"/>`+"\n", p.x, top, boxWidth+2*panelPad, bottom-top)
+		fmt.Fprintf(&body, `<text x="%d" y="%d" class="panelTitle">%s</text>`+"\n", p.x+panelPad, top+20, esc(truncate(p.title, panelTitleColumns)))
+		y[p.x] = bottom + 24
+	}
+	height := max(y[leftX], y[rightX]) + 10
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">`+"\n", svgWidth, height, svgWidth, height)
+	b.WriteString(svgStyles())
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
+	fmt.Fprintf(&b, `<text x="%d" y="30" class="title">hcplink diagnose %s (%s)</text>`+"\n", leftX, esc(r.Cluster), esc(orNone(r.Platform)))
+	fmt.Fprintf(&b, `<text x="%d" y="52" class="%s">%s</text>`+"\n", leftX, summaryClass(r), esc(summary(r)))
+	b.WriteString(body.String())
+	b.WriteString(arrows(boxes))
+	for _, box := range boxes {
+		if box != nil {
+			b.WriteString(drawBox(box))
+		}
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+func summaryClass(r Report) string {
+	if r.ExitCode() == ExitBroken {
+		return "bad"
+	}
+	return "sub"
+}
+
+func layoutBox(h Hop, x, y int) *placed {
+	box := &placed{hop: h, x: x, y: y}
+	box.lines = append(box.lines, svgLine{h.Verdict.Mark() + "  " + h.Name, "name"})
+	for _, l := range wrap(h.Seen, 3) {
+		box.lines = append(box.lines, svgLine{l, "seen"})
+	}
+	for _, l := range wrap(h.Fix, 3) {
+		box.lines = append(box.lines, svgLine{l, "fix"})
+	}
+	for _, l := range wrap(h.Why, 2) {
+		box.lines = append(box.lines, svgLine{l, "why"})
+	}
+	box.h = 2*boxPad + len(box.lines)*lineHeight
+	return box
+}
+
+func drawBox(p *placed) string {
+	st := svgStyle[p.hop.Verdict]
+	var b strings.Builder
+	dash := ""
+	if p.hop.Verdict == Unknown {
+		dash = ` stroke-dasharray="6 4"`
+	}
+	width := 1.5
+	if p.hop.Verdict == Fail {
+		width = 3
+	}
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" rx="6" fill="%s" stroke="%s" stroke-width="%.1f"%s/>`+"\n",
+		p.x, p.y, boxWidth, p.h, st[1], st[0], width, dash)
+	for i, l := range p.lines {
+		color := "#333333"
+		if l.class == "name" || l.class == "fix" {
+			color = st[2]
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="%s" fill="%s">%s</text>`+"\n", p.x+boxPad, p.y+boxPad+12+i*lineHeight, l.class, color, esc(l.text))
+	}
+	return b.String()
+}
+
+// arrows join consecutive hops: down a column, or across between the two
+// sides.
+func arrows(boxes []*placed) string {
+	var b strings.Builder
+	var prev *placed
+	for _, box := range boxes {
+		if box == nil {
+			continue
+		}
+		if prev != nil {
+			x1, y1, x2, y2 := joint(prev, box)
+			fmt.Fprintf(&b, `<path d="M%d %d L%d %d" class="arrow" marker-end="url(#head)"/>`+"\n", x1, y1, x2, y2)
+		}
+		prev = box
+	}
+	return b.String()
+}
+
+func joint(from, to *placed) (x1, y1, x2, y2 int) {
+	switch {
+	case from.x == to.x && to.y > from.y:
+		return from.x + boxWidth/2, from.y + from.h, to.x + boxWidth/2, to.y - 2
+	case from.x == to.x:
+		return from.x + boxWidth - 20, from.y, to.x + boxWidth - 20, to.y + to.h + 2
+	case from.x < to.x:
+		return from.x + boxWidth, from.y + from.h/2, to.x - 2, to.y + to.h/2
+	}
+	return from.x, from.y + from.h/2, to.x + boxWidth + 2, to.y + to.h/2
+}
+
+func svgStyles() string {
+	return `<defs><marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto"><path d="M0 0 L10 5 L0 10 z" fill="#555555"/></marker></defs>
+<style>
+.title{font-size:20px;font-weight:bold;fill:#222222}
+.sub{font-size:14px;fill:#2e7d32}
+.bad{font-size:14px;font-weight:bold;fill:#c62828}
+.panel{fill:#fafbfc;stroke:#b0b7c3;stroke-width:1}
+.panelTitle{font-size:14px;font-weight:bold;fill:#37474f}
+.name{font-size:14px;font-weight:bold}
+.seen{font-size:12px}
+.fix{font-size:12px;font-weight:bold}
+.why{font-size:12px;font-style:italic}
+.arrow{stroke:#555555;stroke-width:1.5;fill:none}
+</style>
+`
+}
+
+// wrap splits text into at most n lines of wrapColumns characters, the
+// last one ending in "…" when text is longer.
+func wrap(text string, n int) []string {
+	var lines []string
+	var cur string
+	for _, w := range strings.Fields(text) {
+		w = truncate(w, wrapColumns)
+		switch {
+		case cur == "":
+			cur = w
+		case len([]rune(cur))+1+len([]rune(w)) <= wrapColumns:
+			cur += " " + w
+		default:
+			lines = append(lines, cur)
+			cur = w
+		}
+		if len(lines) == n {
+			last := []rune(lines[n-1])
+			if len(last) > wrapColumns-1 {
+				last = last[:wrapColumns-1]
+			}
+			lines[n-1] = string(last) + "…"
+			return lines
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func esc(s string) string { return html.EscapeString(s) }
