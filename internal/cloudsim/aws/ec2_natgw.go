@@ -3,6 +3,8 @@ package aws
 import (
 	"net/netip"
 	"time"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
 func init() {
@@ -138,6 +140,10 @@ func createNatGateway(call *Call) (any, *APIError) {
 		g.FailureCode, g.FailureMessage = "Gateway.NotAttached", "Network "+s.VpcID+" has no Internet gateway attached"
 	case r.availableAddresses(s) == 0:
 		g.FailureCode, g.FailureMessage = "InsufficientFreeAddressesInSubnet", "Subnet has insufficient free addresses to create this NAT gateway"
+	default:
+		if rule := injectedProvisioningFailure(call); rule != nil {
+			g.FailureCode, g.FailureMessage = rule.Code, rule.Message
+		}
 	}
 	if addr != nil {
 		g.PublicIP = addr.PublicIP
@@ -158,6 +164,24 @@ func createNatGateway(call *Call) (any, *APIError) {
 	r.SetTags(g.ID, tags)
 	r.RememberToken("CreateNatGateway", token, fingerprint, g.ID)
 	return createNatGatewayResult{ClientToken: token, NatGateway: r.natGatewayXML(g)}, nil
+}
+
+// NatGatewayProvisioning is the operation an error rule names to make a
+// NAT gateway fail while it provisions, as AWS's own failures do: the
+// create succeeds, the gateway goes from pending to failed with the rule's
+// code and message, and holds no address. Only rules naming it fire.
+const NatGatewayProvisioning = "NatGatewayProvisioning"
+
+func injectedProvisioningFailure(call *Call) *sim.ErrorRule {
+	if call.Cloud.faults == nil {
+		return nil
+	}
+	d := call.Cloud.faults.Decide(sim.Call{Account: call.Principal.Account, Region: call.RegionID,
+		Key: sim.CallKey{Service: "ec2", Operation: NatGatewayProvisioning}})
+	if d.Error == nil || d.Error.Operation != NatGatewayProvisioning {
+		return nil
+	}
+	return d.Error
 }
 
 // advanceNatGateways moves gateways along pending → available | failed and

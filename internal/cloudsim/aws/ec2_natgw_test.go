@@ -354,3 +354,26 @@ func TestDescribeNatGatewaysFiltersAndPages(t *testing.T) {
 	_, err = e.ec2.DescribeNatGateways(e.ctx, &ec2.DescribeNatGatewaysInput{NatGatewayIds: []string{"nat-0123456789abcdef0"}})
 	e.wantErr("unknown gateway", err, "NatGatewayNotFound")
 }
+
+// An error rule naming NatGatewayProvisioning fails a created gateway the
+// way AWS's provisioning failures do: the create answers, the gateway goes
+// from pending to failed with the rule's code, and its address stays free.
+func TestNatGatewayInjectedProvisioningFailure(t *testing.T) {
+	e := newEC2Env(t)
+	_, _, subnet := e.publicNetwork()
+	e.f.Server.Faults.Set(sim.FaultConfig{Errors: []sim.ErrorRule{{Service: "ec2", Operation: cloudaws.NatGatewayProvisioning,
+		Code: "InternalError", Message: "Network interface could not be created", Nth: 1}}})
+	eip := e.eip()
+	failing := aws.ToString(e.natGateway(subnet, eip).NatGatewayId)
+	e.clk.Advance(natPending)
+	g := e.describeNat(failing)
+	if g.State != ec2types.NatGatewayStateFailed || aws.ToString(g.FailureCode) != "InternalError" {
+		t.Fatalf("gateway %s: state %s, failure %s; want failed with the injected InternalError", failing, g.State, aws.ToString(g.FailureCode))
+	}
+	// The rule fired once: the same address now gets a working gateway.
+	next := aws.ToString(e.natGateway(subnet, eip).NatGatewayId)
+	e.clk.Advance(natPending)
+	if g := e.describeNat(next); g.State != ec2types.NatGatewayStateAvailable {
+		t.Fatalf("the next gateway on the same address is %s, want available", g.State)
+	}
+}

@@ -294,3 +294,30 @@ func TestImpossibleLayoutIsRefusedBeforeAnyChange(t *testing.T) {
 		})
 	}
 }
+
+// TestNATProvisioningFailureThenRerunLeaksNothing: a NAT gateway is
+// created but fails while provisioning (as AWS's do); create says so and
+// how to resume, the re-run makes a new gateway on the same Elastic IP,
+// and destroy removes the failed one with the rest.
+func TestNATProvisioningFailureThenRerunLeaksNothing(t *testing.T) {
+	f := startInfra(t)
+	f.cs.Server.Faults.Set(sim.FaultConfig{Errors: []sim.ErrorRule{{Service: "ec2", Operation: cloudsimaws.NatGatewayProvisioning,
+		Code: "InternalError", Message: "Network interface could not be created", Nth: 1}}})
+	opts := Options{InfraID: "infra-p", BaseDomain: baseDomain, Zones: []string{"us-east-1a", "us-east-1b"}}
+	_, err := f.create(t, opts)
+	if err == nil || !strings.Contains(err.Error(), "failed (InternalError: Network interface could not be created); re-run") {
+		t.Fatalf("create with a NAT gateway failing to provision = %v, want the failure and how to resume", err)
+	}
+	out := f.mustCreate(t, opts)
+	if n := f.countAddresses(); n != 2 {
+		t.Fatalf("%d Elastic IPs after the re-run, want 2 (one per zone)", n)
+	}
+	nats, err := f.deps.Clients.EC2.DescribeNatGateways(context.Background(), &ec2.DescribeNatGatewaysInput{})
+	if err != nil || len(nats.NatGateways) != 3 {
+		t.Fatalf("NAT gateways after the re-run: %d (%v), want 3: the failed one and two available", len(nats.NatGateways), err)
+	}
+	f.mustDestroy(t, opts)
+	if left := f.leftovers(opts.InfraID); len(left) > 0 {
+		t.Fatalf("destroy left %v (VPC %s)", left, out.VPCID)
+	}
+}
