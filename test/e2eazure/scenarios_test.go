@@ -1,0 +1,199 @@
+package e2eazure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/devenv"
+)
+
+// oneDriftCheck bounds a repair by the drift check: the interval with its
+// +15% jitter, plus a few seconds for the pass itself.
+const oneDriftCheck = driftInterval*115/100 + 5*time.Second
+
+// oneReconcile bounds a change that the watch triggers: well below the
+// drift interval, so that the drift check cannot be what made it.
+const oneReconcile = 10 * time.Second
+
+// The whole path of a Private cluster: the HostedCluster becomes Available
+// with every hop in cloudsim's Azure agreeing with the next, and deleting
+// it leaves nothing of it in either subscription.
+func TestPrivateClusterEndToEnd(t *testing.T) {
+	t.Parallel()
+	c := createCluster(t, "private", hcplinkv1beta1.AzureTopologyPrivate)
+	c.waitAvailable(t)
+	eventually(t, shortWait, "the private path in the cloud", func(ctx context.Context) error {
+		if _, err := c.checkPath(ctx, nil, c.fixture.SubnetID); err != nil {
+			return err
+		}
+		return c.checkExternalNames(ctx, true)
+	})
+	c.deleteAndCheckNothingLeft(t)
+}
+
+// PublicAndPrivate → Private → PublicAndPrivate: the private path stays,
+// and the ExternalName Services come and go with the topology.
+func TestTopologyChangeMovesExternalNames(t *testing.T) {
+	t.Parallel()
+	c := createCluster(t, "topology", hcplinkv1beta1.AzureTopologyPublicAndPrivate)
+	c.waitAvailable(t)
+	for _, step := range []struct {
+		topology hcplinkv1beta1.AzureTopology
+		private  bool
+	}{{hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}, {hcplinkv1beta1.AzureTopologyPrivate, true}, {hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}} {
+		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
+		eventually(t, shortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
+			if err := c.checkExternalNames(ctx, step.private); err != nil {
+				return err
+			}
+			_, err := c.checkPath(ctx, nil, c.fixture.SubnetID)
+			return err
+		})
+	}
+	c.deleteAndCheckNothingLeft(t)
+}
+
+// additionalAllowedSubscriptions added and removed: the Private Link
+// Service's visibility and auto-approval follow in the reconcile the change
+// triggers, well before a drift check.
+func TestAdditionalSubscriptionsReachTheService(t *testing.T) {
+	t.Parallel()
+	c := createCluster(t, "subscriptions", hcplinkv1beta1.AzureTopologyPrivate)
+	c.waitAvailable(t)
+	for _, extra := range [][]string{{devenv.AzureOtherSubscription}, nil} {
+		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
+			hc.Spec.Platform.Azure.Private.PrivateLink = &hcplinkv1beta1.AzurePrivateLinkSpec{AdditionalAllowedSubscriptions: extra}
+		})
+		eventually(t, oneReconcile, fmt.Sprintf("the Private Link Service to allow %v besides the guest", extra), func(ctx context.Context) error {
+			cr, err := c.pls(ctx)
+			if err != nil {
+				return err
+			}
+			pls, err := getPLS(ctx, cr.Status.PrivateLinkServiceID)
+			if err != nil {
+				return err
+			}
+			want := append([]string{devenv.AzureGuestSubscription}, extra...)
+			slices.Sort(want)
+			if got := derefAll(pls.Properties.Visibility.Subscriptions); !slices.Equal(got, want) {
+				return fmt.Errorf("visible to %v, want %v", got, want)
+			}
+			if got := derefAll(pls.Properties.AutoApproval.Subscriptions); !slices.Equal(got, want) {
+				return fmt.Errorf("auto-approves %v, want %v", got, want)
+			}
+			return nil
+		})
+	}
+	eventually(t, shortWait, "the whole path after the changes", func(ctx context.Context) error {
+		_, err := c.checkPath(ctx, nil, c.fixture.SubnetID)
+		return err
+	})
+	c.deleteAndCheckNothingLeft(t)
+}
+
+// A NodePool in another subnet of the VNet: the Private Endpoint goes in
+// the first NodePool's subnet, not the cluster's.
+func TestNodePoolSubnetHoldsTheEndpoint(t *testing.T) {
+	t.Parallel()
+	c := createClusterWithNodePool(t, "nodepool", hcplinkv1beta1.AzureTopologyPrivate)
+	c.waitAvailable(t)
+	eventually(t, shortWait, "the endpoint in the NodePool's subnet", func(ctx context.Context) error {
+		_, err := c.checkPath(ctx, nil, c.fixture.SecondSubnetID)
+		return err
+	})
+	c.deleteAndCheckNothingLeft(t)
+}
+
+// A record deleted behind hcplink's back is back within one drift check.
+func TestDeletedRecordIsRestored(t *testing.T) {
+	t.Parallel()
+	c := createCluster(t, "record", hcplinkv1beta1.AzureTopologyPrivate)
+	c.waitAvailable(t)
+	var p *path
+	eventually(t, shortWait, "the private path", func(ctx context.Context) (err error) {
+		p, err = c.checkPath(ctx, nil, c.fixture.SubnetID)
+		return err
+	})
+	ctx := context.Background()
+	if err := deleteARecord(ctx, p.cr.Status.DNSZoneName, "api"); err != nil {
+		t.Fatalf("deleting the api record: %v", err)
+	}
+	if ips, err := aRecord(ctx, p.cr.Status.DNSZoneName, "api"); err != nil || ips != nil {
+		t.Fatalf("the api record is still there after deleting it: %v %v", ips, err)
+	}
+	eventually(t, oneDriftCheck, "the api record to be restored", func(ctx context.Context) error {
+		return c.checkDNS(ctx, p.cr)
+	})
+	c.deleteAndCheckNothingLeft(t)
+}
+
+// The Private Link Service deleted behind hcplink's back (its connection
+// first, as Azure demands): the operator makes a new one (new alias), and
+// the control-plane operator replaces the endpoint and points the records
+// at the new one.
+func TestDeletedServiceIsRecreatedAndEndpointReplaced(t *testing.T) {
+	t.Parallel()
+	c := createCluster(t, "recreate", hcplinkv1beta1.AzureTopologyPrivate)
+	c.waitAvailable(t)
+	var before *path
+	eventually(t, shortWait, "the private path", func(ctx context.Context) (err error) {
+		before, err = c.checkPath(ctx, nil, c.fixture.SubnetID)
+		return err
+	})
+	if err := deletePLSBehindOurBack(t, before); err != nil {
+		t.Fatalf("deleting the Private Link Service: %v", err)
+	}
+	eventually(t, longWait, "a new Private Link Service and a new endpoint to it", func(ctx context.Context) error {
+		hc, err := c.get(ctx)
+		if err != nil {
+			return err
+		}
+		if err := conditionIs(hc.Status.Conditions, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition, metav1.ConditionTrue, ""); err != nil {
+			return err
+		}
+		after, err := c.checkPath(ctx, nil, c.fixture.SubnetID)
+		if err != nil {
+			return err
+		}
+		if deref(after.pls.Properties.Alias) == deref(before.pls.Properties.Alias) {
+			return errors.New("the Private Link Service still has its old alias")
+		}
+		return nil
+	})
+	c.deleteAndCheckNothingLeft(t)
+}
+
+// deletePLSBehindOurBack removes the service's connections, then the
+// service, as the administrator, and waits until Azure no longer has it.
+func deletePLSBehindOurBack(t *testing.T, p *path) error {
+	t.Helper()
+	ctx := context.Background()
+	rid, err := parse(deref(p.pls.ID))
+	if err != nil {
+		return err
+	}
+	client := network(rid.SubscriptionID).NewPrivateLinkServicesClient()
+	for _, conn := range p.pls.Properties.PrivateEndpointConnections {
+		poller, err := client.BeginDeletePrivateEndpointConnection(ctx, rid.ResourceGroupName, rid.Name, deref(conn.Name), nil)
+		if err != nil {
+			return err
+		}
+		if _, err := poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: pollEvery}); err != nil {
+			return err
+		}
+	}
+	poller, err := client.BeginDelete(ctx, rid.ResourceGroupName, rid.Name, nil)
+	if err != nil {
+		return err
+	}
+	_, err = poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: pollEvery})
+	return err
+}
