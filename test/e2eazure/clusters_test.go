@@ -17,7 +17,7 @@ import (
 // cluster is one scenario's HostedCluster and what was prepared for it.
 type cluster struct {
 	namespace, name, infraID string
-	fixture         devenv.AzureClusterFixture
+	fixture                  devenv.AzureClusterFixture
 	// hcpNamespace is the control-plane namespace, where the
 	// AzurePrivateLinkService and the Services live.
 	hcpNamespace string
