@@ -56,19 +56,9 @@ func calledBetween(before, after map[string]sim.CallCount) []string {
 
 func compareActions(t *testing.T, cmd Command, called, granted []string) {
 	t.Helper()
-	var missing, unused []string
-	for _, a := range called {
-		if !slices.Contains(granted, a) {
-			missing = append(missing, a)
-		}
-	}
-	for _, a := range granted {
-		if !slices.Contains(called, a) {
-			unused = append(unused, a)
-		}
-	}
-	if len(missing) > 0 {
-		t.Errorf("%s calls actions the table lacks: %s", cmd, strings.Join(missing, ", "))
+	lacking, unused := missing(called, granted), missing(granted, called)
+	if len(lacking) > 0 {
+		t.Errorf("%s calls actions the table lacks: %s", cmd, strings.Join(lacking, ", "))
 	}
 	if len(unused) > 0 {
 		t.Errorf("%s never calls actions the table grants: %s", cmd, strings.Join(unused, ", "))

@@ -175,8 +175,11 @@ func (r *run) createWait() time.Duration {
 }
 
 // pause waits one poll interval, or less when ctx ends.
-func (r *run) pause(ctx context.Context) error {
-	t := time.NewTimer(r.poll())
+func (r *run) pause(ctx context.Context) error { return wait(ctx, r.poll()) }
+
+// wait waits d, or less when ctx ends.
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

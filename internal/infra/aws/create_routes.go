@@ -3,7 +3,6 @@ package awsinfra
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -79,22 +78,24 @@ func (r *run) ensurePublicTable(ctx context.Context, vpcID, igwID string, subnet
 // to natID and associated with the zone's private subnet.
 func (r *run) ensurePrivateTable(ctx context.Context, vpcID, zone, natID, subnetID string) (string, error) {
 	name := r.opts.privateTableName(zone)
-	found, err := r.c.EC2.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: r.opts.namedFilters(name)})
+	rt, err := findOrCreate(ctx, r, "route table", name, func(t ec2types.RouteTable) string { return awssdk.ToString(t.RouteTableId) },
+		func(ctx context.Context) ([]ec2types.RouteTable, error) {
+			out, err := r.c.EC2.DescribeRouteTables(ctx, &ec2.DescribeRouteTablesInput{Filters: r.opts.namedFilters(name)})
+			if err != nil {
+				return nil, awscloud.Wrap("looking up route table "+name, err)
+			}
+			return out.RouteTables, nil
+		},
+		func(ctx context.Context) (ec2types.RouteTable, error) {
+			out, err := r.c.EC2.CreateRouteTable(ctx, &ec2.CreateRouteTableInput{VpcId: awssdk.String(vpcID),
+				TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeRouteTable, r.opts.tags(name, nil))})
+			if err != nil {
+				return ec2types.RouteTable{}, awscloud.Wrap("creating route table "+name, err)
+			}
+			return *out.RouteTable, nil
+		})
 	if err != nil {
-		return "", awscloud.Wrap("looking up route table "+name, err)
-	}
-	var rt ec2types.RouteTable
-	if len(found.RouteTables) > 0 {
-		rt = found.RouteTables[0]
-		r.say.Done("found", "route table", awssdk.ToString(rt.RouteTableId), name)
-	} else {
-		out, err := r.c.EC2.CreateRouteTable(ctx, &ec2.CreateRouteTableInput{VpcId: awssdk.String(vpcID),
-			TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeRouteTable, r.opts.tags(name, nil))})
-		if err != nil {
-			return "", awscloud.Wrap("creating route table "+name, err)
-		}
-		rt = *out.RouteTable
-		r.say.Done("created", "route table", awssdk.ToString(rt.RouteTableId), name)
+		return "", err
 	}
 	if err := r.ensureRoute(ctx, rt, &ec2.CreateRouteInput{NatGatewayId: awssdk.String(natID)}); err != nil {
 		return "", err
@@ -123,10 +124,7 @@ func (r *run) ensureAssociations(ctx context.Context, rt ec2types.RouteTable, su
 		have = append(have, awssdk.ToString(a.SubnetId))
 	}
 	id := awssdk.ToString(rt.RouteTableId)
-	for _, s := range subnetIDs {
-		if slices.Contains(have, s) {
-			continue
-		}
+	for _, s := range missing(subnetIDs, have) {
 		if _, err := r.c.EC2.AssociateRouteTable(ctx, &ec2.AssociateRouteTableInput{RouteTableId: awssdk.String(id), SubnetId: awssdk.String(s)}); err != nil {
 			return awscloud.Wrap("associating subnet "+s+" with route table "+id, err)
 		}
@@ -157,15 +155,10 @@ func (r *run) ensureS3Endpoint(ctx context.Context, vpcID string, tables []strin
 	ep := found[0]
 	id := awssdk.ToString(ep.VpcEndpointId)
 	r.say.Done("found", "S3 gateway endpoint", id, name)
-	var missing []string
-	for _, t := range tables {
-		if !slices.Contains(ep.RouteTableIds, t) {
-			missing = append(missing, t)
-		}
-	}
-	if len(missing) == 0 {
+	add := missing(tables, ep.RouteTableIds)
+	if len(add) == 0 {
 		return nil
 	}
-	_, err = r.c.EC2.ModifyVpcEndpoint(ctx, &ec2.ModifyVpcEndpointInput{VpcEndpointId: awssdk.String(id), AddRouteTableIds: missing})
+	_, err = r.c.EC2.ModifyVpcEndpoint(ctx, &ec2.ModifyVpcEndpointInput{VpcEndpointId: awssdk.String(id), AddRouteTableIds: add})
 	return awscloud.Wrap("adding route tables to S3 gateway endpoint "+id, err)
 }

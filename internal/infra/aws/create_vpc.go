@@ -14,23 +14,26 @@ import (
 // hostnames (private zones and endpoint names need both).
 func (r *run) ensureVPC(ctx context.Context) (string, error) {
 	name := r.opts.vpcName()
-	found, err := r.c.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{Filters: r.opts.namedFilters(name)})
+	vpc, err := findOrCreate(ctx, r, "VPC", name, func(v ec2types.Vpc) string { return awssdk.ToString(v.VpcId) },
+		func(ctx context.Context) ([]ec2types.Vpc, error) {
+			out, err := r.c.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{Filters: r.opts.namedFilters(name)})
+			if err != nil {
+				return nil, awscloud.Wrap("looking up VPC "+name, err)
+			}
+			return out.Vpcs, nil
+		},
+		func(ctx context.Context) (ec2types.Vpc, error) {
+			out, err := r.c.EC2.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: awssdk.String(r.opts.VPCCIDR),
+				TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeVpc, r.opts.tags(name, nil))})
+			if err != nil {
+				return ec2types.Vpc{}, awscloud.Wrap("creating VPC "+name, err)
+			}
+			return *out.Vpc, nil
+		})
 	if err != nil {
-		return "", awscloud.Wrap("looking up VPC "+name, err)
+		return "", err
 	}
-	var id string
-	if len(found.Vpcs) > 0 {
-		id = awssdk.ToString(found.Vpcs[0].VpcId)
-		r.say.Done("found", "VPC", id, name)
-	} else {
-		out, err := r.c.EC2.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: awssdk.String(r.opts.VPCCIDR),
-			TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeVpc, r.opts.tags(name, nil))})
-		if err != nil {
-			return "", awscloud.Wrap("creating VPC "+name, err)
-		}
-		id = awssdk.ToString(out.Vpc.VpcId)
-		r.say.Done("created", "VPC", id, name)
-	}
+	id := awssdk.ToString(vpc.VpcId)
 	for _, attr := range []ec2types.VpcAttributeName{ec2types.VpcAttributeNameEnableDnsSupport, ec2types.VpcAttributeNameEnableDnsHostnames} {
 		if err := r.enableVPCAttribute(ctx, id, attr); err != nil {
 			return "", err
@@ -77,27 +80,30 @@ func dhcpDomainName(region string) string {
 // with the VPC.
 func (r *run) ensureDHCPOptions(ctx context.Context, vpcID string) error {
 	name := r.opts.dhcpName()
-	found, err := r.c.EC2.DescribeDhcpOptions(ctx, &ec2.DescribeDhcpOptionsInput{Filters: r.opts.namedFilters(name)})
+	opts, err := findOrCreate(ctx, r, "DHCP options", name, func(d ec2types.DhcpOptions) string { return awssdk.ToString(d.DhcpOptionsId) },
+		func(ctx context.Context) ([]ec2types.DhcpOptions, error) {
+			out, err := r.c.EC2.DescribeDhcpOptions(ctx, &ec2.DescribeDhcpOptionsInput{Filters: r.opts.namedFilters(name)})
+			if err != nil {
+				return nil, awscloud.Wrap("looking up DHCP options "+name, err)
+			}
+			return out.DhcpOptions, nil
+		},
+		func(ctx context.Context) (ec2types.DhcpOptions, error) {
+			out, err := r.c.EC2.CreateDhcpOptions(ctx, &ec2.CreateDhcpOptionsInput{
+				DhcpConfigurations: []ec2types.NewDhcpConfiguration{
+					{Key: awssdk.String("domain-name"), Values: []string{dhcpDomainName(r.opts.Region)}},
+					{Key: awssdk.String("domain-name-servers"), Values: []string{"AmazonProvidedDNS"}},
+				},
+				TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeDhcpOptions, r.opts.tags(name, nil))})
+			if err != nil {
+				return ec2types.DhcpOptions{}, awscloud.Wrap("creating DHCP options "+name, err)
+			}
+			return *out.DhcpOptions, nil
+		})
 	if err != nil {
-		return awscloud.Wrap("looking up DHCP options "+name, err)
+		return err
 	}
-	var id string
-	if len(found.DhcpOptions) > 0 {
-		id = awssdk.ToString(found.DhcpOptions[0].DhcpOptionsId)
-		r.say.Done("found", "DHCP options", id, name)
-	} else {
-		out, err := r.c.EC2.CreateDhcpOptions(ctx, &ec2.CreateDhcpOptionsInput{
-			DhcpConfigurations: []ec2types.NewDhcpConfiguration{
-				{Key: awssdk.String("domain-name"), Values: []string{dhcpDomainName(r.opts.Region)}},
-				{Key: awssdk.String("domain-name-servers"), Values: []string{"AmazonProvidedDNS"}},
-			},
-			TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeDhcpOptions, r.opts.tags(name, nil))})
-		if err != nil {
-			return awscloud.Wrap("creating DHCP options "+name, err)
-		}
-		id = awssdk.ToString(out.DhcpOptions.DhcpOptionsId)
-		r.say.Done("created", "DHCP options", id, name)
-	}
+	id := awssdk.ToString(opts.DhcpOptionsId)
 	vpc, err := r.c.EC2.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{VpcIds: []string{vpcID}})
 	if err != nil {
 		return awscloud.Wrap("reading VPC "+vpcID, err)
@@ -113,22 +119,24 @@ func (r *run) ensureDHCPOptions(ctx context.Context, vpcID string) error {
 // it to the VPC.
 func (r *run) ensureInternetGateway(ctx context.Context, vpcID string) (string, error) {
 	name := r.opts.igwName()
-	found, err := r.c.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: r.opts.namedFilters(name)})
+	igw, err := findOrCreate(ctx, r, "internet gateway", name, func(g ec2types.InternetGateway) string { return awssdk.ToString(g.InternetGatewayId) },
+		func(ctx context.Context) ([]ec2types.InternetGateway, error) {
+			out, err := r.c.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: r.opts.namedFilters(name)})
+			if err != nil {
+				return nil, awscloud.Wrap("looking up internet gateway "+name, err)
+			}
+			return out.InternetGateways, nil
+		},
+		func(ctx context.Context) (ec2types.InternetGateway, error) {
+			out, err := r.c.EC2.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{
+				TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeInternetGateway, r.opts.tags(name, nil))})
+			if err != nil {
+				return ec2types.InternetGateway{}, awscloud.Wrap("creating internet gateway "+name, err)
+			}
+			return *out.InternetGateway, nil
+		})
 	if err != nil {
-		return "", awscloud.Wrap("looking up internet gateway "+name, err)
-	}
-	var igw ec2types.InternetGateway
-	if len(found.InternetGateways) > 0 {
-		igw = found.InternetGateways[0]
-		r.say.Done("found", "internet gateway", awssdk.ToString(igw.InternetGatewayId), name)
-	} else {
-		out, err := r.c.EC2.CreateInternetGateway(ctx, &ec2.CreateInternetGatewayInput{
-			TagSpecifications: awscloud.TagSpecifications(ec2types.ResourceTypeInternetGateway, r.opts.tags(name, nil))})
-		if err != nil {
-			return "", awscloud.Wrap("creating internet gateway "+name, err)
-		}
-		igw = *out.InternetGateway
-		r.say.Done("created", "internet gateway", awssdk.ToString(igw.InternetGatewayId), name)
+		return "", err
 	}
 	id := awssdk.ToString(igw.InternetGatewayId)
 	for _, a := range igw.Attachments {

@@ -89,14 +89,7 @@ func (r *run) pausePass(ctx context.Context) error {
 	if r.deps.PollInterval > 0 {
 		return r.pause(ctx)
 	}
-	t := time.NewTimer(destroyPassInterval)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return wait(ctx, destroyPassInterval)
 }
 
 // gone reports whether a delete's error means there is nothing to wait
