@@ -82,7 +82,7 @@ func (t *azureTour) run(ctx context.Context, keep bool) error {
 	if err := t.setTopology(ctx, hcplinkv1beta1.AzureTopologyPublicAndPrivate); err != nil {
 		return err
 	}
-	if err := t.track.wait(ctx, step{"public router Service made, ExternalName Services removed", t.publicAndPrivateServices}); err != nil {
+	if err := t.track.wait(ctx, step{"public router Service made, ExternalName Services gone", t.publicAndPrivateServices}); err != nil {
 		return err
 	}
 	if err := t.setTopology(ctx, hcplinkv1beta1.AzureTopologyPrivate); err != nil {
@@ -98,12 +98,15 @@ func (t *azureTour) run(ctx context.Context, keep bool) error {
 	}
 	if err := t.track.wait(ctx,
 		step{"control-plane operator sees the NodePool's subnet", func(ctx context.Context) (string, error) { return t.nodePoolListed(ctx, subnetB) }},
-		step{"endpoint stays in the first NodePool's subnet, records unchanged", t.pathUnchanged},
+		step{"endpoint stays in the first NodePool's subnet", t.pathUnchanged},
 	); err != nil {
 		return err
 	}
 
 	t.track.section("4. Delete the cluster")
+	if err := t.track.wait(ctx, step{"ARM lists the cluster's resources before deletion", t.resourcesBeforeDeletion}); err != nil {
+		return err
+	}
 	if err := t.env.Client.Delete(ctx, t.hc); err != nil {
 		return fmt.Errorf("deleting the HostedCluster: %w", err)
 	}
@@ -119,12 +122,12 @@ func (t *azureTour) run(ctx context.Context, keep bool) error {
 func (t *azureTour) dataFlow() []step {
 	return []step{
 		{"control-plane namespace, HostedControlPlane, its operator", t.controlPlaneRunning},
-		{"1 private-router Service gets an internal load-balancer frontend", t.routerFrontend},
-		{"2 observer records the router's address in an AzurePrivateLinkService", t.observed},
-		{"3 operator creates the Private Link Service for the guest subscription", t.privateLinkService},
-		{"4 control-plane operator creates the Private Endpoint, auto-approved", t.privateEndpoint},
-		{"5 control-plane operator writes the private zone, its link and records", t.privateZone},
-		{"6 ExternalName Services point the Route hostnames at the zone", t.privateServices},
+		{"1 private-router Service gets an internal LB frontend", t.routerFrontend},
+		{"2 observer records its address in an AzurePrivateLinkService", t.observed},
+		{"3 operator creates the Private Link Service for the guest", t.privateLinkService},
+		{"4 control-plane operator creates the Private Endpoint", t.privateEndpoint},
+		{"5 control-plane operator writes the zone, link and records", t.privateZone},
+		{"6 ExternalName Services point the hostnames at the zone", t.privateServices},
 		{"HostedCluster reports the private link available", t.available},
 	}
 }

@@ -154,9 +154,18 @@ func (t *azureTour) privateEndpoint(ctx context.Context) (string, error) {
 	if state := connectionState(pe); state != "Approved" {
 		return "", fmt.Errorf("endpoint %s connection is %q", azurecloud.NameOf(id), state)
 	}
-	ips := endpointIPs(pe)
-	if !slices.Contains(ips, cr.Status.PrivateEndpointIP) {
-		return "", fmt.Errorf("endpoint %s does not have %s", azurecloud.NameOf(id), cr.Status.PrivateEndpointIP)
+	network, err := t.network(azurecloud.SubscriptionOf(id))
+	if err != nil {
+		return "", err
+	}
+	// Its address as the control-plane operator reads it: custom DNS
+	// configs, else its network interface.
+	ip, err := azurecloud.NewPrivateEndpoints(network).IP(ctx, pe)
+	if err != nil {
+		return "", err
+	}
+	if ip != cr.Status.PrivateEndpointIP {
+		return "", fmt.Errorf("endpoint %s has address %q, status says %s", azurecloud.NameOf(id), ip, cr.Status.PrivateEndpointIP)
 	}
 	t.seen.endpointID, t.seen.endpointIP, t.seen.endpointSubnet = id, cr.Status.PrivateEndpointIP, endpointSubnet(pe)
 	return fmt.Sprintf("%s (Approved) at %s in subnet %s, guest subscription; connected to %s",
@@ -186,21 +195,6 @@ func connectionState(pe *armnetwork.PrivateEndpoint) string {
 		}
 	}
 	return ""
-}
-
-func endpointIPs(pe *armnetwork.PrivateEndpoint) []string {
-	if pe.Properties == nil {
-		return nil
-	}
-	var out []string
-	for _, c := range pe.Properties.CustomDNSConfigs {
-		if c != nil {
-			for _, ip := range c.IPAddresses {
-				out = append(out, deref(ip))
-			}
-		}
-	}
-	return out
 }
 
 func endpointSubnet(pe *armnetwork.PrivateEndpoint) string {

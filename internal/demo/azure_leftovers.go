@@ -58,23 +58,45 @@ func (t *azureTour) marks() clusterMarks {
 	}
 }
 
-// proveNothingLeft lists, over ARM in both subscriptions, every kind of
-// resource the cluster had — Private Link Services, subnets of the
+// clusterResources lists, over ARM in both subscriptions, every kind of
+// resource the cluster has — Private Link Services, subnets of the
 // management VNet, load-balancer frontends, Private Endpoints and their
-// network interfaces, private zones — and fails naming any that still
-// carries the cluster's marks.
-func (t *azureTour) proveNothingLeft(ctx context.Context) error {
+// network interfaces, private zones — and keeps those that carry the
+// cluster's marks.
+func (t *azureTour) clusterResources(ctx context.Context) (listed int, ours []string, err error) {
 	things, err := t.listARM(ctx)
 	if err != nil {
-		return fmt.Errorf("listing what the cloud holds: %w", err)
+		return 0, nil, fmt.Errorf("listing what the cloud holds: %w", err)
 	}
-	left := azureLeftovers(things, t.marks())
+	return len(things), azureLeftovers(things, t.marks()), nil
+}
+
+// resourcesBeforeDeletion is the same listing while the cluster runs: it
+// shows the listing finds the cluster's resources, so that finding none
+// afterwards means something.
+func (t *azureTour) resourcesBeforeDeletion(ctx context.Context) (string, error) {
+	_, ours, err := t.clusterResources(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(ours) == 0 {
+		return "", fmt.Errorf("the listing finds none of the cluster's resources")
+	}
+	return strings.Join(ours, "\n      "), nil
+}
+
+// proveNothingLeft fails naming anything of the cluster still listed.
+func (t *azureTour) proveNothingLeft(ctx context.Context) error {
+	listed, left, err := t.clusterResources(ctx)
+	if err != nil {
+		return err
+	}
 	if len(left) > 0 {
 		fmt.Fprintf(t.out, "\n✗ the cloud still holds %d things of the cluster:\n  %s\n", len(left), strings.Join(left, "\n  "))
 		return fmt.Errorf("%d Azure resources of the cluster were left behind", len(left))
 	}
-	fmt.Fprintf(t.out, "\n✓ cloudsim holds nothing for %s, read over ARM: of %d resources listed in both subscriptions (Private Link Services, management subnets, load-balancer frontends, Private Endpoints, network interfaces, private zones), none is tagged %s or is one the cluster used\n",
-		azureInfraID, len(things), azurecloud.ClusterTagKey(azureInfraID))
+	fmt.Fprintf(t.out, "\n✓ cloudsim holds nothing for %s, read over ARM in both subscriptions: the same listing as before the deletion (%d resources now, the fixtures') shows no Private Link Service, NAT subnet, load-balancer frontend, Private Endpoint, network interface or private zone tagged %s or used by the cluster\n",
+		azureInfraID, listed, azurecloud.ClusterTagKey(azureInfraID))
 	return nil
 }
 
@@ -129,7 +151,7 @@ func (t *azureTour) listManagement(ctx context.Context) ([]armThing, error) {
 			if fe := frontendWithIP(lb, t.seen.routerIP); fe != "" {
 				// The frontend has no tags of its own: the router's address
 				// still on a frontend is the mark.
-				things = append(things, armThing{kind: "load-balancer frontend", id: deref(lb.ID) + "/frontendIPConfigurations/" + fe,
+				things = append(things, armThing{kind: "frontend of load balancer " + deref(lb.Name) + ":", id: deref(lb.ID) + "/frontendIPConfigurations/" + fe,
 					tags: map[string]*string{azurecloud.ClusterTagKey(azureInfraID): to.Ptr("router address")}})
 			}
 		}

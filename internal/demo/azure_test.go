@@ -170,19 +170,15 @@ func TestARMFieldReaders(t *testing.T) {
 		ManualPrivateLinkServiceConnections: []*armnetwork.PrivateLinkServiceConnection{{Properties: &armnetwork.PrivateLinkServiceConnectionProperties{
 			PrivateLinkServiceConnectionState: &armnetwork.PrivateLinkServiceConnectionState{Status: to.Ptr("Approved")},
 		}}},
-		CustomDNSConfigs: []*armnetwork.CustomDNSConfigPropertiesFormat{{IPAddresses: []*string{to.Ptr("10.1.0.4")}}},
-		Subnet:           &armnetwork.Subnet{ID: to.Ptr("/x/subnets/a")},
+		Subnet: &armnetwork.Subnet{ID: to.Ptr("/x/subnets/a")},
 	}}
 	if got := connectionState(pe); got != "Approved" {
 		t.Errorf("connectionState = %q", got)
 	}
-	if got := endpointIPs(pe); !slices.Equal(got, []string{"10.1.0.4"}) {
-		t.Errorf("endpointIPs = %v", got)
-	}
 	if got := endpointSubnet(pe); got != "/x/subnets/a" {
 		t.Errorf("endpointSubnet = %q", got)
 	}
-	if connectionState(&armnetwork.PrivateEndpoint{}) != "" || endpointIPs(&armnetwork.PrivateEndpoint{}) != nil || endpointSubnet(&armnetwork.PrivateEndpoint{}) != "" {
+	if connectionState(&armnetwork.PrivateEndpoint{}) != "" || endpointSubnet(&armnetwork.PrivateEndpoint{}) != "" {
 		t.Errorf("a bare endpoint reads as something")
 	}
 
