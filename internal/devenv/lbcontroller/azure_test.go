@@ -1,0 +1,240 @@
+package lbcontroller
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/hcplink/hcplink/internal/cloudsim"
+	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
+)
+
+const (
+	azureGroup  = "mgmt-rg"
+	azureSubnet = "10.0.0.0/24"
+)
+
+// azureCloud is cloudsim's Azure with the management resource group and a
+// VNet whose subnet takes the internal frontends.
+type azureCloud struct {
+	f        *cloudsimtest.Fixture
+	network  *armnetwork.ClientFactory
+	subnetID string
+}
+
+func newAzureCloud(t *testing.T) *azureCloud {
+	t.Helper()
+	ctx := t.Context()
+	f := cloudsimtest.StartAzure(t, cloudsim.Options{})
+	admin := f.AzureAdminCredential(t)
+	sub := cloudsimtest.ProviderSubscription
+	groups, err := armresources.NewResourceGroupsClient(sub, admin, f.AzureClientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := groups.CreateOrUpdate(ctx, azureGroup, armresources.ResourceGroup{Location: to.Ptr(cloudsimtest.AzureLocation)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	network, err := armnetwork.NewClientFactory(sub, admin, f.AzureClientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := network.NewVirtualNetworksClient().BeginCreateOrUpdate(ctx, azureGroup, "mgmt", armnetwork.VirtualNetwork{
+		Location: to.Ptr(cloudsimtest.AzureLocation),
+		Properties: &armnetwork.VirtualNetworkPropertiesFormat{
+			AddressSpace: &armnetwork.AddressSpace{AddressPrefixes: to.SliceOfPtrs("10.0.0.0/16")},
+			Subnets: []*armnetwork.Subnet{
+				{Name: to.Ptr("lb"), Properties: &armnetwork.SubnetPropertiesFormat{AddressPrefix: to.Ptr(azureSubnet)}},
+				{Name: to.Ptr("nat"), Properties: &armnetwork.SubnetPropertiesFormat{AddressPrefix: to.Ptr("10.0.1.0/24"),
+					PrivateLinkServiceNetworkPolicies: to.Ptr(armnetwork.VirtualNetworkPrivateLinkServiceNetworkPoliciesDisabled)}},
+			},
+		},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vnet, err := p.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &azureCloud{f: f, network: network, subnetID: *vnet.ID + "/subnets/lb"}
+}
+
+func (c *azureCloud) reconciler(t *testing.T) *AzureReconciler {
+	return &AzureReconciler{Client: env.Client, Options: AzureOptions{
+		Credential: c.f.AzureAdminCredential(t), ClientOptions: c.f.AzureClientOptions(),
+		SubscriptionID: cloudsimtest.ProviderSubscription, ResourceGroup: azureGroup,
+		Location: cloudsimtest.AzureLocation, SubnetID: c.subnetID,
+	}}
+}
+
+// loadBalancer returns the load balancer of that name, or nil.
+func (c *azureCloud) loadBalancer(t *testing.T, name string) *armnetwork.LoadBalancer {
+	t.Helper()
+	out, err := c.network.NewLoadBalancersClient().Get(t.Context(), azureGroup, name, nil)
+	if azureStatus(err) == 404 {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &out.LoadBalancer
+}
+
+func (c *azureCloud) publicIP(t *testing.T, name string) *armnetwork.PublicIPAddress {
+	t.Helper()
+	out, err := c.network.NewPublicIPAddressesClient().Get(t.Context(), azureGroup, name, nil)
+	if azureStatus(err) == 404 {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &out.PublicIPAddress
+}
+
+// settleAzure calls Reconcile, as the workqueue would after each requested
+// delay, until it asks for nothing more, within the deadline.
+func settleAzure(t *testing.T, r *AzureReconciler, svc *corev1.Service) {
+	t.Helper()
+	var last ctrl.Result
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, deadline, true, func(ctx context.Context) (bool, error) {
+		res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(svc)})
+		if err != nil {
+			return false, err
+		}
+		last = res
+		return res.IsZero(), nil
+	})
+	if err != nil {
+		t.Fatalf("Reconcile did not settle within %v (last %+v): %v", deadline, last, err)
+	}
+}
+
+func ingressIP(svc *corev1.Service) string {
+	if ing := svc.Status.LoadBalancer.Ingress; len(ing) == 1 {
+		return ing[0].IP
+	}
+	return ""
+}
+
+// An internal Service gets a Standard load balancer with a private address
+// from the management subnet, written to its status; made public, it gets
+// a new load balancer on a public address; deleted, both go and the
+// Service is let go.
+func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
+	c := newAzureCloud(t)
+	r := c.reconciler(t)
+	ns := env.NewNamespace(t)
+	svc := createService(t, ns, "private-router", map[string]string{AzureInternalAnnotation: "true"})
+	settleAzure(t, r, svc)
+
+	name := LoadBalancerName(ns, "private-router", svc.UID)
+	lb := c.loadBalancer(t, name)
+	if lb == nil {
+		t.Fatalf("no load balancer %s", name)
+	}
+	fe := lb.Properties.FrontendIPConfigurations[0].Properties
+	ip := ingressIP(get(t, svc))
+	if fe.PublicIPAddress != nil || deref(fe.Subnet.ID, "") != c.subnetID || deref(fe.PrivateIPAddress, "") != ip {
+		t.Fatalf("frontend %+v, Service ingress %q: want a private address from %s in status", fe, ip, c.subnetID)
+	}
+	if addr, err := netip.ParseAddr(ip); err != nil || !netip.MustParsePrefix(azureSubnet).Contains(addr) {
+		t.Errorf("ingress IP %q is not in the management subnet %s", ip, azureSubnet)
+	}
+	if *lb.SKU.Name != armnetwork.LoadBalancerSKUNameStandard {
+		t.Errorf("SKU %s, want Standard (Private Link needs it)", *lb.SKU.Name)
+	}
+
+	// Public now: Azure cannot turn the frontend around, so it is replaced.
+	patched := get(t, svc)
+	orig := patched.DeepCopy()
+	delete(patched.Annotations, AzureInternalAnnotation)
+	patched.Annotations["service.beta.kubernetes.io/azure-dns-label-name"] = "router"
+	if err := env.Client.Patch(t.Context(), patched, client.MergeFrom(orig)); err != nil {
+		t.Fatal(err)
+	}
+	settleAzure(t, r, svc)
+	lb = c.loadBalancer(t, name)
+	pip := c.publicIP(t, name)
+	if lb == nil || pip == nil || lb.Properties.FrontendIPConfigurations[0].Properties.PublicIPAddress == nil {
+		t.Fatalf("after going public: load balancer %v, public address %v", lb, pip)
+	}
+	if got := ingressIP(get(t, svc)); got == "" || got != deref(pip.Properties.IPAddress, "") {
+		t.Errorf("ingress IP %q, want the public address %q", got, deref(pip.Properties.IPAddress, ""))
+	}
+
+	if err := env.Client.Delete(t.Context(), svc); err != nil {
+		t.Fatal(err)
+	}
+	settleAzure(t, r, svc)
+	if c.loadBalancer(t, name) != nil || c.publicIP(t, name) != nil {
+		t.Error("the load balancer or its public address is still there")
+	}
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(svc), &corev1.Service{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the Service is still there (%v): the finalizer was not removed", err)
+	}
+}
+
+// A Private Link Service on the frontend holds the load balancer (Azure
+// refuses to delete it): the Service waits with its finalizer, and goes
+// once the Private Link Service is gone.
+func TestAzureLoadBalancerHeldByPrivateLinkService(t *testing.T) {
+	c := newAzureCloud(t)
+	r := c.reconciler(t)
+	ns := env.NewNamespace(t)
+	svc := createService(t, ns, "private-router", map[string]string{AzureInternalAnnotation: "true"})
+	settleAzure(t, r, svc)
+	name := LoadBalancerName(ns, "private-router", svc.UID)
+	lb := c.loadBalancer(t, name)
+	plsClient := c.network.NewPrivateLinkServicesClient()
+	p, err := plsClient.BeginCreateOrUpdate(t.Context(), azureGroup, "pls", armnetwork.PrivateLinkService{
+		Location: to.Ptr(cloudsimtest.AzureLocation),
+		Properties: &armnetwork.PrivateLinkServiceProperties{
+			LoadBalancerFrontendIPConfigurations: []*armnetwork.FrontendIPConfiguration{{ID: lb.Properties.FrontendIPConfigurations[0].ID}},
+			IPConfigurations: []*armnetwork.PrivateLinkServiceIPConfiguration{{Name: to.Ptr("nat"), Properties: &armnetwork.PrivateLinkServiceIPConfigurationProperties{
+				Subnet: &armnetwork.Subnet{ID: to.Ptr(c.subnetID[:len(c.subnetID)-len("lb")] + "nat")}, Primary: to.Ptr(true)}}},
+		},
+	}, nil)
+	if err == nil {
+		_, err = p.PollUntilDone(t.Context(), &runtime.PollUntilDoneOptions{Frequency: 50 * time.Millisecond})
+	}
+	if err != nil {
+		t.Fatalf("creating the Private Link Service: %v", err)
+	}
+
+	if err := env.Client.Delete(t.Context(), svc); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(svc)})
+	if err != nil || res.RequeueAfter != inUseRequeue {
+		t.Fatalf("Reconcile = %+v, %v; want a wait of %v while the Private Link Service holds the load balancer", res, err, inUseRequeue)
+	}
+	if c.loadBalancer(t, name) == nil || !controllerutil.ContainsFinalizer(get(t, svc), Finalizer) {
+		t.Fatal("the load balancer went, or the Service lost its finalizer, while a Private Link Service was on it")
+	}
+
+	dp, err := plsClient.BeginDelete(t.Context(), azureGroup, "pls", nil)
+	if err == nil {
+		_, err = dp.PollUntilDone(t.Context(), &runtime.PollUntilDoneOptions{Frequency: 50 * time.Millisecond})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	settleAzure(t, r, svc)
+	if c.loadBalancer(t, name) != nil {
+		t.Error("the load balancer is still there after the Private Link Service went")
+	}
+}
