@@ -54,6 +54,18 @@ func (c *cluster) checkPath(ctx context.Context, extraSubscriptions []string, en
 	return p, c.checkDNS(ctx, cr)
 }
 
+// waitPath waits until checkPath passes (the endpoint in subnet, no
+// additional subscriptions) and returns the path.
+func (c *cluster) waitPath(t *testing.T, subnet string) *path {
+	t.Helper()
+	var p *path
+	eventually(t, shortWait, "the private path of "+c.name+" in the cloud", func(ctx context.Context) (err error) {
+		p, err = c.checkPath(ctx, nil, subnet)
+		return err
+	})
+	return p
+}
+
 // checkFrontend: the private router's Service has the internal frontend's
 // address, and the status names that load balancer.
 func (c *cluster) checkFrontend(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService) error {

@@ -30,10 +30,8 @@ func TestPrivateClusterEndToEnd(t *testing.T) {
 	t.Parallel()
 	c := createCluster(t, "private", hcplinkv1beta1.AzureTopologyPrivate)
 	c.waitAvailable(t)
-	eventually(t, shortWait, "the private path in the cloud", func(ctx context.Context) error {
-		if _, err := c.checkPath(ctx, nil, c.fixture.SubnetID); err != nil {
-			return err
-		}
+	c.waitPath(t, c.fixture.SubnetID)
+	eventually(t, shortWait, "the ExternalName Services", func(ctx context.Context) error {
 		return c.checkExternalNames(ctx, true)
 	})
 	c.deleteAndCheckNothingLeft(t)
@@ -92,10 +90,7 @@ func TestAdditionalSubscriptionsReachTheService(t *testing.T) {
 			return nil
 		})
 	}
-	eventually(t, shortWait, "the whole path after the changes", func(ctx context.Context) error {
-		_, err := c.checkPath(ctx, nil, c.fixture.SubnetID)
-		return err
-	})
+	c.waitPath(t, c.fixture.SubnetID)
 	c.deleteAndCheckNothingLeft(t)
 }
 
@@ -105,10 +100,7 @@ func TestNodePoolSubnetHoldsTheEndpoint(t *testing.T) {
 	t.Parallel()
 	c := createClusterWithNodePool(t, "nodepool", hcplinkv1beta1.AzureTopologyPrivate)
 	c.waitAvailable(t)
-	eventually(t, shortWait, "the endpoint in the NodePool's subnet", func(ctx context.Context) error {
-		_, err := c.checkPath(ctx, nil, c.fixture.SecondSubnetID)
-		return err
-	})
+	c.waitPath(t, c.fixture.SecondSubnetID)
 	c.deleteAndCheckNothingLeft(t)
 }
 
@@ -117,11 +109,7 @@ func TestDeletedRecordIsRestored(t *testing.T) {
 	t.Parallel()
 	c := createCluster(t, "record", hcplinkv1beta1.AzureTopologyPrivate)
 	c.waitAvailable(t)
-	var p *path
-	eventually(t, shortWait, "the private path", func(ctx context.Context) (err error) {
-		p, err = c.checkPath(ctx, nil, c.fixture.SubnetID)
-		return err
-	})
+	p := c.waitPath(t, c.fixture.SubnetID)
 	ctx := context.Background()
 	if err := deleteARecord(ctx, p.cr.Status.DNSZoneName, "api"); err != nil {
 		t.Fatalf("deleting the api record: %v", err)
@@ -143,11 +131,7 @@ func TestDeletedServiceIsRecreatedAndEndpointReplaced(t *testing.T) {
 	t.Parallel()
 	c := createCluster(t, "recreate", hcplinkv1beta1.AzureTopologyPrivate)
 	c.waitAvailable(t)
-	var before *path
-	eventually(t, shortWait, "the private path", func(ctx context.Context) (err error) {
-		before, err = c.checkPath(ctx, nil, c.fixture.SubnetID)
-		return err
-	})
+	before := c.waitPath(t, c.fixture.SubnetID)
 	if err := deletePLSBehindOurBack(t, before); err != nil {
 		t.Fatalf("deleting the Private Link Service: %v", err)
 	}

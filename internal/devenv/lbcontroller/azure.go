@@ -12,13 +12,14 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/hcplink/hcplink/internal/kubepatch"
 )
 
 // AzureInternalAnnotation asks Azure's cloud provider for an internal load
@@ -113,10 +114,8 @@ func (r *AzureReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 
 func (r *AzureReconciler) reconcileNormal(ctx context.Context, svc *corev1.Service) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(svc, Finalizer) {
-		orig := svc.DeepCopy()
-		controllerutil.AddFinalizer(svc, Finalizer)
-		if err := r.Client.Patch(ctx, svc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding the load-balancer finalizer: %w", err)
+		if err := kubepatch.Finalizers(ctx, r.Client, svc, func() { controllerutil.AddFinalizer(svc, Finalizer) }); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	name := LoadBalancerName(svc.Namespace, svc.Name, svc.UID)
@@ -247,12 +246,8 @@ func (r *AzureReconciler) reconcileDelete(ctx context.Context, svc *corev1.Servi
 			return ctrl.Result{}, err
 		}
 	}
-	orig := svc.DeepCopy()
-	controllerutil.RemoveFinalizer(svc, Finalizer)
-	if err := r.Client.Patch(ctx, svc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	return ctrl.Result{}, nil
+	err = kubepatch.Finalizers(ctx, r.Client, svc, func() { controllerutil.RemoveFinalizer(svc, Finalizer) })
+	return ctrl.Result{}, client.IgnoreNotFound(err)
 }
 
 // deleteLoadBalancer deletes the load balancer, then its public address,
@@ -320,16 +315,15 @@ func (r *AzureReconciler) getLoadBalancer(ctx context.Context, name string) (*ar
 // setIP writes status.loadBalancer: one ingress with ip, or none when ip
 // is empty. It writes only when that changes.
 func (r *AzureReconciler) setIP(ctx context.Context, svc *corev1.Service, ip string) error {
-	want := corev1.LoadBalancerStatus{}
+	var ingress []any
 	if ip != "" {
-		want.Ingress = []corev1.LoadBalancerIngress{{IP: ip}}
+		ingress = []any{map[string]any{"ip": ip}}
 	}
-	if equality.Semantic.DeepEqual(svc.Status.LoadBalancer, want) {
+	if hasIP(svc, ip) || (ip == "" && len(svc.Status.LoadBalancer.Ingress) == 0) {
 		return nil
 	}
-	orig := svc.DeepCopy()
-	svc.Status.LoadBalancer = want
-	if err := r.Client.Status().Patch(ctx, svc, client.MergeFrom(orig)); err != nil {
+	err := kubepatch.Merge(ctx, r.Client, svc, true, map[string]any{"status": map[string]any{"loadBalancer": map[string]any{"ingress": ingress}}})
+	if err != nil {
 		return fmt.Errorf("writing the load-balancer status of Service %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
 	return nil

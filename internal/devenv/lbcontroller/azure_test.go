@@ -84,25 +84,27 @@ func (c *azureCloud) reconciler(t *testing.T) *AzureReconciler {
 func (c *azureCloud) loadBalancer(t *testing.T, name string) *armnetwork.LoadBalancer {
 	t.Helper()
 	out, err := c.network.NewLoadBalancersClient().Get(t.Context(), azureGroup, name, nil)
-	if azureStatus(err) == 404 {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &out.LoadBalancer
+	return orNil(t, &out.LoadBalancer, err)
 }
 
+// publicIP returns the public address of that name, or nil.
 func (c *azureCloud) publicIP(t *testing.T, name string) *armnetwork.PublicIPAddress {
 	t.Helper()
 	out, err := c.network.NewPublicIPAddressesClient().Get(t.Context(), azureGroup, name, nil)
+	return orNil(t, &out.PublicIPAddress, err)
+}
+
+// orNil is what a Get answered: the resource, nil when Azure does not
+// have it, a failed test on any other error.
+func orNil[T any](t *testing.T, v *T, err error) *T {
+	t.Helper()
 	if azureStatus(err) == 404 {
 		return nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &out.PublicIPAddress
+	return v
 }
 
 // settleAzure calls Reconcile, as the workqueue would after each requested
