@@ -101,7 +101,13 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// Created while the count is watched: creating many takes a while, and
 	// the memory probe must see the count pass half of them.
 	created := make(chan error, 1)
-	go func() { created <- createAll(waitCtx, env, clusters, f.create) }()
+	go func() {
+		err := createAll(waitCtx, env, clusters, f.create)
+		if err != nil {
+			cancel() // nothing more will become Available: stop waiting
+		}
+		created <- err
+	}()
 	memory := &memoryProbe{pid: env.OperatorPID, half: (len(clusters) + 1) / 2}
 	available, err := waitAvailable(waitCtx, env, clusters, progress, memory.observe)
 	elapsed := time.Since(start)
@@ -173,6 +179,7 @@ func routeServices(host string) []hcplinkv1beta1.ServicePublishingStrategyMappin
 
 type cluster struct {
 	namespace, name, infraID, role string
+	cidr                           string // the machine network (Azure)
 	customer                       devenv.CustomerNetwork
 	azure                          devenv.AzureClusterFixture
 }
