@@ -176,6 +176,9 @@ func setupAzurePrivateLink(mgr ctrl.Manager, opts Options, recorder *events.Reco
 		}
 		azConfig = &cfg
 	}
+	withComponent := *azConfig
+	withComponent.Component = MetricsComponent
+	azConfig = &withComponent
 	if err := (&azureprivatelink.Observer{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Azure private router observer: %w", err)
 	}

@@ -29,9 +29,12 @@ const (
 	credentialsRecheck = 30 * time.Minute
 )
 
+// CredentialsValidMetric is the gauge of the operator's own credentials.
+const CredentialsValidMetric = "hcplink_cloud_credentials_valid"
+
 var (
 	credentialsValid = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "hcplink_cloud_credentials_valid",
+		Name: CredentialsValidMetric,
 		Help: "1 when the operator's cloud credentials were accepted at the last check, 0 when they were refused or the cloud could not be reached.",
 	}, []string{"platform"})
 	registerOnce sync.Once

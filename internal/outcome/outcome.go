@@ -44,6 +44,9 @@ type Outcome struct {
 	// Err is an unexpected (not cloud) error for controller-runtime, whose
 	// own rate limiter then decides the retry.
 	Err error
+	// failed: the outcome of an error (FromError), counted in
+	// hcplink_reconcile_errors_total when resolved.
+	failed bool
 
 	// grow: After is the first step of a delay that grows while the same
 	// reason repeats for the same object.
@@ -155,13 +158,13 @@ func FromError(err error) Outcome {
 	ce, ok := cloud.AsError(err)
 	if !ok {
 		return Outcome{Status: metav1.ConditionUnknown, Reason: hcplinkv1beta1.InternalErrorReason,
-			Message: bound("Unexpected error: " + oneLine(err.Error())), Err: err}
+			Message: bound("Unexpected error: " + oneLine(err.Error())), Err: err, failed: true}
 	}
 	msg := ce.Message
 	if prefix := contextOf(err, ce); prefix != "" {
 		msg = upperFirst(prefix) + ": " + msg
 	}
-	o := Outcome{Status: metav1.ConditionFalse, Message: boundTo(msg, MaxErrorMessageLength)}
+	o := Outcome{Status: metav1.ConditionFalse, Message: boundTo(msg, MaxErrorMessageLength), failed: true}
 	p := DefaultPolicy
 	var step Step
 	switch ce.Class {

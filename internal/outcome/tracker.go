@@ -3,6 +3,8 @@ package outcome
 import (
 	"sync"
 	"time"
+
+	"github.com/hcplink/hcplink/internal/metrics"
 )
 
 // Tracker makes delays grow per object: while the same reason repeats for
@@ -32,6 +34,9 @@ type repeat struct {
 // had o's reason in a row, and records it. An outcome that does not grow
 // (Ready, Continue, a fixed wait) clears key.
 func (t *Tracker) Resolve(key string, o Outcome) Outcome {
+	if o.failed {
+		metrics.ReconcileError(o.Reason)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !o.Grows() {

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/hcplink/hcplink/internal/cloud"
 	"github.com/hcplink/hcplink/internal/cloud/awshttp"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
@@ -31,7 +32,7 @@ func closedEndpoint(t *testing.T) string {
 }
 
 func count(component, service, operation, outcome string) float64 {
-	return testutil.ToFloat64(requestsTotal.WithLabelValues(component, service, operation, outcome))
+	return testutil.ToFloat64(cloud.RequestCounter(component, service, operation, outcome))
 }
 
 func TestInstrumentCountsEachOutcome(t *testing.T) {
@@ -86,7 +87,7 @@ func TestInstrumentCountsEachOutcome(t *testing.T) {
 	if got := count("test-down", "STS", "GetCallerIdentity", OutcomeServerError) - before; got != 2 {
 		t.Errorf("server_error count = %v, want 2 (one per attempt)", got)
 	}
-	if n := testutil.CollectAndCount(requestDuration, "hcplink_cloud_request_duration_seconds"); n < 3 {
+	if n := testutil.CollectAndCount(cloud.RequestDurations(), "hcplink_cloud_request_duration_seconds"); n < 3 {
 		t.Errorf("duration series = %d, want at least 3", n)
 	}
 }

@@ -71,6 +71,9 @@ type Config struct {
 	// SubscriptionID is the subscription the operator works in (the
 	// management subscription for the operator).
 	SubscriptionID string
+	// Component labels this config's requests in the cloud request
+	// metrics ("operator", "control-plane-operator"); empty is "hcplink".
+	Component string
 }
 
 // ConfigFromEnv reads a Config from the environment (getenv: os.Getenv).
@@ -161,7 +164,11 @@ func (c Config) clientOptions() (azcore.ClientOptions, error) {
 	if err != nil {
 		return azcore.ClientOptions{}, err
 	}
-	o := azcore.ClientOptions{Cloud: c.Cloud, Retry: RetryOptions()}
+	component := c.Component
+	if component == "" {
+		component = "hcplink"
+	}
+	o := azcore.ClientOptions{Cloud: c.Cloud, Retry: RetryOptions(), PerRetryPolicies: []policy.Policy{metricsPolicy{component: component}}}
 	if httpClient != nil {
 		o.Transport = httpClient
 	}

@@ -15,6 +15,7 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/metrics"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -27,6 +28,10 @@ const (
 	// CR became visible in the cache.
 	DefaultSweepGrace = 15 * time.Minute
 )
+
+// sweeperComponent labels the sweeper's finds in
+// hcplink_orphans_deleted_total.
+const sweeperComponent = "control-plane-operator"
 
 // Sweeper removes VPC endpoints and security groups tagged for this
 // namespace's cluster whose hcplink.io/endpoint-service tag names no
@@ -127,6 +132,7 @@ func (s *Sweeper) Sweep(ctx context.Context) error {
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted orphaned VPC endpoint", "endpoint", id, "awsEndpointService", name)
 		s.Events.Swept(hcp, "VPC endpoint", id)
+		metrics.OrphanDeleted(sweeperComponent, "vpc_endpoint")
 	}
 
 	sgs, err := groups.List(ctx, filters)
@@ -152,6 +158,7 @@ func (s *Sweeper) Sweep(ctx context.Context) error {
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted orphaned security group", "securityGroup", id, "awsEndpointService", name)
 		s.Events.Swept(hcp, "security group", id)
+		metrics.OrphanDeleted(sweeperComponent, "security_group")
 	}
 	return nil
 }

@@ -8,13 +8,12 @@ import (
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
-	"github.com/prometheus/client_golang/prometheus"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/metrics"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -30,13 +29,9 @@ const (
 	DefaultSweepGracePeriod = 10 * time.Minute
 )
 
-// orphansDeleted counts the endpoint services the sweeper removed.
-var orphansDeleted = prometheus.NewCounter(prometheus.CounterOpts{
-	Name: "hcplink_operator_orphaned_endpoint_services_deleted_total",
-	Help: "VPC endpoint services tagged by hcplink for an AWSEndpointService that no longer exists, deleted by the sweeper.",
-})
-
-func init() { metrics.Registry.MustRegister(orphansDeleted) }
+// OrphanKind is the kind label of the endpoint services the sweeper
+// removes, in hcplink_orphans_deleted_total{component="operator"}.
+const OrphanKind = "endpoint_service"
 
 // Sweeper finds this management cluster's endpoint services (tagged
 // hcplink.io/management-cluster=<ManagementClusterID>, besides
@@ -193,7 +188,7 @@ func (s *Sweeper) Sweep(ctx context.Context) ([]string, error) {
 		s.mu.Lock()
 		delete(s.firstSeen, name)
 		s.mu.Unlock()
-		orphansDeleted.Inc()
+		metrics.OrphanDeleted("operator", OrphanKind)
 		removed = append(removed, name)
 		log.Info("deleted an orphaned endpoint service", "endpointServiceName", name, "infraID", o.InfraID, "awsEndpointService", o.Name)
 	}

@@ -13,6 +13,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/metrics"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -74,7 +75,7 @@ func TestSweeperRemovesOnlyOrphans(t *testing.T) {
 	untagged := w.rawService("k8s-legacy-private", ours("legacy-gone", "private-router"))
 
 	s := w.sweeper(env.Client, mc)
-	before := testutil.ToFloat64(orphansDeleted)
+	before := testutil.ToFloat64(metrics.OrphanCounter("operator", OrphanKind))
 
 	removed, err := s.Sweep(w.ctx)
 	if err != nil || len(removed) != 0 {
@@ -99,7 +100,7 @@ func TestSweeperRemovesOnlyOrphans(t *testing.T) {
 			t.Errorf("service %s was removed; only this management cluster's orphans older than the grace period may be", name)
 		}
 	}
-	if got := testutil.ToFloat64(orphansDeleted) - before; got != 2 {
+	if got := testutil.ToFloat64(metrics.OrphanCounter("operator", OrphanKind)) - before; got != 2 {
 		t.Errorf("orphan counter rose by %v, want 2", got)
 	}
 }

@@ -100,6 +100,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/metrics"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
@@ -308,6 +309,9 @@ func (r *Reconciler) clusterForObject(ctx context.Context, o client.Object) []re
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	hc := &hcplinkv1beta1.HostedCluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, hc); err != nil {
+		if apierrors.IsNotFound(err) {
+			metrics.ClusterGone(req.Namespace, req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	s := &scope{hc: hc, namespace: hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)}
@@ -327,6 +331,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			err = errors.Join(err, perr)
 		}
 	}
+	recordAvailability(s)
 	if err != nil {
 		if isStale(err) {
 			// Another write got in first, or the cache has not seen ours
@@ -733,9 +738,43 @@ func (r *Reconciler) patchStatus(ctx context.Context, s *scope) error {
 		return fmt.Errorf("patching the status: %w", err)
 	}
 	for _, c := range s.conditions.set {
-		if events.Transition(meta.FindStatusCondition(before, c.Type), c) {
+		was := meta.FindStatusCondition(before, c.Type)
+		if events.Transition(was, c) {
 			r.Events.ConditionChanged(s.hc, c)
+		}
+		if c.Type == hcplinkv1beta1.AvailableCondition && c.Status == metav1.ConditionTrue {
+			recordBecameAvailable(s.hc, was, now.Time)
 		}
 	}
 	return nil
+}
+
+// recordAvailability sets the cluster's readiness gauge from this pass's
+// Available condition (or the status's, when the pass set none).
+func recordAvailability(s *scope) {
+	if s.gone {
+		metrics.ClusterGone(s.hc.Namespace, s.hc.Name)
+		return
+	}
+	available := meta.FindStatusCondition(s.hc.Status.Conditions, hcplinkv1beta1.AvailableCondition)
+	for i := range s.conditions.set {
+		if s.conditions.set[i].Type == hcplinkv1beta1.AvailableCondition {
+			available = &s.conditions.set[i]
+		}
+	}
+	if available == nil {
+		return
+	}
+	metrics.ClusterAvailable(s.hc.Namespace, s.hc.Name, string(s.hc.Spec.Platform.Type), available.Status == metav1.ConditionTrue, available.Reason)
+}
+
+// recordBecameAvailable observes how long the cluster took to become
+// Available: since its creation, or since Available left True.
+func recordBecameAvailable(hc *hcplinkv1beta1.HostedCluster, was *metav1.Condition, now time.Time) {
+	switch {
+	case was == nil:
+		metrics.BecameAvailable(string(hc.Spec.Platform.Type), now.Sub(hc.CreationTimestamp.Time))
+	case was.Status != metav1.ConditionTrue:
+		metrics.BecameAvailable(string(hc.Spec.Platform.Type), now.Sub(was.LastTransitionTime.Time))
+	}
 }

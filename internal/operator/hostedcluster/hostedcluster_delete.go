@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/metrics"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
@@ -386,6 +387,7 @@ func (r *Reconciler) reportLeak(ctx context.Context, s *scope, why, what string,
 	s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.CloudResourcesMayHaveLeakedCondition, Status: metav1.ConditionTrue,
 		Reason: hcplinkv1beta1.CleanupAbandonedReason, Message: bound(message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
 	r.Events.Warning(s.hc, CloudResourcesMayHaveLeakedEvent, "AbandonCloudCleanup", bound(message, maxEventNote))
+	metrics.CleanupAbandoned(string(s.hc.Spec.Platform.Type))
 	ctrl.LoggerFrom(ctx).Error(nil, "cloud cleanup abandoned; cloud resources may have leaked", "why", why, "resources", leaks)
 }
 

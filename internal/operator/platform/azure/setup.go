@@ -20,6 +20,9 @@ import (
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
+// metricsComponent is the component label of the operator's Azure calls.
+const metricsComponent = "operator"
+
 // setup registers the AzurePrivateLinkService controller on the
 // management subscription's clients. The identity is the operator's own,
 // read once: SetupOptions.Cloud when it is an *azurecloud.Config, else the
@@ -77,6 +80,7 @@ func loadConfig(opts platform.SetupOptions) (azurecloud.Config, error) {
 	if cfg.SubscriptionID == "" {
 		return azurecloud.Config{}, fmt.Errorf("the management subscription is not set (%s)", azurecloud.EnvSubscriptionID)
 	}
+	cfg.Component = metricsComponent
 	return cfg, nil
 }
 
