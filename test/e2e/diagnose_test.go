@@ -1,0 +1,263 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/route53"
+	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
+
+	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
+	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/internal/diagnose"
+)
+
+// dgBreak is one broken state made behind hcplink's back: break it, then
+// diagnose must mark exactly hop ✗ with a sentence holding fix; restore
+// puts the cloud back as it was.
+type dgBreak struct {
+	name, hop, fix string
+	breakIt        func(t *testing.T)
+	restore        func(t *testing.T)
+}
+
+// TestDiagnose walks one healthy Private cluster (every hop ✓), then
+// breaks its private path one hop at a time in cloudsim with both
+// operators stopped (so that nothing repairs it), and checks that diagnose
+// marks exactly that hop ✗ with the right sentence and makes no mutating
+// call in either account. Last, the operators repair a rejected endpoint
+// and the cluster is deleted.
+func TestDiagnose(t *testing.T) {
+	ctx := context.Background()
+	zones := env.Customer.Zones[:2]
+	c := plCreateCluster(t, "diag", "diag", zones, nil)
+	want := plWant{
+		subnets:    []string{env.Customer.SubnetByAZ[zones[0]], env.Customer.SubnetByAZ[zones[1]]},
+		cidrs:      []string{env.Customer.CIDR},
+		principals: []string{plPrincipal(c.roleARN)},
+	}
+	s := c.converge(t, "the private path", want)
+	eventually(t, longWait, "the cluster's conditions", func(ctx context.Context) error { return plClusterConditionsTrue(ctx, c) })
+
+	startOperators := dgStopOperators(t, c)
+	healthy := dgRun(t, c)
+	dgExpectAllPass(t, healthy)
+	t.Logf("healthy:\n%s", diagnose.Text(healthy))
+
+	for _, b := range dgBreaks(c, s) {
+		b.breakIt(t)
+		r := dgRun(t, c)
+		dgExpectOnlyBroken(t, b, r)
+		b.restore(t)
+		dgExpectAllPass(t, dgRun(t, c))
+	}
+
+	// Rejected last: a rejected endpoint cannot be accepted again. Doing
+	// what diagnose says (delete it) lets the operators replace it, and
+	// diagnose sees the repair.
+	mgmt := ec2.NewFromConfig(env.ManagementAWS)
+	if _, err := mgmt.RejectVpcEndpointConnections(ctx, &ec2.RejectVpcEndpointConnectionsInput{
+		ServiceId: s.service.ServiceId, VpcEndpointIds: []string{aws.ToString(s.endpoint.VpcEndpointId)}}); err != nil {
+		t.Fatalf("rejecting the endpoint: %v", err)
+	}
+	dgExpectOnlyBroken(t, dgBreak{name: "endpoint rejected", hop: diagnose.HopEndpoint, fix: "Delete VPC endpoint " + aws.ToString(s.endpoint.VpcEndpointId)}, dgRun(t, c))
+	_, err := ec2.NewFromConfig(env.CustomerAWS).DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{aws.ToString(s.endpoint.VpcEndpointId)}})
+	dgMust(t, "deleting the rejected endpoint", err)
+	startOperators()
+	eventually(t, longWait, "diagnose to find the repaired path healthy", func(ctx context.Context) error {
+		r, err := diagnose.Diagnose(ctx, dgOptions(ctx, c))
+		if err != nil {
+			return err
+		}
+		if r.ExitCode() != diagnose.ExitHealthy {
+			return fmt.Errorf("not healthy yet:\n%s", diagnose.Text(r))
+		}
+		return nil
+	})
+	last := c.converge(t, "the private path after the repair", want)
+	c.deleteAndProveNothingLeft(t, last)
+}
+
+func dgBreaks(c *plCluster, s *plState) []dgBreak {
+	ctx := context.Background()
+	mgmt, cust, r53 := ec2.NewFromConfig(env.ManagementAWS), ec2.NewFromConfig(env.CustomerAWS), route53.NewFromConfig(env.CustomerAWS)
+	serviceID, groupID := aws.ToString(s.service.ServiceId), aws.ToString(s.sg.GroupId)
+	principal := plPrincipal(c.roleARN)
+	rule := []ec2types.IpPermission{{IpProtocol: aws.String("tcp"), FromPort: aws.Int32(443), ToPort: aws.Int32(443), IpRanges: []ec2types.IpRange{{CidrIp: aws.String(env.Customer.CIDR)}}}}
+	apiRecord := "api." + c.name + ".hypershift.local"
+	setRecord := func(t *testing.T, value string) {
+		t.Helper()
+		_, err := r53.ChangeResourceRecordSets(ctx, &route53.ChangeResourceRecordSetsInput{HostedZoneId: aws.String(c.zoneID), ChangeBatch: &r53types.ChangeBatch{
+			Changes: []r53types.Change{{Action: r53types.ChangeActionUpsert, ResourceRecordSet: &r53types.ResourceRecordSet{
+				Name: aws.String(apiRecord + "."), Type: r53types.RRTypeCname, TTL: aws.Int64(300), ResourceRecords: []r53types.ResourceRecord{{Value: aws.String(value)}}}}}}})
+		dgMust(t, "changing record "+apiRecord, err)
+	}
+	var otherVPC string
+	var nlb *cloudaws.LoadBalancer
+	return []dgBreak{
+		{name: "allowed principal removed", hop: diagnose.HopEndpointService, fix: "Allow principal " + principal + " on endpoint service " + serviceID,
+			breakIt: func(t *testing.T) {
+				_, err := mgmt.ModifyVpcEndpointServicePermissions(ctx, &ec2.ModifyVpcEndpointServicePermissionsInput{ServiceId: aws.String(serviceID), RemoveAllowedPrincipals: []string{principal}})
+				dgMust(t, "removing the principal", err)
+			},
+			restore: func(t *testing.T) {
+				_, err := mgmt.ModifyVpcEndpointServicePermissions(ctx, &ec2.ModifyVpcEndpointServicePermissionsInput{ServiceId: aws.String(serviceID), AddAllowedPrincipals: []string{principal}})
+				dgMust(t, "allowing the principal again", err)
+			}},
+		{name: "security group rule revoked", hop: diagnose.HopSecurityGroup, fix: "Allow tcp 443 from " + env.Customer.CIDR + " in security group " + groupID,
+			breakIt: func(t *testing.T) {
+				_, err := cust.RevokeSecurityGroupIngress(ctx, &ec2.RevokeSecurityGroupIngressInput{GroupId: aws.String(groupID), IpPermissions: rule})
+				dgMust(t, "revoking the rule", err)
+			},
+			restore: func(t *testing.T) {
+				_, err := cust.AuthorizeSecurityGroupIngress(ctx, &ec2.AuthorizeSecurityGroupIngressInput{GroupId: aws.String(groupID), IpPermissions: rule})
+				dgMust(t, "authorizing the rule again", err)
+			}},
+		{name: "record pointing elsewhere", hop: diagnose.HopRecords, fix: "Point " + apiRecord + " at " + s.target(),
+			breakIt: func(t *testing.T) { setRecord(t, "elsewhere.example.test") },
+			restore: func(t *testing.T) { setRecord(t, s.target()) }},
+		{name: "zone disassociated from the VPC", hop: diagnose.HopPrivateZone, fix: "Associate private zone " + c.zoneID + " with VPC " + env.Customer.VPCID,
+			breakIt: func(t *testing.T) {
+				// A private zone keeps at least one VPC: move it to another.
+				vpc, err := cust.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.250.0.0/16")})
+				dgMust(t, "creating another VPC", err)
+				otherVPC = aws.ToString(vpc.Vpc.VpcId)
+				dgZoneVPC(t, r53, c.zoneID, otherVPC, true)
+				dgZoneVPC(t, r53, c.zoneID, env.Customer.VPCID, false)
+			},
+			restore: func(t *testing.T) {
+				dgZoneVPC(t, r53, c.zoneID, env.Customer.VPCID, true)
+				dgZoneVPC(t, r53, c.zoneID, otherVPC, false)
+				_, err := cust.DeleteVpc(ctx, &ec2.DeleteVpcInput{VpcId: aws.String(otherVPC)})
+				dgMust(t, "deleting the other VPC", err)
+			}},
+		{name: "NLB deleted", hop: diagnose.HopLoadBalancer, fix: "Delete Service " + c.hcpNS + "/private-router",
+			// AWS refuses to delete an NLB an endpoint service uses; the
+			// state is made in cloudsim's model, as a forced deletion would.
+			breakIt: func(t *testing.T) {
+				env.Cloud.AWS.Inspect(func(accounts map[string]*cloudaws.Account) {
+					lbs := accounts[devenv.ManagementAccount].Regions[devenv.Region].ELB.LoadBalancers
+					nlb = lbs[s.nlbARN]
+					delete(lbs, s.nlbARN)
+				})
+				if nlb == nil {
+					t.Fatalf("no NLB %s in cloudsim's model", s.nlbARN)
+				}
+			},
+			restore: func(t *testing.T) {
+				env.Cloud.AWS.Inspect(func(accounts map[string]*cloudaws.Account) {
+					accounts[devenv.ManagementAccount].Regions[devenv.Region].ELB.LoadBalancers[s.nlbARN] = nlb
+				})
+			}},
+	}
+}
+
+func dgZoneVPC(t *testing.T, r53 *route53.Client, zoneID, vpcID string, associate bool) {
+	t.Helper()
+	ctx := context.Background()
+	vpc := &r53types.VPC{VPCId: aws.String(vpcID), VPCRegion: r53types.VPCRegion(devenv.Region)}
+	var err error
+	if associate {
+		_, err = r53.AssociateVPCWithHostedZone(ctx, &route53.AssociateVPCWithHostedZoneInput{HostedZoneId: aws.String(zoneID), VPC: vpc})
+	} else {
+		_, err = r53.DisassociateVPCFromHostedZone(ctx, &route53.DisassociateVPCFromHostedZoneInput{HostedZoneId: aws.String(zoneID), VPC: vpc})
+	}
+	dgMust(t, fmt.Sprintf("associating (%v) zone %s with %s", associate, zoneID, vpcID), err)
+}
+
+func dgMust(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// dgStopOperators stops both operators of the cluster, so that nothing
+// repairs what the test breaks, and returns what starts them again (at
+// most once; the test's cleanup calls it too).
+func dgStopOperators(t *testing.T, c *plCluster) (start func()) {
+	t.Helper()
+	dgMust(t, "stopping the operator", env.StopOperator())
+	env.StopControlPlaneOperator(c.hcpNS)
+	eventually(t, shortWait, "the control-plane operator to stop", func(context.Context) error {
+		if slices.Contains(env.RunningControlPlaneOperators(), c.hcpNS) {
+			return fmt.Errorf("%s still runs", c.hcpNS)
+		}
+		return nil
+	})
+	started := false
+	start = func() {
+		if started {
+			return
+		}
+		started = true
+		env.StartOperator()
+		dgMust(t, "starting the control-plane operator", env.StartControlPlaneOperator(context.Background(), c.hcpNS))
+	}
+	t.Cleanup(start)
+	return start
+}
+
+func dgOptions(ctx context.Context, c *plCluster) diagnose.Options {
+	return diagnose.Options{Kube: env.Client, Namespace: c.namespace, Name: c.name,
+		AWSManagement: diagnose.AWSAccountFromConfig(ctx, env.ManagementAWS), AWSCustomer: diagnose.AWSAccountFromConfig(ctx, env.CustomerAWS)}
+}
+
+// dgRun diagnoses the cluster and fails the test if it made a mutating
+// call in the management or the customer account.
+func dgRun(t *testing.T, c *plCluster) diagnose.Report {
+	t.Helper()
+	ctx := context.Background()
+	before := dgMutatingCalls()
+	r, err := diagnose.Diagnose(ctx, dgOptions(ctx, c))
+	if err != nil {
+		t.Fatalf("diagnose: %v", err)
+	}
+	if after := dgMutatingCalls(); after != before {
+		t.Fatalf("diagnose made %d mutating calls (before %v, after %v)", after.total()-before.total(), before, after)
+	}
+	return r
+}
+
+type dgCounts struct{ management, customer int64 }
+
+func (d dgCounts) total() int64 { return d.management + d.customer }
+
+func dgMutatingCalls() dgCounts {
+	snap := env.Cloud.Counters.Snapshot()
+	sum := func(account string) (n int64) {
+		for _, c := range snap[account] {
+			n += c.Mutating
+		}
+		return n
+	}
+	return dgCounts{management: sum(devenv.ManagementAccount), customer: sum(devenv.CustomerAccount)}
+}
+
+func dgExpectAllPass(t *testing.T, r diagnose.Report) {
+	t.Helper()
+	if r.ExitCode() != diagnose.ExitHealthy || len(r.Hops) != 10 {
+		t.Fatalf("want 10 hops, all ✓, got exit %d:\n%s", r.ExitCode(), diagnose.Text(r))
+	}
+}
+
+func dgExpectOnlyBroken(t *testing.T, b dgBreak, r diagnose.Report) {
+	t.Helper()
+	var broken []string
+	for _, h := range r.Hops {
+		if h.Verdict != diagnose.Pass {
+			broken = append(broken, h.Name)
+		}
+	}
+	f := r.FirstFailure()
+	if len(broken) != 1 || f == nil || f.Name != b.hop || !strings.Contains(f.Fix, b.fix) || r.ExitCode() != diagnose.ExitBroken {
+		t.Fatalf("%s: want only %s ✗ with %q, got not ✓ %v:\n%s", b.name, b.hop, b.fix, broken, diagnose.Text(r))
+	}
+	t.Logf("%s: %s ✗ seen %q: %s", b.name, f.Name, f.Seen, f.Fix)
+}
