@@ -1,0 +1,47 @@
+package install
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/hcplink/hcplink/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	testenv.Main(m, &env)
+}
+
+// kube is a client with install's scheme on the test API server, as an
+// administrator.
+func kube(t *testing.T) client.Client {
+	t.Helper()
+	c, err := NewClient(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// eventually polls cond until it holds, failing the test after a bound
+// that a loaded 2-core machine meets.
+func eventually(t *testing.T, what string, cond func() (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
+		ok, err := cond()
+		last = err
+		return ok && err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: did not happen in time (last error: %v)", what, last)
+	}
+}
