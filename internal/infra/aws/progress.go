@@ -59,11 +59,25 @@ func (p *LineProgress) Waiting(what string) {
 		return
 	}
 	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
-	go p.spin(what, p.stop, p.stopped)
+	go p.spin(truncate(what, spinnerWidth), p.stop, p.stopped)
 }
 
-// spinnerFrame is how often the spinner turns.
-const spinnerFrame = 120 * time.Millisecond
+const (
+	// spinnerFrame is how often the spinner turns.
+	spinnerFrame = 120 * time.Millisecond
+	// spinnerWidth keeps the spinner's line on one terminal row: a
+	// wrapped line could not be rewritten in place.
+	spinnerWidth = 100
+)
+
+// truncate shortens s to at most n runes, ending in "…" when cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
 
 func (p *LineProgress) spin(what string, stop, stopped chan struct{}) {
 	defer close(stopped)
@@ -91,7 +105,7 @@ func (p *LineProgress) clearLocked() {
 	p.mu.Unlock()
 	<-p.stopped
 	p.mu.Lock()
-	fmt.Fprintf(p.W, "\r%*s\r", len(p.waiting)+20, "")
+	fmt.Fprintf(p.W, "\r%*s\r", spinnerWidth+20, "")
 	p.stop, p.stopped = nil, nil
 }
 

@@ -60,3 +60,21 @@ func TestLineProgressOnTerminalSpinsAndClearsItsLine(t *testing.T) {
 		t.Fatalf("spinner output %q: want the wait named, then its line cleared before the next line", got)
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"NAT gateway nat-1, nat-2", 12, "NAT gateway…"},
+		{"ééééé", 3, "éé…"},
+	}
+	for _, tt := range tests {
+		if got := truncate(tt.in, tt.n); got != tt.want {
+			t.Errorf("truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
