@@ -18,8 +18,11 @@ func (r *run) deletePrivateZones(ctx context.Context) ([]string, error) {
 	var left []string
 	for _, name := range []string{r.opts.clusterZoneName(), r.opts.localZoneName()} {
 		id, err := r.ownedPrivateZone(ctx, name)
-		if err != nil || id == "" {
+		if err != nil {
 			return left, err
+		}
+		if id == "" {
+			continue
 		}
 		left = append(left, "private zone "+id)
 		if err := r.emptyZone(ctx, id, name); err != nil {

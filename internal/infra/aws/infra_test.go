@@ -321,3 +321,19 @@ func TestNATProvisioningFailureThenRerunLeaksNothing(t *testing.T) {
 		t.Fatalf("destroy left %v (VPC %s)", left, out.VPCID)
 	}
 }
+
+// TestDestroyAfterPartOfItIsGone: what was deleted by hand (the first
+// private zone, a subnet) does not stop destroy from finding the rest.
+func TestDestroyAfterPartOfItIsGone(t *testing.T) {
+	f := startInfra(t)
+	opts := Options{InfraID: "infra-g", Name: "gone", BaseDomain: baseDomain, PublicOnly: true}
+	out := f.mustCreate(t, opts)
+	ctx := context.Background()
+	if _, err := f.deps.Clients.Route53.DeleteHostedZone(ctx, &route53.DeleteHostedZoneInput{Id: awssdk.String(out.PrivateZoneID)}); err != nil {
+		t.Fatalf("deleting %s by hand: %v", out.PrivateZoneID, err)
+	}
+	f.mustDestroy(t, opts)
+	if left := f.leftovers(opts.InfraID); len(left) > 0 {
+		t.Fatalf("destroy left %v", left)
+	}
+}
