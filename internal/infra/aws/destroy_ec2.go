@@ -75,47 +75,71 @@ func (r *run) deleteSecurityGroups(ctx context.Context) ([]string, error) {
 	return left, nil
 }
 
-// deleteNATGateways deletes the gateways (a failed one too, so that it
-// goes at once rather than in an hour) and waits until they are deleted:
-// until then they hold their subnet and Elastic IP.
-func (r *run) deleteNATGateways(ctx context.Context) ([]string, error) {
-	list := func(ctx context.Context) ([]ec2types.NatGateway, error) {
-		out, err := r.c.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: r.owned()})
-		if err != nil {
-			return nil, awscloud.Wrap("listing NAT gateways", err)
-		}
-		var live []ec2types.NatGateway
-		for _, g := range out.NatGateways {
-			if g.State != ec2types.NatGatewayStateDeleted {
-				live = append(live, g)
-			}
-		}
-		return live, nil
+// startDeletingNATGateways asks for every gateway's deletion (a failed
+// one too, so that it goes at once rather than in an hour) without
+// waiting: gateways take a minute to go, and the endpoints' deletion can
+// run meanwhile. deleteNATGateways, later in the pass, waits and reports.
+func (r *run) startDeletingNATGateways(ctx context.Context) ([]string, error) {
+	found, err := r.liveNATGateways(ctx)
+	if err != nil {
+		return nil, err
 	}
-	found, err := list(ctx)
+	return nil, r.requestNATDeletions(ctx, found)
+}
+
+// requestNATDeletions asks for the deletion of each gateway not deleting.
+func (r *run) requestNATDeletions(ctx context.Context, gateways []ec2types.NatGateway) error {
+	for _, g := range gateways {
+		id := awssdk.ToString(g.NatGatewayId)
+		if g.State == ec2types.NatGatewayStateDeleting {
+			continue
+		}
+		if _, err := r.c.EC2.DeleteNatGateway(ctx, &ec2.DeleteNatGatewayInput{NatGatewayId: awssdk.String(id)}); !gone(err) {
+			return awscloud.Wrap("deleting NAT gateway "+id, err)
+		}
+		r.say.Done("deleted", "NAT gateway", id, nameOf(g.Tags))
+	}
+	return nil
+}
+
+// deleteNATGateways waits until the gateways are deleted (until then they
+// hold their subnet and Elastic IP), asking again for any deletion the
+// first step could not start.
+func (r *run) deleteNATGateways(ctx context.Context) ([]string, error) {
+	found, err := r.liveNATGateways(ctx)
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
 	var left []string
 	for _, g := range found {
-		id := awssdk.ToString(g.NatGatewayId)
-		left = append(left, "NAT gateway "+id)
-		if g.State == ec2types.NatGatewayStateDeleting {
-			continue
-		}
-		if _, err := r.c.EC2.DeleteNatGateway(ctx, &ec2.DeleteNatGatewayInput{NatGatewayId: awssdk.String(id)}); !gone(err) {
-			return left, awscloud.Wrap("deleting NAT gateway "+id, err)
-		}
-		r.say.Done("deleted", "NAT gateway", id, nameOf(g.Tags))
+		left = append(left, "NAT gateway "+awssdk.ToString(g.NatGatewayId))
+	}
+	if err := r.requestNATDeletions(ctx, found); err != nil {
+		return left, err
 	}
 	return left, r.waitGone(ctx, "NAT gateways", func(ctx context.Context) ([]string, error) {
-		now, err := list(ctx)
+		now, err := r.liveNATGateways(ctx)
 		var still []string
 		for _, g := range now {
 			still = append(still, awssdk.ToString(g.NatGatewayId))
 		}
 		return still, err
 	})
+}
+
+// liveNATGateways are the tagged gateways not yet deleted.
+func (r *run) liveNATGateways(ctx context.Context) ([]ec2types.NatGateway, error) {
+	out, err := r.c.EC2.DescribeNatGateways(ctx, &ec2.DescribeNatGatewaysInput{Filter: r.owned()})
+	if err != nil {
+		return nil, awscloud.Wrap("listing NAT gateways", err)
+	}
+	var live []ec2types.NatGateway
+	for _, g := range out.NatGateways {
+		if g.State != ec2types.NatGatewayStateDeleted {
+			live = append(live, g)
+		}
+	}
+	return live, nil
 }
 
 // deleteRouteTables removes each tagged table's subnet associations and
