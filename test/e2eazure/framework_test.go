@@ -31,8 +31,8 @@ import (
 var env *devenv.Env
 
 // driftInterval is both operators' drift check here: short, so that a
-// drift scenario sees a repair within seconds.
-const driftInterval = 15 * time.Second
+// drift scenario sees a repair within seconds, yet well above oneReconcile.
+const driftInterval = 20 * time.Second
 
 // Deadlines: generous for a loaded 2-core machine, yet a failing scenario
 // ends in well under a minute.

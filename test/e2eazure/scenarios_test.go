@@ -19,9 +19,11 @@ import (
 // +15% jitter, plus a few seconds for the pass itself.
 const oneDriftCheck = driftInterval*115/100 + 5*time.Second
 
-// oneReconcile bounds a change that the watch triggers: well below the
-// drift interval, so that the drift check cannot be what made it.
-const oneReconcile = 10 * time.Second
+// oneReconcile bounds a change that the watches carry (HostedCluster →
+// HostedControlPlane → AzurePrivateLinkService → the service): below the
+// shortest drift interval (17 s with jitter), so that no drift check is
+// needed to make it.
+const oneReconcile = 15 * time.Second
 
 // The whole path of a Private cluster: the HostedCluster becomes Available
 // with every hop in cloudsim's Azure agreeing with the next, and deleting
@@ -135,7 +137,10 @@ func TestDeletedServiceIsRecreatedAndEndpointReplaced(t *testing.T) {
 	if err := deletePLSBehindOurBack(t, before); err != nil {
 		t.Fatalf("deleting the Private Link Service: %v", err)
 	}
-	eventually(t, longWait, "a new Private Link Service and a new endpoint to it", func(ctx context.Context) error {
+	// The operator finds the service gone at its next drift check; the
+	// control-plane operator then replaces the endpoint (delete, wait,
+	// create, approve, records), each step one of its polls.
+	eventually(t, oneDriftCheck+longWait, "a new Private Link Service and a new endpoint to it", func(ctx context.Context) error {
 		hc, err := c.get(ctx)
 		if err != nil {
 			return err
