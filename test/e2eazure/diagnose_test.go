@@ -1,0 +1,173 @@
+package e2eazure
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/diagnose"
+)
+
+// TestDiagnose is not parallel: it stops the management operator, so it
+// runs alone, before the parallel scenarios. A healthy Private cluster is
+// all ✓; the Private Link Service hidden from the guest subscription, then
+// the api record deleted (both behind hcplink's back, with the operators
+// stopped) each mark exactly their hop ✗ with its sentence, with no
+// mutating call in any subscription; once the operators run again,
+// diagnose sees the repair.
+func TestDiagnose(t *testing.T) {
+	ctx := context.Background()
+	began := time.Now()
+	c := createCluster(t, "diagnose", hcplinkv1beta1.AzureTopologyPrivate)
+	c.waitAvailable(t)
+	p := c.waitPath(t, c.fixture.SubnetID)
+	t.Logf("available after %v", time.Since(began).Round(time.Second))
+	start := dgStopOperators(t, c)
+	dgExpectAllPass(t, dgRun(t, c))
+
+	plsName := *p.pls.Name
+	dgSetVisibility(t, p.pls, []string{"33333333-3333-3333-3333-333333333333"})
+	dgExpectOnlyBroken(t, dgRun(t, c), diagnose.HopPrivateLinkService, "Add the cluster's subscription to the visibility of private link service "+plsName)
+	dgSetVisibility(t, p.pls, derefAll(p.pls.Properties.Visibility.Subscriptions))
+	dgExpectAllPass(t, dgRun(t, c))
+
+	zone := p.cr.Status.DNSZoneName
+	if err := deleteARecord(ctx, zone, "api"); err != nil {
+		t.Fatalf("deleting the api record: %v", err)
+	}
+	dgExpectOnlyBroken(t, dgRun(t, c), diagnose.HopARecords, "Set A record api of zone "+zone+" to "+p.cr.Status.PrivateEndpointIP)
+
+	start()
+	eventually(t, longWait, "diagnose to find the record restored", func(ctx context.Context) error {
+		r, err := diagnose.Diagnose(ctx, dgOptions(c))
+		if err != nil {
+			return err
+		}
+		if r.ExitCode() != diagnose.ExitHealthy {
+			return fmt.Errorf("not healthy yet:\n%s", diagnose.Text(r))
+		}
+		return nil
+	})
+	t.Logf("repaired after %v", time.Since(began).Round(time.Second))
+	// The deletion goes on beside the parallel scenarios; TestMain's last
+	// check proves it left nothing in either subscription.
+	hc, err := c.get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(ctx, hc); err != nil {
+		t.Fatalf("deleting HostedCluster %s: %v", c.name, err)
+	}
+}
+
+// dgSetVisibility writes the Private Link Service back with another
+// visibility, as someone with the portal would.
+func dgSetVisibility(t *testing.T, pls *armnetwork.PrivateLinkService, subscriptions []string) {
+	t.Helper()
+	ctx := context.Background()
+	rid, err := parse(*pls.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := *pls
+	props := *pls.Properties
+	props.Visibility = &armnetwork.PrivateLinkServicePropertiesVisibility{}
+	for _, s := range subscriptions {
+		props.Visibility.Subscriptions = append(props.Visibility.Subscriptions, &s)
+	}
+	body.Properties = &props
+	poller, err := network(rid.SubscriptionID).NewPrivateLinkServicesClient().BeginCreateOrUpdate(ctx, rid.ResourceGroupName, rid.Name, body, nil)
+	if err == nil {
+		_, err = poller.PollUntilDone(ctx, nil)
+	}
+	if err != nil {
+		t.Fatalf("setting the visibility of %s to %v: %v", rid.Name, subscriptions, err)
+	}
+}
+
+// dgStopOperators stops the management operator and the cluster's
+// control-plane operator, so that nothing repairs what the test breaks,
+// and returns what starts them again (at most once; cleanup calls it too).
+func dgStopOperators(t *testing.T, c *cluster) (start func()) {
+	t.Helper()
+	if err := env.StopOperator(); err != nil {
+		t.Fatalf("stopping the operator: %v", err)
+	}
+	env.StopControlPlaneOperator(c.hcpNamespace)
+	eventually(t, shortWait, "the control-plane operator to stop", func(context.Context) error {
+		if slices.Contains(env.RunningControlPlaneOperators(), c.hcpNamespace) {
+			return fmt.Errorf("%s still runs", c.hcpNamespace)
+		}
+		return nil
+	})
+	started := false
+	start = func() {
+		if started {
+			return
+		}
+		started = true
+		env.StartOperator()
+		if err := env.StartControlPlaneOperator(context.Background(), c.hcpNamespace); err != nil {
+			t.Errorf("starting the control-plane operator: %v", err)
+		}
+	}
+	t.Cleanup(start)
+	return start
+}
+
+func dgOptions(c *cluster) diagnose.Options {
+	return diagnose.Options{Kube: env.Client, Namespace: c.namespace, Name: c.name,
+		Azure: diagnose.AzureClients{Credential: env.AzureAdmin, Options: env.AzureClientOptions}}
+}
+
+// dgRun diagnoses the cluster and fails the test if any subscription saw
+// a mutating call meanwhile (the test runs alone, its operators stopped).
+func dgRun(t *testing.T, c *cluster) diagnose.Report {
+	t.Helper()
+	before := dgMutatingCalls()
+	r, err := diagnose.Diagnose(context.Background(), dgOptions(c))
+	if err != nil {
+		t.Fatalf("diagnose: %v", err)
+	}
+	if after := dgMutatingCalls(); after != before {
+		t.Fatalf("diagnose made %d mutating calls", after-before)
+	}
+	return r
+}
+
+func dgMutatingCalls() (n int64) {
+	for _, calls := range env.Cloud.Counters.Snapshot() {
+		for _, c := range calls {
+			n += c.Mutating
+		}
+	}
+	return n
+}
+
+func dgExpectAllPass(t *testing.T, r diagnose.Report) {
+	t.Helper()
+	if r.ExitCode() != diagnose.ExitHealthy || len(r.Hops) != 10 {
+		t.Fatalf("want 10 hops, all ✓, got exit %d:\n%s", r.ExitCode(), diagnose.Text(r))
+	}
+}
+
+func dgExpectOnlyBroken(t *testing.T, r diagnose.Report, hop, fix string) {
+	t.Helper()
+	var notPass []string
+	for _, h := range r.Hops {
+		if h.Verdict != diagnose.Pass {
+			notPass = append(notPass, h.Name)
+		}
+	}
+	f := r.FirstFailure()
+	if len(notPass) != 1 || f == nil || f.Name != hop || !strings.Contains(f.Fix, fix) {
+		t.Fatalf("want only %s ✗ with %q, got not ✓ %v:\n%s", hop, fix, notPass, diagnose.Text(r))
+	}
+	t.Logf("%s ✗ seen %q: %s", f.Name, f.Seen, f.Fix)
+}
