@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,7 +57,15 @@ type ApplyOptions struct {
 	// Progress receives one line per object as it is applied; nil
 	// discards them.
 	Progress io.Writer
+	// Kinds, when set, limits the apply to objects of these kinds (see
+	// IdentityKinds).
+	Kinds []string
 }
+
+// IdentityKinds are the operator's namespace, ServiceAccount and RBAC:
+// what a process running the operator outside the cluster (the local
+// environment, tests) needs to act as the installed operator.
+var IdentityKinds = []string{"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding"}
 
 // Apply server-side applies every object with the FieldManager field
 // manager, taking over fields another manager set (install owns these
@@ -81,6 +90,9 @@ func Apply(ctx context.Context, c client.Client, opts Options, ao ApplyOptions) 
 	}
 	results := make([]Result, 0, len(ms))
 	for _, m := range ms {
+		if len(ao.Kinds) > 0 && !slices.Contains(ao.Kinds, m.object.GetKind()) {
+			continue
+		}
 		r, err := applyOne(ctx, c, m.object, ao.DryRun, namespaceMissing)
 		if err != nil {
 			return results, err

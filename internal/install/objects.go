@@ -24,10 +24,6 @@ const (
 	FieldManager = "hcplink-install"
 )
 
-// ServiceAccountName is the operator's identity; a rest.Config
-// impersonating it runs with exactly the rendered RBAC.
-func ServiceAccountName() string { return operatorName }
-
 func labels() map[string]string {
 	return map[string]string{nameLabel: operatorName, partOfLabel: "hcplink", ManagedByLabel: ManagedByValue}
 }

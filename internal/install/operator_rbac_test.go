@@ -8,7 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/client-go/rest"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,14 +24,20 @@ import (
 // namespace, ServiceAccount, Role (which the API server lets the operator
 // write only if it holds every permission in it), RoleBinding, credentials
 // Secret and Deployment exist. Leader election runs too, in install's
-// namespace.
+// namespace. The identity is applied and impersonated as the local
+// environment does it (internal/devenv/rbac.go).
 func TestOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 	c := kube(t)
 	ns := "hcplink-rbac"
 	opts := Options{Namespace: ns, PrivatePlatform: operator.PlatformAWS,
 		AWS: AWSCredentials{Region: cloudsimtest.Region, RoleARN: "arn:aws:iam::111111111111:role/hcplink-operator"}}
-	if _, err := Apply(t.Context(), c, opts, ApplyOptions{}); err != nil {
+	// Only the identity, as the local environment applies it: the operator
+	// runs in this process, not from the Deployment.
+	if _, err := Apply(t.Context(), c, opts, ApplyOptions{Kinds: IdentityKinds}); err != nil {
 		t.Fatal(err)
+	}
+	if exists(t, c, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: operatorName}}) {
+		t.Error("applying the identity kinds created the Deployment too")
 	}
 	waitForCRDs(t, c)
 
@@ -41,7 +47,7 @@ func TestOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- operator.Run(ctx, operator.Options{
-			RestConfig:                impersonating(env.Config, ns, ServiceAccountName()),
+			RestConfig:                ImpersonatingOperator(env.Config, ns),
 			PrivatePlatform:           operator.PlatformAWS,
 			AWSPrivateRegion:          cloudsimtest.Region,
 			AWS:                       &awsCfg,
@@ -89,15 +95,4 @@ func TestOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 		t.Fatalf("the operator stopped early: %v", err)
 	default:
 	}
-}
-
-// impersonating is cfg acting as a ServiceAccount, with the groups a pod's
-// token would carry, so that only its RBAC applies.
-func impersonating(cfg *rest.Config, namespace, serviceAccount string) *rest.Config {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + namespace + ":" + serviceAccount,
-		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
-	}
-	return cfg
 }
