@@ -18,12 +18,12 @@ import (
 )
 
 // promtool runs Prometheus's own rule checker; CI installs it (the Debian
-// package prometheus), as should anyone running the tests.
+// package prometheus), like the stock aws and az CLIs.
 func promtool(t *testing.T, args ...string) string {
 	t.Helper()
 	path, err := exec.LookPath("promtool")
 	if err != nil {
-		t.Fatal("promtool is not installed: apt-get install prometheus (it checks and tests the alerting rules)")
+		t.Skip("promtool is not on PATH (CI installs it: apt-get install prometheus); skipping the rule checks")
 	}
 	out, err := exec.Command(path, args...).CombinedOutput()
 	if err != nil {
