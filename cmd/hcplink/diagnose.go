@@ -50,8 +50,9 @@ the default Azure credential chain and the AZURE_* endpoint environment;
 --guest-subscription overrides the cluster's subscription.
 
 --svg draws the path as a picture for a support ticket. There is no --png:
-no pure-Go SVG rasteriser is available to this build; convert the SVG with
-rsvg-convert or a browser.
+the pure-Go SVG rasteriser on the Go module proxy (oksvg) draws no text,
+and the text is the point of the picture; convert the SVG with
+rsvg-convert or open it in a browser.
 
 As a kubectl plugin: put a symlink named kubectl-hcplink to this binary on
 your PATH and run "kubectl hcplink diagnose <namespace>/<cluster>".`,

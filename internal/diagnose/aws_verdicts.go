@@ -102,13 +102,8 @@ type EndpointSeen struct {
 // zone served by the NLB.
 func EndpointHop(s EndpointSeen) Hop {
 	const name = HopEndpoint
-	if s.ID == "" {
-		return fail(name, SideCustomer, "no endpoint recorded in the AWSEndpointService status",
-			"Read the AWSEndpointService's AWSEndpointAvailable condition: the control-plane operator says there why it has none.")
-	}
-	if !s.Found {
-		return fail(name, SideCustomer, s.ID+" does not exist",
-			"Let the control-plane operator run: it creates the endpoint again at its next drift check.")
+	if h, absent := customerAbsent(name, "endpoint", s.ID, s.Found); absent {
+		return h
 	}
 	subnets := make([]string, 0, len(s.SubnetZones))
 	for id, zone := range s.SubnetZones {
@@ -140,6 +135,20 @@ func EndpointHop(s EndpointSeen) Hop {
 		}
 	}
 	return pass(name, SideCustomer, seen)
+}
+
+// customerAbsent is the verdict on a customer resource the status does not
+// name yet (id "") or that is gone; absent is false when it exists.
+func customerAbsent(hop, what, id string, found bool) (h Hop, absent bool) {
+	switch {
+	case id == "":
+		return fail(hop, SideCustomer, "no "+what+" recorded in the AWSEndpointService status",
+			"Read the AWSEndpointService's AWSEndpointAvailable condition: the control-plane operator says there why it has none."), true
+	case !found:
+		return fail(hop, SideCustomer, id+" does not exist",
+			"Let the control-plane operator run: it creates the "+what+" again at its next drift check."), true
+	}
+	return Hop{}, false
 }
 
 func repeatedZone(subnetZones map[string]string) string {
@@ -175,12 +184,8 @@ type SecurityGroupSeen struct {
 // it admits the port from every machine CIDR.
 func SecurityGroupHop(s SecurityGroupSeen) Hop {
 	const name = HopSecurityGroup
-	if s.ID == "" {
-		return fail(name, SideCustomer, "no security group recorded in the AWSEndpointService status",
-			"Read the AWSEndpointService's AWSEndpointAvailable condition: the control-plane operator says there why it has none.")
-	}
-	if !s.Found {
-		return fail(name, SideCustomer, s.ID+" does not exist", "Let the control-plane operator run: it creates the group again at its next drift check.")
+	if h, absent := customerAbsent(name, "security group", s.ID, s.Found); absent {
+		return h
 	}
 	seen := fmt.Sprintf("%s admits tcp %d from %s", s.ID, s.Port, list(s.Admitted))
 	if !s.Attached {

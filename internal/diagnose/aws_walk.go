@@ -69,16 +69,25 @@ func (w *awsWalk) missingCR(hop string, side Side) (Hop, bool) {
 	return fail(hop, side, "no AWSEndpointService "+key, "Check that the control-plane operator runs: it creates AWSEndpointService "+key+" once the router has its load balancer."), true
 }
 
+// blocked is the hop to show instead of reading acct: without the
+// AWSEndpointService, or without the account's credentials.
+func (w *awsWalk) blocked(hop string, side Side, acct AWSAccount) (Hop, bool) {
+	if h, missing := w.missingCR(hop, side); missing {
+		return h, true
+	}
+	if !acct.usable() {
+		return unknown(hop, side, acct.Missing), true
+	}
+	return Hop{}, false
+}
+
 func awsUnknown(hop string, side Side, err error) Hop {
 	return unknown(hop, side, "reading it failed: "+awscloud.ErrorMessage(err))
 }
 
 func (w *awsWalk) loadBalancer(ctx context.Context) Hop {
-	if h, missing := w.missingCR(HopLoadBalancer, SideManagement); missing {
+	if h, stop := w.blocked(HopLoadBalancer, SideManagement, w.mgmt); stop {
 		return h
-	}
-	if !w.mgmt.usable() {
-		return unknown(HopLoadBalancer, SideManagement, w.mgmt.Missing)
 	}
 	p := awscloud.NewEndpointServiceProvider(w.mgmt.EC2, w.mgmt.ELB)
 	name := w.cr.Spec.NetworkLoadBalancerName
@@ -105,11 +114,8 @@ func (w *awsWalk) loadBalancer(ctx context.Context) Hop {
 }
 
 func (w *awsWalk) endpointService(ctx context.Context) Hop {
-	if h, missing := w.missingCR(HopEndpointService, SideManagement); missing {
+	if h, stop := w.blocked(HopEndpointService, SideManagement, w.mgmt); stop {
 		return h
-	}
-	if !w.mgmt.usable() {
-		return unknown(HopEndpointService, SideManagement, w.mgmt.Missing)
 	}
 	seen := EndpointServiceSeen{Name: w.cr.Status.EndpointServiceName}
 	if rolesRef := w.k.hc.Spec.Platform.AWS.RolesRef; rolesRef != nil {
@@ -138,11 +144,8 @@ func (w *awsWalk) endpointService(ctx context.Context) Hop {
 }
 
 func (w *awsWalk) endpointHop(ctx context.Context) Hop {
-	if h, missing := w.missingCR(HopEndpoint, SideCustomer); missing {
+	if h, stop := w.blocked(HopEndpoint, SideCustomer, w.cust); stop {
 		return h
-	}
-	if !w.cust.usable() {
-		return unknown(HopEndpoint, SideCustomer, w.cust.Missing)
 	}
 	seen := EndpointSeen{ID: w.cr.Status.EndpointID, ServedZoneIDs: w.nlbZoneIDs}
 	if seen.ID == "" {
@@ -178,11 +181,8 @@ func (w *awsWalk) endpointHop(ctx context.Context) Hop {
 }
 
 func (w *awsWalk) securityGroup(ctx context.Context) Hop {
-	if h, missing := w.missingCR(HopSecurityGroup, SideCustomer); missing {
+	if h, stop := w.blocked(HopSecurityGroup, SideCustomer, w.cust); stop {
 		return h
-	}
-	if !w.cust.usable() {
-		return unknown(HopSecurityGroup, SideCustomer, w.cust.Missing)
 	}
 	seen := SecurityGroupSeen{ID: w.cr.Status.SecurityGroupID, Port: routerPort(w.cr.Name)}
 	for _, m := range w.k.hc.Spec.Networking.MachineNetwork {
@@ -239,11 +239,8 @@ func (w *awsWalk) vpc() string {
 }
 
 func (w *awsWalk) privateZone(ctx context.Context) Hop {
-	if h, missing := w.missingCR(HopPrivateZone, SideCustomer); missing {
+	if h, stop := w.blocked(HopPrivateZone, SideCustomer, w.cust); stop {
 		return h
-	}
-	if !w.cust.usable() {
-		return unknown(HopPrivateZone, SideCustomer, w.cust.Missing)
 	}
 	seen := PrivateZoneSeen{Name: w.zoneName(), VPC: w.vpc()}
 	id, err := w.zoneID(ctx)
@@ -295,11 +292,8 @@ func negativeTTL(ctx context.Context, api awscloud.Route53API, zoneID, zoneName 
 }
 
 func (w *awsWalk) records(ctx context.Context) Hop {
-	if h, missing := w.missingCR(HopRecords, SideCustomer); missing {
+	if h, stop := w.blocked(HopRecords, SideCustomer, w.cust); stop {
 		return h
-	}
-	if !w.cust.usable() {
-		return unknown(HopRecords, SideCustomer, w.cust.Missing)
 	}
 	if w.endpoint == nil || w.endpoint.dnsName == "" {
 		return unknown(HopRecords, SideCustomer, "the VPC endpoint has no DNS name to compare the records with")

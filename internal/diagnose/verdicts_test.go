@@ -79,7 +79,7 @@ func TestAWSVerdicts(t *testing.T) {
 		{"zone not served", EndpointHop(epUnserved), Fail, "Subnet subnet-c is in zone use1-az3"},
 		{"served zones unknown", EndpointHop(epUnknownZones), Pass, ""},
 		{"group admits machines", SecurityGroupHop(sg), Pass, ""},
-		{"group deleted", SecurityGroupHop(sgGone), Fail, "creates the group again"},
+		{"group deleted", SecurityGroupHop(sgGone), Fail, "creates the security group again"},
 		{"group detached", SecurityGroupHop(sgDetached), Fail, "Add security group sg-1 back"},
 		{"rule revoked", SecurityGroupHop(sgRevoked), Fail, "Allow tcp 443 from 10.0.0.0/16 in security group sg-1"},
 		{"zone associated", PrivateZoneHop(zone), Pass, ""},
