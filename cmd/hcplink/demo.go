@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -48,6 +51,9 @@ az CLI and the Azure SDKs at it.`,
 				return err
 			}
 			opts.Platforms = platforms
+			if opts.Executable, err = os.Executable(); err != nil {
+				return fmt.Errorf("finding this binary to run each cloud's tour: %w", err)
+			}
 			return demo.Run(cmd.Context(), opts)
 		},
 	}

@@ -6,6 +6,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,9 @@ type Options struct {
 	Keep bool
 	// StepTimeout bounds each step (default 90s).
 	StepTimeout time.Duration
+	// Executable is the hcplink binary that walks each cloud in its own
+	// process when there are several.
+	Executable string
 }
 
 // ParsePlatforms reads `--platform`: aws, azure, or both (also the empty
@@ -56,7 +60,8 @@ type cloudTour interface {
 	run(ctx context.Context, keep bool) error
 }
 
-// Run performs the tour on each platform in turn, each on its own devenv.
+// Run performs the tour: one cloud in this process, several each in its
+// own process (see runEach).
 func Run(ctx context.Context, opts Options) (err error) {
 	out := opts.Out
 	if out == nil {
@@ -68,37 +73,34 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if len(opts.Platforms) == 0 {
 		opts.Platforms, _ = ParsePlatforms("")
 	}
+	if len(opts.Platforms) > 1 {
+		if opts.Executable == "" {
+			return errors.New("walking several clouds needs the hcplink binary to run each in its own process")
+		}
+		return runEach(ctx, opts, out)
+	}
+	platform := opts.Platforms[0]
 	start := time.Now()
-	var running []*devenv.Env
-	defer func() {
-		for _, env := range running {
+	env, err := walk(ctx, platform, out, opts)
+	if env != nil {
+		defer func() {
 			if stopErr := env.Stop(); stopErr != nil && err == nil {
 				err = stopErr
 			}
-		}
-	}()
-	for _, platform := range opts.Platforms {
-		env, err := walk(ctx, platform, out, opts)
-		if env != nil && opts.Keep {
-			running = append(running, env)
-		} else if env != nil {
-			if stopErr := env.Stop(); stopErr != nil && err == nil {
-				err = stopErr
-			}
-		}
-		if err != nil {
-			return err
-		}
+		}()
+	}
+	if err != nil {
+		return err
 	}
 	if opts.Keep {
-		fmt.Fprintln(out, "\nEverything keeps running until you press Ctrl-C.")
+		fmt.Fprintln(out, "\n"+keepMarker)
 		sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		<-sigCtx.Done()
-		fmt.Fprintln(out, "\nstopping")
+		fmt.Fprintf(out, "\nstopping the %s environment\n", platform)
 		return nil
 	}
-	fmt.Fprintf(out, "\nhcplink demo: %s done in %.1fs (local environments' start-up included)\n", strings.Join(opts.Platforms, " and "), time.Since(start).Seconds())
+	fmt.Fprintf(out, "\nhcplink demo: %s done in %.1fs (its local environment's start-up included)\n", platform, time.Since(start).Seconds())
 	return nil
 }
 
