@@ -140,6 +140,9 @@ func TestInstallLifecycle(t *testing.T) {
 	if !strings.Contains(progress.String(), "customresourcedefinition nodepools.hcplink.io kept (NodePool objects remain: "+hcNS+"/left-behind)") {
 		t.Errorf("uninstall did not say why it kept the NodePool CRD:\n%s", progress.String())
 	}
+	if err := Uninstall(t.Context(), c, UninstallOptions{Namespace: ns}); err != nil {
+		t.Errorf("uninstall run again: %v, want nil (re-running is safe)", err)
+	}
 	// Put the CRDs back for the other tests, once the deleted ones are gone.
 	restoreCRDs(t, c)
 }
