@@ -42,7 +42,7 @@ func (r *run) deleteEndpoints(ctx context.Context) ([]string, error) {
 	}
 	for _, ep := range found {
 		if !awscloud.EndpointGone(ep.State) {
-			r.say.Done("deleted", "VPC endpoint", awssdk.ToString(ep.VpcEndpointId), nameOf(ep.Tags))
+			r.say.Done("deleting", "VPC endpoint", awssdk.ToString(ep.VpcEndpointId), nameOf(ep.Tags))
 		}
 	}
 	return left, r.waitGone(ctx, "VPC endpoints", func(ctx context.Context) ([]string, error) {
@@ -97,7 +97,7 @@ func (r *run) requestNATDeletions(ctx context.Context, gateways []ec2types.NatGa
 		if _, err := r.c.EC2.DeleteNatGateway(ctx, &ec2.DeleteNatGatewayInput{NatGatewayId: awssdk.String(id)}); !gone(err) {
 			return awscloud.Wrap("deleting NAT gateway "+id, err)
 		}
-		r.say.Done("deleted", "NAT gateway", id, nameOf(g.Tags))
+		r.say.Done("deleting", "NAT gateway", id, nameOf(g.Tags))
 	}
 	return nil
 }

@@ -140,7 +140,7 @@ func TestCreateTwiceThenDestroyLeavesNothing(t *testing.T) {
 	if left := f.leftovers(opts.InfraID); len(left) > 0 {
 		t.Fatalf("destroy left %v\n%s", left, f.log)
 	}
-	for _, want := range []string{"created  VPC", "created  NAT gateway", "found    VPC", "deleted  NAT gateway", "released Elastic IP", "deleted  private zone"} {
+	for _, want := range []string{"created  VPC", "created  NAT gateway", "found    VPC", "deleting NAT gateway", "released Elastic IP", "deleted  private zone"} {
 		if !strings.Contains(f.log.String(), want) {
 			t.Errorf("progress has no %q line:\n%s", want, f.log)
 		}
