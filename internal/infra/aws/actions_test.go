@@ -9,9 +9,12 @@ import (
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
+	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
@@ -34,6 +37,7 @@ func TestActionsTableIsExact(t *testing.T) {
 	afterCreate := f.cs.Calls(account)
 	f.leaveOperatorSecurityGroup(t, opts.InfraID, out.VPCID)
 	f.leaveOperatorRecord(t, out.LocalZoneID, "api."+opts.Name+".hypershift.local")
+	f.leaveGuestLoadBalancer(t, opts.InfraID, out.Zones[0].SubnetID)
 	beforeDestroy := f.cs.Calls(account)
 	f.mustDestroy(t, opts)
 
@@ -119,5 +123,17 @@ func (f *infraFixture) leaveOperatorRecord(t *testing.T, zoneID, name string) {
 		[]r53types.Change{{Action: r53types.ChangeActionCreate, ResourceRecordSet: rs}})
 	if err != nil {
 		t.Fatalf("writing the operator's record: %v", err)
+	}
+}
+
+// leaveGuestLoadBalancer makes an internal NLB in subnetID tagged for the
+// cluster, as a guest cluster's Service of type LoadBalancer does.
+func (f *infraFixture) leaveGuestLoadBalancer(t *testing.T, infraID, subnetID string) {
+	t.Helper()
+	_, err := elbv2.NewFromConfig(f.cs.Config(t, account)).CreateLoadBalancer(context.Background(), &elbv2.CreateLoadBalancerInput{
+		Name: awssdk.String(infraID + "-guest"), Type: elbv2types.LoadBalancerTypeEnumNetwork, Scheme: elbv2types.LoadBalancerSchemeEnumInternal,
+		Subnets: []string{subnetID}, Tags: []elbv2types.Tag{{Key: awssdk.String(hcplinkv1beta1.ClusterTagKey(infraID)), Value: awssdk.String("owned")}}})
+	if err != nil {
+		t.Fatalf("creating the guest cluster's load balancer: %v", err)
 	}
 }

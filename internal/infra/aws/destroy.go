@@ -60,7 +60,7 @@ type destroyStep func(ctx context.Context) (left []string, err error)
 // stop the pass: later steps may still make progress, and the next pass
 // retries.
 func (r *run) destroyPass(ctx context.Context) (left []string, err error) {
-	steps := []destroyStep{r.startDeletingNATGateways, r.deleteEndpoints, r.deleteSecurityGroups, r.deletePrivateZones, r.deleteNATGateways,
+	steps := []destroyStep{r.startDeletingNATGateways, r.deleteLoadBalancers, r.deleteEndpoints, r.deleteSecurityGroups, r.deletePrivateZones, r.deleteNATGateways,
 		r.deleteRouteTables, r.deleteSubnets, r.deleteInternetGateways, r.deleteVPCs, r.releaseElasticIPs, r.deleteDHCPOptions}
 	var errs []error
 	for _, step := range steps {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
@@ -62,10 +63,20 @@ type Route53API interface {
 	ListTagsForResources(context.Context, *route53.ListTagsForResourcesInput, ...func(*route53.Options)) (*route53.ListTagsForResourcesOutput, error)
 }
 
+// ELBV2API is the operators' load-balancer surface plus what destroy
+// needs to remove the load balancers a guest cluster's Services left.
+type ELBV2API interface {
+	awscloud.ELBV2API
+
+	DescribeTags(context.Context, *elbv2.DescribeTagsInput, ...func(*elbv2.Options)) (*elbv2.DescribeTagsOutput, error)
+	DeleteLoadBalancer(context.Context, *elbv2.DeleteLoadBalancerInput, ...func(*elbv2.Options)) (*elbv2.DeleteLoadBalancerOutput, error)
+}
+
 // The SDK clients are the implementations.
 var (
 	_ EC2API     = (*ec2.Client)(nil)
 	_ Route53API = (*route53.Client)(nil)
+	_ ELBV2API   = (*elbv2.Client)(nil)
 )
 
 // Clients are the AWS clients create and destroy use, all in the customer's
@@ -73,6 +84,7 @@ var (
 type Clients struct {
 	EC2     EC2API
 	Route53 Route53API
+	ELBV2   ELBV2API
 }
 
 // NewClients builds the clients from an SDK configuration (see
@@ -82,5 +94,5 @@ func NewClients(cfg aws.Config, region string) Clients {
 	if region != "" {
 		cfg.Region = region
 	}
-	return Clients{EC2: ec2.NewFromConfig(cfg), Route53: route53.NewFromConfig(cfg)}
+	return Clients{EC2: ec2.NewFromConfig(cfg), Route53: route53.NewFromConfig(cfg), ELBV2: elbv2.NewFromConfig(cfg)}
 }
