@@ -50,6 +50,23 @@ func TestDiagnose(t *testing.T) {
 	dgExpectAllPass(t, healthy)
 	t.Logf("healthy:\n%s", diagnose.Text(healthy))
 
+	// Without the customer's credentials its hops are "?", saying why, and
+	// nothing is called broken.
+	opts := dgOptions(ctx, c)
+	opts.AWSCustomer = diagnose.AWSAccount{Missing: "no customer credentials"}
+	partial, err := diagnose.Diagnose(ctx, opts)
+	dgMust(t, "diagnosing without the customer's credentials", err)
+	var unchecked []string
+	for _, h := range partial.Hops {
+		if h.Verdict == diagnose.Unknown {
+			unchecked = append(unchecked, h.Name)
+		}
+	}
+	if partial.ExitCode() != diagnose.ExitIncomplete || len(unchecked) != 5 || partial.Hops[4].Verdict != diagnose.Pass {
+		t.Fatalf("without the customer's credentials want the 4 customer hops and the ExternalName Services ?, the rest ✓, exit 2; got ? %v, exit %d:\n%s",
+			unchecked, partial.ExitCode(), diagnose.Text(partial))
+	}
+
 	for _, b := range dgBreaks(c, s) {
 		b.breakIt(t)
 		r := dgRun(t, c)
@@ -67,7 +84,7 @@ func TestDiagnose(t *testing.T) {
 		t.Fatalf("rejecting the endpoint: %v", err)
 	}
 	dgExpectOnlyBroken(t, dgBreak{name: "endpoint rejected", hop: diagnose.HopEndpoint, fix: "Delete VPC endpoint " + aws.ToString(s.endpoint.VpcEndpointId)}, dgRun(t, c))
-	_, err := ec2.NewFromConfig(env.CustomerAWS).DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{aws.ToString(s.endpoint.VpcEndpointId)}})
+	_, err = ec2.NewFromConfig(env.CustomerAWS).DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{aws.ToString(s.endpoint.VpcEndpointId)}})
 	dgMust(t, "deleting the rejected endpoint", err)
 	startOperators()
 	eventually(t, longWait, "diagnose to find the repaired path healthy", func(ctx context.Context) error {
