@@ -97,17 +97,26 @@ func checkPLS(pls *armnetwork.PrivateLinkService, cr *hcplinkv1beta1.AzurePrivat
 	if deref(props.Alias) == "" || deref(props.Alias) != cr.Status.PrivateLinkServiceAlias {
 		return fmt.Errorf("Private Link Service alias %q, status says %q", deref(props.Alias), cr.Status.PrivateLinkServiceAlias)
 	}
-	want := append([]string{env.AzureGuest.SubscriptionID}, extra...)
-	slices.Sort(want)
-	if got := derefAll(props.Visibility.Subscriptions); !slices.Equal(got, want) {
-		return fmt.Errorf("Private Link Service visible to %v, want %v", got, want)
-	}
-	if got := derefAll(props.AutoApproval.Subscriptions); !slices.Equal(got, want) {
-		return fmt.Errorf("Private Link Service auto-approves %v, want %v", got, want)
+	if err := checkSubscriptions(pls, extra); err != nil {
+		return err
 	}
 	fes := props.LoadBalancerFrontendIPConfigurations
 	if len(fes) != 1 || !strings.HasPrefix(strings.ToLower(deref(fes[0].ID)), strings.ToLower(cr.Status.InternalLoadBalancerID)+"/") {
 		return fmt.Errorf("Private Link Service is not on the router's load balancer %s", cr.Status.InternalLoadBalancerID)
+	}
+	return nil
+}
+
+// checkSubscriptions: the service is visible to and auto-approves the
+// guest subscription and extra, and no other.
+func checkSubscriptions(pls *armnetwork.PrivateLinkService, extra []string) error {
+	want := append([]string{env.AzureGuest.SubscriptionID}, extra...)
+	slices.Sort(want)
+	if got := derefAll(pls.Properties.Visibility.Subscriptions); !slices.Equal(got, want) {
+		return fmt.Errorf("Private Link Service visible to %v, want %v", got, want)
+	}
+	if got := derefAll(pls.Properties.AutoApproval.Subscriptions); !slices.Equal(got, want) {
+		return fmt.Errorf("Private Link Service auto-approves %v, want %v", got, want)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -81,15 +80,7 @@ func TestAdditionalSubscriptionsReachTheService(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			want := append([]string{devenv.AzureGuestSubscription}, extra...)
-			slices.Sort(want)
-			if got := derefAll(pls.Properties.Visibility.Subscriptions); !slices.Equal(got, want) {
-				return fmt.Errorf("visible to %v, want %v", got, want)
-			}
-			if got := derefAll(pls.Properties.AutoApproval.Subscriptions); !slices.Equal(got, want) {
-				return fmt.Errorf("auto-approves %v, want %v", got, want)
-			}
-			return nil
+			return checkSubscriptions(pls, extra)
 		})
 	}
 	c.waitPath(t, c.fixture.SubnetID)

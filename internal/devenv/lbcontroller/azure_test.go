@@ -132,22 +132,29 @@ func ingressIP(svc *corev1.Service) string {
 	return ""
 }
 
-// An internal Service gets a Standard load balancer with a private address
-// from the management subnet, written to its status; made public, it gets
-// a new load balancer on a public address; deleted, both go and the
-// Service is let go.
-func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
+// internalRouter starts a cloud and a stand-in, and gives an internal
+// private-router Service its load balancer.
+func internalRouter(t *testing.T) (*azureCloud, *AzureReconciler, *corev1.Service, string, *armnetwork.LoadBalancer) {
+	t.Helper()
 	c := newAzureCloud(t)
 	r := c.reconciler(t)
 	ns := env.NewNamespace(t)
 	svc := createService(t, ns, "private-router", map[string]string{AzureInternalAnnotation: "true"})
 	settleAzure(t, r, svc)
-
 	name := LoadBalancerName(ns, "private-router", svc.UID)
 	lb := c.loadBalancer(t, name)
 	if lb == nil {
 		t.Fatalf("no load balancer %s", name)
 	}
+	return c, r, svc, name, lb
+}
+
+// An internal Service gets a Standard load balancer with a private address
+// from the management subnet, written to its status; made public, it gets
+// a new load balancer on a public address; deleted, both go and the
+// Service is let go.
+func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
+	c, r, svc, name, lb := internalRouter(t)
 	fe := lb.Properties.FrontendIPConfigurations[0].Properties
 	ip := ingressIP(get(t, svc))
 	if fe.PublicIPAddress != nil || deref(fe.Subnet.ID, "") != c.subnetID || deref(fe.PrivateIPAddress, "") != ip {
@@ -194,13 +201,7 @@ func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
 // refuses to delete it): the Service waits with its finalizer, and goes
 // once the Private Link Service is gone.
 func TestAzureLoadBalancerHeldByPrivateLinkService(t *testing.T) {
-	c := newAzureCloud(t)
-	r := c.reconciler(t)
-	ns := env.NewNamespace(t)
-	svc := createService(t, ns, "private-router", map[string]string{AzureInternalAnnotation: "true"})
-	settleAzure(t, r, svc)
-	name := LoadBalancerName(ns, "private-router", svc.UID)
-	lb := c.loadBalancer(t, name)
+	c, r, svc, name, lb := internalRouter(t)
 	plsClient := c.network.NewPrivateLinkServicesClient()
 	p, err := plsClient.BeginCreateOrUpdate(t.Context(), azureGroup, "pls", armnetwork.PrivateLinkService{
 		Location: to.Ptr(cloudsimtest.AzureLocation),
