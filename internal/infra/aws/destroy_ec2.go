@@ -178,38 +178,37 @@ func (r *run) deleteSubnets(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, awscloud.Wrap("listing subnets", err)
 	}
-	var left []string
+	var targets []target
 	for _, s := range out.Subnets {
-		id := awssdk.ToString(s.SubnetId)
-		left = append(left, "subnet "+id)
-		if _, err := r.c.EC2.DeleteSubnet(ctx, &ec2.DeleteSubnetInput{SubnetId: awssdk.String(id)}); !gone(err) {
-			return left, awscloud.Wrap("deleting subnet "+id, err)
-		}
-		r.say.Done("deleted", "subnet", id, nameOf(s.Tags))
+		targets = append(targets, target{awssdk.ToString(s.SubnetId), nameOf(s.Tags)})
 	}
-	return left, nil
+	return r.deleteTargets(ctx, "subnet", targets, func(ctx context.Context, id string) error {
+		_, err := r.c.EC2.DeleteSubnet(ctx, &ec2.DeleteSubnetInput{SubnetId: awssdk.String(id)})
+		return err
+	})
 }
 
+// deleteInternetGateways detaches each gateway from its VPCs and deletes it.
 func (r *run) deleteInternetGateways(ctx context.Context) ([]string, error) {
 	out, err := r.c.EC2.DescribeInternetGateways(ctx, &ec2.DescribeInternetGatewaysInput{Filters: r.owned()})
 	if err != nil {
 		return nil, awscloud.Wrap("listing internet gateways", err)
 	}
-	var left []string
+	var targets []target
+	attached := map[string][]ec2types.InternetGatewayAttachment{}
 	for _, g := range out.InternetGateways {
 		id := awssdk.ToString(g.InternetGatewayId)
-		left = append(left, "internet gateway "+id)
-		for _, a := range g.Attachments {
+		targets, attached[id] = append(targets, target{id, nameOf(g.Tags)}), g.Attachments
+	}
+	return r.deleteTargets(ctx, "internet gateway", targets, func(ctx context.Context, id string) error {
+		for _, a := range attached[id] {
 			if _, err := r.c.EC2.DetachInternetGateway(ctx, &ec2.DetachInternetGatewayInput{InternetGatewayId: awssdk.String(id), VpcId: a.VpcId}); !gone(err) {
-				return left, awscloud.Wrap("detaching internet gateway "+id, err)
+				return err
 			}
 		}
-		if _, err := r.c.EC2.DeleteInternetGateway(ctx, &ec2.DeleteInternetGatewayInput{InternetGatewayId: awssdk.String(id)}); !gone(err) {
-			return left, awscloud.Wrap("deleting internet gateway "+id, err)
-		}
-		r.say.Done("deleted", "internet gateway", id, nameOf(g.Tags))
-	}
-	return left, nil
+		_, err := r.c.EC2.DeleteInternetGateway(ctx, &ec2.DeleteInternetGatewayInput{InternetGatewayId: awssdk.String(id)})
+		return err
+	})
 }
 
 func (r *run) deleteVPCs(ctx context.Context) ([]string, error) {
@@ -217,16 +216,14 @@ func (r *run) deleteVPCs(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, awscloud.Wrap("listing VPCs", err)
 	}
-	var left []string
+	var targets []target
 	for _, v := range out.Vpcs {
-		id := awssdk.ToString(v.VpcId)
-		left = append(left, "VPC "+id)
-		if _, err := r.c.EC2.DeleteVpc(ctx, &ec2.DeleteVpcInput{VpcId: awssdk.String(id)}); !gone(err) {
-			return left, awscloud.Wrap("deleting VPC "+id, err)
-		}
-		r.say.Done("deleted", "VPC", id, nameOf(v.Tags))
+		targets = append(targets, target{awssdk.ToString(v.VpcId), nameOf(v.Tags)})
 	}
-	return left, nil
+	return r.deleteTargets(ctx, "VPC", targets, func(ctx context.Context, id string) error {
+		_, err := r.c.EC2.DeleteVpc(ctx, &ec2.DeleteVpcInput{VpcId: awssdk.String(id)})
+		return err
+	})
 }
 
 // releaseElasticIPs releases every tagged address, including one a failed
@@ -256,14 +253,31 @@ func (r *run) deleteDHCPOptions(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, awscloud.Wrap("listing DHCP options", err)
 	}
-	var left []string
+	var targets []target
 	for _, d := range out.DhcpOptions {
-		id := awssdk.ToString(d.DhcpOptionsId)
-		left = append(left, "DHCP options "+id)
-		if _, err := r.c.EC2.DeleteDhcpOptions(ctx, &ec2.DeleteDhcpOptionsInput{DhcpOptionsId: awssdk.String(id)}); !gone(err) {
-			return left, awscloud.Wrap("deleting DHCP options "+id, err)
+		targets = append(targets, target{awssdk.ToString(d.DhcpOptionsId), nameOf(d.Tags)})
+	}
+	return r.deleteTargets(ctx, "DHCP options", targets, func(ctx context.Context, id string) error {
+		_, err := r.c.EC2.DeleteDhcpOptions(ctx, &ec2.DeleteDhcpOptionsInput{DhcpOptionsId: awssdk.String(id)})
+		return err
+	})
+}
+
+// target is one resource a destroy step deletes.
+type target struct{ id, name string }
+
+// deleteTargets deletes each target with del, one line each; a target
+// already gone counts as deleted. It returns every target as still there
+// (the next pass checks), and stops at the first error (often a
+// dependency the next pass will not meet).
+func (r *run) deleteTargets(ctx context.Context, kind string, targets []target, del func(context.Context, string) error) ([]string, error) {
+	var left []string
+	for _, t := range targets {
+		left = append(left, kind+" "+t.id)
+		if err := del(ctx, t.id); !gone(err) {
+			return left, awscloud.Wrap("deleting "+kind+" "+t.id, err)
 		}
-		r.say.Done("deleted", "DHCP options", id, nameOf(d.Tags))
+		r.say.Done("deleted", kind, t.id, t.name)
 	}
 	return left, nil
 }
