@@ -38,7 +38,7 @@ const driftInterval = 20 * time.Second
 // ends in well under a minute.
 const (
 	shortWait = 30 * time.Second
-	longWait  = 60 * time.Second
+	longWait  = 90 * time.Second
 	pollEvery = 100 * time.Millisecond
 )
 
