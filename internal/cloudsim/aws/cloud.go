@@ -197,6 +197,9 @@ func (c *Cloud) run(call *Call, h Handler) (result any, apiErr *APIError) {
 	if call.RegionID != "" {
 		call.Region = call.Account.region(call.RegionID)
 	}
+	if denied := c.authorize(call); denied != nil {
+		return nil, denied
+	}
 	for _, a := range c.accounts {
 		if r := a.Regions[call.RegionID]; r != nil {
 			r.advance(call.Now)

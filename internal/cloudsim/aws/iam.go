@@ -642,8 +642,8 @@ type iamPolicyXML struct {
 	Tags                          *members[iamTagXML] `xml:"Tags,omitempty"`
 }
 
-// policyUsage counts the roles a policy is attached to and the roles it
-// bounds.
+// policyUsage counts the roles and users a policy is attached to and the
+// roles it bounds.
 func policyUsage(iam *IAMState, arn string) (attached, boundaries int) {
 	for _, r := range iam.Roles {
 		if contains(r.AttachedPolicies, arn) {
@@ -651,6 +651,11 @@ func policyUsage(iam *IAMState, arn string) (attached, boundaries int) {
 		}
 		if r.PermissionsBoundary == arn {
 			boundaries++
+		}
+	}
+	for _, u := range iam.Users {
+		if contains(u.AttachedPolicies, arn) {
+			attached++
 		}
 	}
 	return attached, boundaries

@@ -11,6 +11,10 @@ type IAMState struct {
 	Policies         map[string]*ManagedPolicy   `json:"policies"`         // by ARN
 	InstanceProfiles map[string]*InstanceProfile `json:"instanceProfiles"` // by name
 	OIDCProviders    map[string]*OIDCProvider    `json:"oidcProviders"`    // by ARN
+	Users            map[string]*User            `json:"users"`            // by user name
+
+	// evaluations records the identity-policy decisions (iam_eval.go).
+	evaluations evaluationLog
 }
 
 func newIAMState() *IAMState {
@@ -19,6 +23,7 @@ func newIAMState() *IAMState {
 		Policies:         map[string]*ManagedPolicy{},
 		InstanceProfiles: map[string]*InstanceProfile{},
 		OIDCProviders:    map[string]*OIDCProvider{},
+		Users:            map[string]*User{},
 	}
 }
 

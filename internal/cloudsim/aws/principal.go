@@ -17,6 +17,8 @@ type Principal struct {
 	// RoleARN is the IAM role behind an assumed-role session
 	// (arn:aws:iam::<account>:role/<path/name>); empty for account keys.
 	RoleARN string `json:"roleArn,omitempty"`
+	// UserARN is the IAM user behind a user's access key; empty otherwise.
+	UserARN string `json:"userArn,omitempty"`
 	UserID  string `json:"userId"`
 }
 
@@ -24,7 +26,8 @@ var accountKey = regexp.MustCompile(`^[0-9]{12}$`)
 
 // resolvePrincipal maps the request's access key to its principal: a
 // 12-digit key is that account's root; a key STS issued is its assumed role;
-// any other key is the default account's root. Secrets are never checked.
+// a user's key (CreateAccessKey) is that user; any other key is the default
+// account's root. Secrets are never checked.
 func (c *Cloud) resolvePrincipal(call *Call, accessKeyID string) *APIError {
 	if call.Service == "sts" && call.Action == "AssumeRoleWithWebIdentity" && accessKeyID == "" {
 		// Unsigned: the account comes from the role ARN in the request.
@@ -46,10 +49,22 @@ func (c *Cloud) resolvePrincipal(call *Call, accessKeyID string) *APIError {
 				Message: "The security token included in the request is invalid."}
 		}
 		call.Principal = p
+	case strings.HasPrefix(accessKeyID, userKeyPrefix) && c.userKey(accessKeyID, call):
 	default:
 		call.Principal = rootPrincipal(DefaultAccount, accessKeyID)
 	}
 	return nil
+}
+
+// userKey sets the call's principal to the user owning the key, if any.
+func (c *Cloud) userKey(accessKeyID string, call *Call) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.keys[accessKeyID]
+	if ok {
+		call.Principal = p
+	}
+	return ok
 }
 
 func rootPrincipal(account, accessKeyID string) Principal {

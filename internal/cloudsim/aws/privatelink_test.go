@@ -148,6 +148,7 @@ func roleSession(c *plCloud, a *plAccount, path, name string) *plAccount {
 	if err != nil {
 		c.t.Fatalf("CreateRole(%s%s): %v", path, name, err)
 	}
+	allowEverything(c.t, iam.NewFromConfig(cfg), name)
 	out, err := sts.NewFromConfig(cfg).AssumeRole(c.ctx, &sts.AssumeRoleInput{RoleArn: role.Role.Arn, RoleSessionName: aws.String("test-session")})
 	if err != nil {
 		c.t.Fatalf("AssumeRole(%s): %v", aws.ToString(role.Role.Arn), err)

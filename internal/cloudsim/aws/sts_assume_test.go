@@ -44,6 +44,7 @@ func (e *stsEnv) createRole(account, name, trust string) string {
 	if err != nil {
 		e.t.Fatalf("CreateRole %s: %v", name, err)
 	}
+	allowEverything(e.t, iam.NewFromConfig(e.f.Config(e.t, account)), name)
 	return aws.ToString(out.Role.Arn)
 }
 

@@ -7,8 +7,9 @@ import (
 
 // Trust-policy evaluation for STS: does a role's AssumeRolePolicyDocument
 // let this principal perform this action? An explicit Deny wins over any
-// Allow; nothing allowed means denied. Conditions support the String*
-// operators (with IfExists), which is what trust policies use in practice;
+// Allow; nothing allowed means denied. Conditions support the String*,
+// Arn*, Bool and Null operators (with IfExists), which is what our trust
+// and identity policies use;
 // a condition on a key the request does not carry is false, as on AWS.
 
 // trustRequest is what one AssumeRole* call asks.
@@ -137,6 +138,10 @@ func conditionHolds(op string, have, want []string) bool {
 	op = strings.TrimSuffix(op, "IfExists")
 	forAll := strings.HasPrefix(op, "ForAllValues:")
 	op = strings.TrimPrefix(strings.TrimPrefix(op, "ForAllValues:"), "ForAnyValue:")
+	if op == "Null" {
+		// "Null": {"key": "true"} holds when the request lacks the key.
+		return len(want) == 1 && (want[0] == "true") == (len(have) == 0)
+	}
 	if len(have) == 0 {
 		return ifExists || forAll
 	}
@@ -151,10 +156,12 @@ func conditionHolds(op string, have, want []string) bool {
 		match = strings.EqualFold
 	case "StringNotEqualsIgnoreCase":
 		match, negate = strings.EqualFold, true
-	case "StringLike":
+	case "StringLike", "ArnLike", "ArnEquals":
 		match = func(h, w string) bool { return wildcardMatch(w, h) }
-	case "StringNotLike":
+	case "StringNotLike", "ArnNotLike", "ArnNotEquals":
 		match, negate = func(h, w string) bool { return wildcardMatch(w, h) }, true
+	case "Bool":
+		match = strings.EqualFold
 	default:
 		return false // an operator cloudsim does not evaluate never grants access
 	}
