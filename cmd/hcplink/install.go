@@ -37,7 +37,8 @@ across nodes), a PodDisruptionBudget, the metrics Service, and the private
 platform's credentials. Re-running it is safe: unchanged objects stay
 untouched. --dry-run has the API server validate everything and writes
 nothing. --render prints the manifests instead (--render-dir writes one
-file per object and a kustomization.yaml).
+file per object and a kustomization.yaml); with --aws-private-creds or
+--azure-creds they hold the credentials Secret, so keep them private.
 
 The management operator's cloud identity, one way per platform:
   AWS    --aws-private-region R and one of --aws-private-creds FILE (a shared
