@@ -16,9 +16,11 @@ const (
 	panelPad    = 16
 	panelTitle  = 28
 	wrapColumns = 72
-	leftX       = 30
-	rightX      = svgWidth - 30 - boxWidth - 2*panelPad
-	headerH     = 70
+	// boldWrapColumns fits a line of the bold fix sentence in a box.
+	boldWrapColumns = 64
+	leftX           = 30
+	rightX          = svgWidth - 30 - boxWidth - 2*panelPad
+	headerH         = 70
 	// panelTitleColumns keeps a panel's title inside its panel.
 	panelTitleColumns = 56
 )
@@ -109,13 +111,14 @@ func summaryClass(r Report) string {
 func layoutBox(h Hop, x, y int) *placed {
 	box := &placed{hop: h, x: x, y: y}
 	box.lines = append(box.lines, svgLine{h.Verdict.Mark() + "  " + h.Name, "name"})
-	for _, l := range wrap(h.Seen, 3) {
+	for _, l := range wrap(h.Seen, 3, wrapColumns) {
 		box.lines = append(box.lines, svgLine{l, "seen"})
 	}
-	for _, l := range wrap(h.Fix, 3) {
+	// Bold is wider; the sentence is the point, so it gets more lines.
+	for _, l := range wrap(h.Fix, 5, boldWrapColumns) {
 		box.lines = append(box.lines, svgLine{l, "fix"})
 	}
-	for _, l := range wrap(h.Why, 2) {
+	for _, l := range wrap(h.Why, 2, wrapColumns) {
 		box.lines = append(box.lines, svgLine{l, "why"})
 	}
 	box.h = 2*boxPad + len(box.lines)*lineHeight
@@ -192,17 +195,17 @@ func svgStyles() string {
 `
 }
 
-// wrap splits text into at most n lines of wrapColumns characters, the
-// last one ending in "…" when text is longer.
-func wrap(text string, n int) []string {
+// wrap splits text into at most n lines of columns characters, the last
+// one ending in "…" when text is longer.
+func wrap(text string, n, columns int) []string {
 	var lines []string
 	var cur string
 	for _, w := range strings.Fields(text) {
-		w = truncate(w, wrapColumns)
+		w = truncate(w, columns)
 		switch {
 		case cur == "":
 			cur = w
-		case len([]rune(cur))+1+len([]rune(w)) <= wrapColumns:
+		case len([]rune(cur))+1+len([]rune(w)) <= columns:
 			cur += " " + w
 		default:
 			lines = append(lines, cur)
@@ -210,8 +213,8 @@ func wrap(text string, n int) []string {
 		}
 		if len(lines) == n {
 			last := []rune(lines[n-1])
-			if len(last) > wrapColumns-1 {
-				last = last[:wrapColumns-1]
+			if len(last) > columns-1 {
+				last = last[:columns-1]
 			}
 			lines[n-1] = string(last) + "…"
 			return lines

@@ -173,7 +173,7 @@ func TestWrap(t *testing.T) {
 		text  string
 		lines int
 	}{{"", 0}, {"short", 1}, {long, 2}} {
-		got := wrap(tc.text, 2)
+		got := wrap(tc.text, 2, wrapColumns)
 		if len(got) != tc.lines {
 			t.Errorf("wrap(%d chars) gave %d lines, want %d", len(tc.text), len(got), tc.lines)
 		}
@@ -183,7 +183,7 @@ func TestWrap(t *testing.T) {
 			}
 		}
 	}
-	if got := wrap(long, 2); !strings.HasSuffix(got[1], "…") {
+	if got := wrap(long, 2, wrapColumns); !strings.HasSuffix(got[1], "…") {
 		t.Errorf("cut text does not end in …: %q", got[1])
 	}
 }
