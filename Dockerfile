@@ -17,9 +17,10 @@ COPY api/ api/
 COPY cmd/ cmd/
 COPY config/ config/
 COPY internal/ internal/
-ARG TARGETOS=linux TARGETARCH=amd64 VERSION=v0.1.0-dev
+# BuildKit sets TARGETOS and TARGETARCH from --platform.
+ARG TARGETOS TARGETARCH VERSION=v0.1.0-dev
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
+    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH:-amd64} \
     go build -trimpath -ldflags "-s -w -X github.com/hcplink/hcplink/internal/version.Version=${VERSION}" \
       -o /out/hcplink ./cmd/hcplink
 
