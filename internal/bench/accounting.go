@@ -330,14 +330,20 @@ func buckets(snap Snapshot, throttling sim.Throttling) []Bucket {
 		b.Seconds = math.Max(0, float64(b.Calls)-b.Burst) / b.PerSecond
 		out = append(out, *b)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Seconds != out[j].Seconds {
-			return out[i].Seconds > out[j].Seconds
+	sortBuckets(out)
+	return out
+}
+
+// sortBuckets puts the binding bucket (the longest time) first, then by
+// name for a stable table.
+func sortBuckets(bs []Bucket) {
+	sort.Slice(bs, func(i, j int) bool {
+		if bs[i].Seconds != bs[j].Seconds {
+			return bs[i].Seconds > bs[j].Seconds
 		}
-		a, b := out[i], out[j]
+		a, b := bs[i], bs[j]
 		return a.Account+a.Service+a.Operation < b.Account+b.Service+b.Operation
 	})
-	return out
 }
 
 // provisioningChain is the modelled cloud-side wait of one Private cluster,

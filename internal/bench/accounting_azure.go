@@ -2,7 +2,6 @@ package bench
 
 import (
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -142,13 +141,7 @@ func armBuckets(all, hcplinkOnly Snapshot, limits sim.ServiceLimits, management 
 		b.Seconds = math.Max(0, float64(n)-b.Burst) / b.PerSecond
 		out = append(out, b)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Seconds != out[j].Seconds {
-			return out[i].Seconds > out[j].Seconds
-		}
-		a, b := out[i], out[j]
-		return a.Account+a.Service+a.Operation < b.Account+b.Service+b.Operation
-	})
+	sortBuckets(out)
 	return out
 }
 

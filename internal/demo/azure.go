@@ -110,7 +110,9 @@ func (t *azureTour) run(ctx context.Context, keep bool) error {
 	if err := t.env.Client.Delete(ctx, t.hc); err != nil {
 		return fmt.Errorf("deleting the HostedCluster: %w", err)
 	}
-	if err := t.track.wait(ctx, step{"HostedCluster and its control-plane namespace gone", t.clusterGone}); err != nil {
+	if err := t.track.wait(ctx, step{"HostedCluster and its control-plane namespace gone", func(ctx context.Context) (string, error) {
+		return clusterGone(ctx, t.env.Client, t.hc, t.hcpNS)
+	}}); err != nil {
 		return err
 	}
 	fmt.Fprintln(t.out, "\nAzure: timing")
@@ -183,16 +185,9 @@ func (t *azureTour) createNodePool(ctx context.Context, name, subnet string) err
 }
 
 func (t *azureTour) setTopology(ctx context.Context, topology hcplinkv1beta1.AzureTopology) error {
-	if err := t.env.Client.Get(ctx, client.ObjectKeyFromObject(t.hc), t.hc); err != nil {
-		return err
-	}
-	patch := client.MergeFrom(t.hc.DeepCopy())
-	t.hc.Spec.Platform.Azure.Topology = topology
-	if err := t.env.Client.Patch(ctx, t.hc, patch); err != nil {
-		return fmt.Errorf("setting topology to %s: %w", topology, err)
-	}
-	fmt.Fprintf(t.out, "  ~ topology: %s\n", topology)
-	return nil
+	return changeCluster(ctx, t.env.Client, t.hc, t.out, "topology", string(topology), func(hc *hcplinkv1beta1.HostedCluster) {
+		hc.Spec.Platform.Azure.Topology = topology
+	})
 }
 
 func (t *azureTour) controlPlaneRunning(ctx context.Context) (string, error) {
@@ -250,14 +245,4 @@ func (t *azureTour) nodePoolListed(ctx context.Context, subnet string) (string, 
 		}
 	}
 	return "", fmt.Errorf("HostedControlPlane does not list a NodePool in %s yet", azurecloud.NameOf(subnet))
-}
-
-func (t *azureTour) clusterGone(ctx context.Context) (string, error) {
-	if err := t.env.Client.Get(ctx, client.ObjectKeyFromObject(t.hc), &hcplinkv1beta1.HostedCluster{}); !apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("HostedCluster still exists")
-	}
-	if err := t.env.Client.Get(ctx, types.NamespacedName{Name: t.hcpNS}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("namespace %s still exists", t.hcpNS)
-	}
-	return "", nil
 }

@@ -116,13 +116,7 @@ func (t *tour) run(ctx context.Context, keep bool) error {
 		return fmt.Errorf("deleting the HostedCluster: %w", err)
 	}
 	if err := t.track.wait(ctx, step{"HostedCluster and its control-plane namespace gone", func(ctx context.Context) (string, error) {
-		if err := t.env.Client.Get(ctx, client.ObjectKeyFromObject(t.hc), &hcplinkv1beta1.HostedCluster{}); !apierrors.IsNotFound(err) {
-			return "", fmt.Errorf("HostedCluster still exists")
-		}
-		if err := t.env.Client.Get(ctx, types.NamespacedName{Name: t.hcpNS}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
-			return "", fmt.Errorf("namespace %s still exists", t.hcpNS)
-		}
-		return "", nil
+		return clusterGone(ctx, t.env.Client, t.hc, t.hcpNS)
 	}}); err != nil {
 		return err
 	}
@@ -311,16 +305,9 @@ func (t *tour) createNodePool(ctx context.Context, name, zone string) error {
 }
 
 func (t *tour) setAccess(ctx context.Context, access hcplinkv1beta1.AWSEndpointAccessType) error {
-	if err := t.env.Client.Get(ctx, client.ObjectKeyFromObject(t.hc), t.hc); err != nil {
-		return err
-	}
-	patch := client.MergeFrom(t.hc.DeepCopy())
-	t.hc.Spec.Platform.AWS.EndpointAccess = access
-	if err := t.env.Client.Patch(ctx, t.hc, patch); err != nil {
-		return fmt.Errorf("setting endpointAccess to %s: %w", access, err)
-	}
-	fmt.Fprintf(t.out, "  ~ endpointAccess: %s\n", access)
-	return nil
+	return changeCluster(ctx, t.env.Client, t.hc, t.out, "endpointAccess", string(access), func(hc *hcplinkv1beta1.HostedCluster) {
+		hc.Spec.Platform.AWS.EndpointAccess = access
+	})
 }
 
 func (t *tour) endpointService(ctx context.Context) (*hcplinkv1beta1.AWSEndpointService, error) {
