@@ -173,8 +173,8 @@ func createNatGateway(call *Call) (any, *APIError) {
 const NatGatewayProvisioning = "NatGatewayProvisioning"
 
 func injectedProvisioningFailure(call *Call) *sim.ErrorRule {
-	if call.Cloud.faults == nil {
-		return nil
+	if call.Cloud.faults == nil || !namesProvisioning(call.Cloud.faults.Get().Errors) {
+		return nil // no draw from the faults' counters or random source for other rules
 	}
 	d := call.Cloud.faults.Decide(sim.Call{Account: call.Principal.Account, Region: call.RegionID,
 		Key: sim.CallKey{Service: "ec2", Operation: NatGatewayProvisioning}})
@@ -182,6 +182,15 @@ func injectedProvisioningFailure(call *Call) *sim.ErrorRule {
 		return nil
 	}
 	return d.Error
+}
+
+func namesProvisioning(rules []sim.ErrorRule) bool {
+	for _, r := range rules {
+		if r.Operation == NatGatewayProvisioning {
+			return true
+		}
+	}
+	return false
 }
 
 // advanceNatGateways moves gateways along pending → available | failed and
