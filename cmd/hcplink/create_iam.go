@@ -1,17 +1,155 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/spf13/cobra"
+
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/infra/awsiam"
 )
 
 func newCreateIAMCommand() *cobra.Command {
-	return &cobra.Command{Use: "iam", Short: "Create a cluster's IAM",
-		RunE: func(*cobra.Command, []string) error { return errors.New("not built yet") }}
+	cmd := &cobra.Command{Use: "iam", Short: "Create a cluster's IAM in a cloud account"}
+	cmd.AddCommand(newCreateIAMAWSCommand())
+	return cmd
 }
 
 func newDestroyIAMCommand() *cobra.Command {
-	return &cobra.Command{Use: "iam", Short: "Destroy a cluster's IAM",
-		RunE: func(*cobra.Command, []string) error { return errors.New("not built yet") }}
+	cmd := &cobra.Command{Use: "iam", Short: "Destroy a cluster's IAM"}
+	cmd.AddCommand(newDestroyIAMAWSCommand())
+	return cmd
+}
+
+// iamFlags are the flags create and destroy share.
+type iamFlags struct {
+	opts          awsiam.Options
+	tags          []string
+	operator, cli bool
+	operatorUser  string
+	credsFile     string
+	outputFile    string
+}
+
+func (f *iamFlags) bind(cmd *cobra.Command, create bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.opts.InfraID, "infra-id", "", "the cluster's infra ID: names and tags every role and instance profile")
+	fl.StringVar(&f.opts.IssuerURL, "oidc-issuer-url", "", "the management cluster's service-account issuer (https://...)")
+	fl.BoolVar(&f.operator, "operator", false, "the management operator's own IAM user, in the management account, instead of a cluster's IAM")
+	fl.StringVar(&f.operatorUser, "operator-user", awsiam.DefaultOperatorUser, "with --operator: the user's name")
+	if !create {
+		return
+	}
+	fl.StringVar(&f.opts.Namespace, "namespace", "clusters", "the HostedCluster's namespace (its control-plane operator is the only one its role trusts)")
+	fl.StringVar(&f.opts.Name, "name", "", "the HostedCluster's name")
+	fl.StringSliceVar(&f.tags, "additional-tags", nil, "extra tags for every entity, KEY=VALUE, comma-separated")
+	fl.StringVar(&f.credsFile, "credentials-file", "", "with --operator: write a new access key to this file (AWS credentials format) unless it exists")
+	fl.BoolVar(&f.cli, "cli", false, "print the policy whoever runs `hcplink create/destroy infra aws` needs, and create nothing")
+	fl.StringVar(&f.outputFile, "output-file", "", "write the result (JSON with the ARNs) to this file instead of stdout")
+}
+
+func iamClient(cmd *cobra.Command) (*iam.Client, error) {
+	cfg, err := awscloud.LoadConfig(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	return iam.NewFromConfig(cfg), nil
+}
+
+func newCreateIAMAWSCommand() *cobra.Command {
+	var f iamFlags
+	cmd := &cobra.Command{
+		Use:   "aws",
+		Short: "Create the OIDC provider and the roles a private hosted cluster needs, or the management operator's user",
+		Long: `Creates, in the account of the standard AWS credentials (AWS_PROFILE, AWS_* variables,
+AWS_ENDPOINT_URL...), the OIDC provider of the management cluster's service-account issuer
+(or reuses the account's), the control-plane operator's role trusting only that cluster's
+control-plane-operator ServiceAccount, and the workers' role and instance profile. Each
+role's policy holds exactly the actions hcplink calls (the table in internal/cloud/aws).
+Re-running is safe: existing entities are found and their policies rewritten.
+
+--operator instead creates the management operator's user, in the management account,
+with exactly the management operator's policy; --credentials-file writes it an access key
+for 'hcplink install --aws-private-creds'. --cli prints the policy the create/destroy infra
+commands need.`,
+		Example: `  # A cluster's IAM in the customer account:
+  hcplink create iam aws --infra-id demo-x1 --namespace clusters --name demo \
+    --oidc-issuer-url https://oidc.mgmt.example.com --output-file iam.json
+
+  # The management operator's user, in the management account:
+  hcplink create iam aws --operator --credentials-file ./hcplink-operator.credentials
+
+  # The policy to grant whoever runs create/destroy infra aws:
+  hcplink create iam aws --cli > hcplink-cli-policy.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.cli {
+				return writeIAMOutput(cmd, awsiam.CLIPolicy()+"\n", f.outputFile)
+			}
+			client, err := iamClient(cmd)
+			if err != nil {
+				return err
+			}
+			var out any
+			if f.operator {
+				out, err = awsiam.CreateOperator(cmd.Context(), client, cmd.ErrOrStderr(), f.operatorUser, f.credsFile)
+			} else {
+				if f.opts.Tags, err = parseInfraTags(f.tags); err != nil {
+					return err
+				}
+				out, err = awsiam.Create(cmd.Context(), client, cmd.ErrOrStderr(), f.opts)
+			}
+			if err != nil {
+				return fmt.Errorf("%w\n(re-running the same command is safe: it finds what exists and goes on)", err)
+			}
+			b, err := json.MarshalIndent(out, "", "  ")
+			if err != nil {
+				return err
+			}
+			return writeIAMOutput(cmd, string(b)+"\n", f.outputFile)
+		},
+	}
+	f.bind(cmd, true)
+	return cmd
+}
+
+func newDestroyIAMAWSCommand() *cobra.Command {
+	var f iamFlags
+	cmd := &cobra.Command{
+		Use:   "aws",
+		Short: "Delete the roles and instance profile of an infra ID (and its OIDC provider when no other role trusts it)",
+		Example: `  hcplink destroy iam aws --infra-id demo-x1 --oidc-issuer-url https://oidc.mgmt.example.com
+  hcplink destroy iam aws --operator`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !f.operator && f.opts.InfraID == "" {
+				return errors.New("--infra-id is required (or --operator for the management operator's user)")
+			}
+			client, err := iamClient(cmd)
+			if err != nil {
+				return err
+			}
+			if f.operator {
+				return awsiam.DestroyOperator(cmd.Context(), client, cmd.ErrOrStderr(), f.operatorUser)
+			}
+			return awsiam.Destroy(cmd.Context(), client, cmd.ErrOrStderr(), f.opts)
+		},
+	}
+	f.bind(cmd, false)
+	return cmd
+}
+
+func writeIAMOutput(cmd *cobra.Command, text, file string) error {
+	if file == "" {
+		_, err := fmt.Fprint(cmd.OutOrStdout(), text)
+		return err
+	}
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	return nil
 }

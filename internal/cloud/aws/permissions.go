@@ -25,6 +25,10 @@ const (
 	// ManagementOperator runs once per management cluster with the
 	// provider's credentials (endpoint services in front of its NLBs).
 	ManagementOperator Component = "management-operator"
+	// Worker is the instance profile of the customer's worker nodes: the
+	// kubelet's cloud provider reads its own instance and region. No hcplink
+	// code runs with it, so the code-following test does not cover it.
+	Worker Component = "worker"
 )
 
 // Permission is one IAM action a component calls, and why.
@@ -67,6 +71,9 @@ var Permissions = []Permission{
 	{ManagementOperator, "ec2:RejectVpcEndpointConnections", "reject remaining connections so that the service can be deleted"},
 	{ManagementOperator, "elasticloadbalancing:DescribeLoadBalancers", "find the router's NLB ARN and state"},
 	{ManagementOperator, "sts:GetCallerIdentity", "check the management credentials (and learn the account)"},
+
+	{Worker, "ec2:DescribeInstances", "the kubelet reads its node's addresses and zone"},
+	{Worker, "ec2:DescribeRegions", "the kubelet's cloud provider checks its region"},
 }
 
 // Actions lists, sorted, the IAM actions one component calls.
@@ -109,11 +116,15 @@ const iamPolicyVersion = "2012-10-17"
 // actions sorted, on every resource (the endpoint, its security group and
 // the records are created at run time, so their ARNs are not known when the
 // role is made).
-func Policy(c Component) string {
+func Policy(c Component) string { return PolicyOf(sid(string(c)), Actions(c)) }
+
+// PolicyOf renders sorted actions as a one-statement IAM policy on every
+// resource, for tables kept elsewhere (the CLI's own, in internal/infra/aws).
+func PolicyOf(statementID string, actions []string) string {
 	doc := policyDocument{Version: iamPolicyVersion, Statement: []policyStatement{{
-		Sid:      sid(c),
+		Sid:      statementID,
 		Effect:   "Allow",
-		Action:   Actions(c),
+		Action:   actions,
 		Resource: "*",
 	}}}
 	b, err := json.MarshalIndent(doc, "", "  ")
@@ -124,15 +135,34 @@ func Policy(c Component) string {
 }
 
 // sid turns "control-plane-operator" into "HcplinkControlPlaneOperator".
-func sid(c Component) string {
+func sid(name string) string {
 	var b strings.Builder
 	b.WriteString("Hcplink")
-	for _, word := range strings.Split(string(c), "-") {
+	for _, word := range strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == ' ' }) {
 		if word != "" {
 			b.WriteString(strings.ToUpper(word[:1]) + word[1:])
 		}
 	}
 	return b.String()
+}
+
+// StatementID is the Sid a policy for the named component or command gets.
+func StatementID(name string) string { return sid(name) }
+
+// WorkerTrustPolicy lets EC2 instances take the worker role.
+func WorkerTrustPolicy() string {
+	return trustDocument(map[string]any{
+		"Effect":    "Allow",
+		"Principal": map[string]string{"Service": "ec2.amazonaws.com"},
+		"Action":    "sts:AssumeRole",
+	})
+}
+
+// ManagementOperatorTrustPolicy lets the management operator's
+// ServiceAccount take its role by web identity from the management
+// cluster's OIDC provider.
+func ManagementOperatorTrustPolicy(oidcProviderARN, issuerHost, serviceAccountSubject string) string {
+	return trustDocument(webIdentityStatement(oidcProviderARN, issuerHost, serviceAccountSubject))
 }
 
 // ControlPlaneOperatorServiceAccount is the ServiceAccount the control-plane
@@ -155,18 +185,24 @@ func ControlPlaneOperatorSubject(hcNamespace, hcName string) string {
 // provider (its ARN in the customer account, and the issuer's host and
 // path without https://), for that cluster's ServiceAccount only.
 func ControlPlaneOperatorTrustPolicy(oidcProviderARN, issuerHost, hcNamespace, hcName string) string {
-	doc := map[string]any{
-		"Version": iamPolicyVersion,
-		"Statement": []map[string]any{{
-			"Effect":    "Allow",
-			"Principal": map[string]string{"Federated": oidcProviderARN},
-			"Action":    "sts:AssumeRoleWithWebIdentity",
-			"Condition": map[string]any{"StringEquals": map[string]string{
-				issuerHost + ":aud": ServiceAccountTokenAudience,
-				issuerHost + ":sub": ControlPlaneOperatorSubject(hcNamespace, hcName),
-			}},
+	return trustDocument(webIdentityStatement(oidcProviderARN, issuerHost, ControlPlaneOperatorSubject(hcNamespace, hcName)))
+}
+
+// webIdentityStatement trusts one ServiceAccount's tokens from one issuer.
+func webIdentityStatement(oidcProviderARN, issuerHost, subject string) map[string]any {
+	return map[string]any{
+		"Effect":    "Allow",
+		"Principal": map[string]string{"Federated": oidcProviderARN},
+		"Action":    "sts:AssumeRoleWithWebIdentity",
+		"Condition": map[string]any{"StringEquals": map[string]string{
+			issuerHost + ":aud": ServiceAccountTokenAudience,
+			issuerHost + ":sub": subject,
 		}},
 	}
+}
+
+func trustDocument(statement map[string]any) string {
+	doc := map[string]any{"Version": iamPolicyVersion, "Statement": []map[string]any{statement}}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		panic(err)
