@@ -217,8 +217,14 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			return nil, err
 		}
 	} else {
+		// The operator acts as the ServiceAccount `hcplink install` makes,
+		// with exactly its RBAC: every devenv run proves the manifests.
+		operatorKube, err := operatorRestConfig(ctx, e.Kube)
+		if err != nil {
+			return nil, err
+		}
 		e.operatorOptions = operator.Options{
-			RestConfig:                   e.Kube,
+			RestConfig:                   operatorKube,
 			PrivatePlatform:              operator.PlatformAWS,
 			AWSPrivateRegion:             Region,
 			ControlPlaneOperatorImage:    "hcplink:devenv",
