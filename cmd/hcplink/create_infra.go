@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/hcplink/hcplink/internal/cloud"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	awsinfra "github.com/hcplink/hcplink/internal/infra/aws"
 )
@@ -92,8 +93,11 @@ HostedCluster and its NodePools need) goes to stdout or --output-file.`,
 				return err
 			}
 			out, err := awsinfra.Create(cmd.Context(), f.opts, awsinfra.Deps{Clients: clients, Progress: infraProgress()})
-			if err != nil {
+			if _, fromAWS := cloud.AsError(err); fromAWS {
 				return fmt.Errorf("%w\n(re-running the same command is safe: it finds what exists by its tags and goes on)", err)
+			}
+			if err != nil {
+				return err
 			}
 			return writeInfraOutput(cmd, out, format, outputFile)
 		},

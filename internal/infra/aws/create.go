@@ -53,6 +53,8 @@ type run struct {
 	say  Progress
 	// deadline ends destroy's waits (the grace period).
 	deadline time.Time
+	// publicZoneID is the base domain's public zone, found by plan.
+	publicZoneID string
 }
 
 func newRun(opts Options, deps Deps) *run {
@@ -76,7 +78,9 @@ func Create(ctx context.Context, opts Options, deps Deps) (*Output, error) {
 	return r.create(ctx, layout)
 }
 
-// plan resolves the zones and computes the layout with reads only.
+// plan resolves the zones, computes the layout and finds the public zone,
+// with reads only: whatever would stop create is found before it changes
+// anything.
 func (r *run) plan(ctx context.Context) (Layout, error) {
 	if err := r.opts.validateIdentity(); err != nil {
 		return Layout{}, err
@@ -107,7 +111,12 @@ func (r *run) plan(ctx context.Context) (Layout, error) {
 		}
 		seen[z] = true
 	}
-	return r.opts.validateCreate(len(have))
+	layout, err := r.opts.validateCreate(len(have))
+	if err != nil {
+		return Layout{}, err
+	}
+	r.publicZoneID, err = r.publicZone(ctx)
+	return layout, err
 }
 
 func (r *run) create(ctx context.Context, layout Layout) (*Output, error) {

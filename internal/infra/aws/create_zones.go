@@ -25,14 +25,11 @@ const maxTagResources = 10
 
 type zoneIDs struct{ public, cluster, local string }
 
-// ensureZones looks up the public zone and finds or creates the two
-// private zones on the VPC.
+// ensureZones finds or creates the two private zones on the VPC (the
+// public zone was looked up by plan, before any change).
 func (r *run) ensureZones(ctx context.Context, vpcID string) (zoneIDs, error) {
-	var z zoneIDs
+	z := zoneIDs{public: r.publicZoneID}
 	var err error
-	if z.public, err = r.publicZone(ctx); err != nil {
-		return z, err
-	}
 	if z.cluster, err = r.ensurePrivateZone(ctx, r.opts.clusterZoneName(), vpcID); err != nil {
 		return z, err
 	}

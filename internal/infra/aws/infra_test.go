@@ -271,13 +271,16 @@ func TestImpossibleLayoutIsRefusedBeforeAnyChange(t *testing.T) {
 		{"VPC too small", Options{VPCCIDR: "10.0.0.0/26"}, "between /16 and /24"},
 		{"unknown zone", Options{Zones: []string{"us-east-1z"}}, `zone "us-east-1z" is not an availability zone`},
 		{"zone twice", Options{Zones: []string{"us-east-1a", "us-east-1a"}}, "given twice"},
+		{"no public zone", Options{BaseDomain: "elsewhere.example"}, "no public hosted zone elsewhere.example"},
 		{"no infra ID", Options{InfraID: "-"}, ""},
 	}
 	f := startInfra(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := tt.opts
-			opts.BaseDomain = baseDomain
+			if opts.BaseDomain == "" {
+				opts.BaseDomain = baseDomain
+			}
 			if opts.InfraID == "" {
 				opts.InfraID = "infra-x"
 			} else {
