@@ -107,16 +107,9 @@ func (t *azureTour) run(ctx context.Context, keep bool) error {
 	if err := t.track.wait(ctx, step{"ARM lists the cluster's resources before deletion", t.resourcesBeforeDeletion}); err != nil {
 		return err
 	}
-	if err := t.env.Client.Delete(ctx, t.hc); err != nil {
-		return fmt.Errorf("deleting the HostedCluster: %w", err)
-	}
-	if err := t.track.wait(ctx, step{"HostedCluster and its control-plane namespace gone", func(ctx context.Context) (string, error) {
-		return clusterGone(ctx, t.env.Client, t.hc, t.hcpNS)
-	}}); err != nil {
+	if err := deleteCluster(ctx, t.env.Client, t.track, t.hc, t.hcpNS, "Azure"); err != nil {
 		return err
 	}
-	fmt.Fprintln(t.out, "\nAzure: timing")
-	t.track.summary()
 	return t.proveNothingLeft(ctx)
 }
 

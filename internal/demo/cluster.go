@@ -30,6 +30,22 @@ func changeCluster(ctx context.Context, c client.Client, hc *hcplinkv1beta1.Host
 	return nil
 }
 
+// deleteCluster deletes the cluster, waits until it and its control-plane
+// namespace are gone, and prints the cloud's timing table.
+func deleteCluster(ctx context.Context, c client.Client, track *tracker, hc *hcplinkv1beta1.HostedCluster, hcpNS, cloud string) error {
+	if err := c.Delete(ctx, hc); err != nil {
+		return fmt.Errorf("deleting the HostedCluster: %w", err)
+	}
+	if err := track.wait(ctx, step{"HostedCluster and its control-plane namespace gone", func(ctx context.Context) (string, error) {
+		return clusterGone(ctx, c, hc, hcpNS)
+	}}); err != nil {
+		return err
+	}
+	fmt.Fprintf(track.out, "\n%s: timing\n", cloud)
+	track.summary()
+	return nil
+}
+
 // clusterGone holds once the HostedCluster and its control-plane namespace
 // no longer exist.
 func clusterGone(ctx context.Context, c client.Client, hc *hcplinkv1beta1.HostedCluster, hcpNS string) (string, error) {

@@ -112,16 +112,9 @@ func (t *tour) run(ctx context.Context, keep bool) error {
 	}
 
 	t.track.section("4. Delete the cluster")
-	if err := t.env.Client.Delete(ctx, t.hc); err != nil {
-		return fmt.Errorf("deleting the HostedCluster: %w", err)
-	}
-	if err := t.track.wait(ctx, step{"HostedCluster and its control-plane namespace gone", func(ctx context.Context) (string, error) {
-		return clusterGone(ctx, t.env.Client, t.hc, t.hcpNS)
-	}}); err != nil {
+	if err := deleteCluster(ctx, t.env.Client, t.track, t.hc, t.hcpNS, "AWS"); err != nil {
 		return err
 	}
-	fmt.Fprintln(t.out, "\nAWS: timing")
-	t.track.summary()
 	return t.proveNothingLeft()
 }
 
