@@ -2,7 +2,6 @@ package devenv
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,11 +9,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
-	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/infra/awsiam"
 )
 
 // The two accounts of the local cloud. The access key ID is the account
@@ -209,9 +208,9 @@ func (e *Env) PrepareAWSCluster(ctx context.Context, namespace, name, infraID st
 
 // PrepareAWSClusterIn is PrepareAWSCluster in a given customer's account
 // (e.Customer with e.CustomerAWS, or e.SecondCustomer with
-// e.SecondCustomerAWS). The role's permissions are exactly
-// awscloud.ControlPlaneOperatorPolicy(), the policy the README gives
-// customers, and its trust policy is awscloud.ControlPlaneOperatorTrustPolicy.
+// e.SecondCustomerAWS). The role is made by internal/infra/awsiam, as
+// `hcplink create iam aws` makes it: the permissions table's policy, trusting
+// only the cluster's control-plane-operator ServiceAccount.
 func (e *Env) PrepareAWSClusterIn(ctx context.Context, customer CustomerNetwork, cfg aws.Config, namespace, name, infraID string) (AWSClusterFixture, error) {
 	var f AWSClusterFixture
 	zoneID, err := ensurePrivateZone(ctx, cfg, customer.VPCID, awscloud.PrivateZoneName(name))
@@ -220,28 +219,12 @@ func (e *Env) PrepareAWSClusterIn(ctx context.Context, customer CustomerNetwork,
 	}
 	f.PrivateZoneID = zoneID
 
-	trust := awscloud.ControlPlaneOperatorTrustPolicy(customer.OIDCProvider, oidcHost, namespace, name)
-	client := iam.NewFromConfig(cfg)
-	roleName := infraID + "-control-plane-operator"
-	out, err := client.CreateRole(ctx, &iam.CreateRoleInput{RoleName: &roleName, AssumeRolePolicyDocument: aws.String(trust)})
-	var exists *iamtypes.EntityAlreadyExistsException
-	switch {
-	case errors.As(err, &exists):
-		got, getErr := client.GetRole(ctx, &iam.GetRoleInput{RoleName: &roleName})
-		if getErr != nil {
-			return f, fmt.Errorf("reading role %s: %w", roleName, getErr)
-		}
-		f.ControlPlaneOperatorRoleARN = aws.ToString(got.Role.Arn)
-	case err != nil:
-		return f, fmt.Errorf("creating role %s: %w", roleName, err)
-	default:
-		f.ControlPlaneOperatorRoleARN = aws.ToString(out.Role.Arn)
-	}
-	if _, err := client.PutRolePolicy(ctx, &iam.PutRolePolicyInput{
-		RoleName: &roleName, PolicyName: &roleName,
-		PolicyDocument: aws.String(awscloud.ControlPlaneOperatorPolicy()),
-	}); err != nil {
-		return f, fmt.Errorf("writing the policy of %s: %w", roleName, err)
+	// The role is exactly what `hcplink create iam aws` makes, so every
+	// scenario runs the control-plane operator under the CLI's policy.
+	f.ControlPlaneOperatorRoleARN, err = awsiam.EnsureControlPlaneOperatorRole(ctx, iam.NewFromConfig(cfg), nil,
+		awsiam.Options{InfraID: infraID, IssuerURL: "https://" + oidcHost, Namespace: namespace, Name: name}, customer.OIDCProvider)
+	if err != nil {
+		return f, err
 	}
 	return f, nil
 }

@@ -23,10 +23,7 @@ func Create(ctx context.Context, client *iam.Client, w io.Writer, o Options) (*O
 	if out.OIDCProviderARN, err = ensureOIDCProvider(ctx, client, w, o); err != nil {
 		return nil, err
 	}
-	trust := awscloud.ControlPlaneOperatorTrustPolicy(out.OIDCProviderARN, o.issuerHost(), o.Namespace, o.Name)
-	out.ControlPlaneOperatorRoleARN, err = ensureRole(ctx, client, w, controlPlaneOperatorRole(o.InfraID), trust,
-		awscloud.Policy(awscloud.ControlPlaneOperator), o.tags())
-	if err != nil {
+	if out.ControlPlaneOperatorRoleARN, err = EnsureControlPlaneOperatorRole(ctx, client, w, o, out.OIDCProviderARN); err != nil {
 		return nil, err
 	}
 	out.WorkerRoleARN, err = ensureRole(ctx, client, w, workerRole(o.InfraID), awscloud.WorkerTrustPolicy(),
@@ -38,6 +35,18 @@ func Create(ctx context.Context, client *iam.Client, w io.Writer, o Options) (*O
 		return nil, err
 	}
 	return out, nil
+}
+
+// EnsureControlPlaneOperatorRole makes the control-plane operator's role
+// alone, trusting the given OIDC provider: Create uses it, and so does
+// devenv, whose customer accounts already have their provider.
+func EnsureControlPlaneOperatorRole(ctx context.Context, client *iam.Client, w io.Writer, o Options, providerARN string) (string, error) {
+	if err := o.validate(); err != nil {
+		return "", err
+	}
+	trust := awscloud.ControlPlaneOperatorTrustPolicy(providerARN, o.issuerHost(), o.Namespace, o.Name)
+	return ensureRole(ctx, client, w, controlPlaneOperatorRole(o.InfraID), trust,
+		awscloud.Policy(awscloud.ControlPlaneOperator), o.tags())
 }
 
 // Destroy deletes what Create made for the infra ID; the OIDC provider only

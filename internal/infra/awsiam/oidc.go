@@ -64,18 +64,14 @@ func ensureOIDCProvider(ctx context.Context, client *iam.Client, w io.Writer, o 
 			return "", fmt.Errorf("adding the STS audience to OIDC provider %s: %w", arn, err)
 		}
 	}
-	// Tagged for every cluster that uses it, so whichever is destroyed last
-	// deletes it.
-	if _, err := client.TagOpenIDConnectProvider(ctx, &iam.TagOpenIDConnectProviderInput{
-		OpenIDConnectProviderArn: &arn, Tags: iamTags(map[string]string{ownedTagKey(o.InfraID): "owned"})}); err != nil {
-		return "", fmt.Errorf("tagging OIDC provider %s for %s: %w", arn, o.InfraID, err)
-	}
 	say(w, "OIDC provider found (%s)", arn)
 	return arn, nil
 }
 
-// deleteOIDCProviderIfUnused deletes the provider when it is tagged for
-// this infra ID and no remaining role trusts it; else it says why it stays.
+// deleteOIDCProviderIfUnused deletes the provider when hcplink created it
+// (for any infra ID: clusters of one issuer share it, and whichever is
+// destroyed last removes it) and no remaining role trusts it; a provider
+// someone else made is never deleted.
 func deleteOIDCProviderIfUnused(ctx context.Context, client *iam.Client, w io.Writer, o Options) error {
 	arn, err := findOIDCProvider(ctx, client, o.issuerHost())
 	if err != nil || arn == "" {
@@ -85,8 +81,8 @@ func deleteOIDCProviderIfUnused(ctx context.Context, client *iam.Client, w io.Wr
 	if err != nil {
 		return fmt.Errorf("reading OIDC provider %s: %w", arn, err)
 	}
-	if !slices.ContainsFunc(got.Tags, func(t iamtypes.Tag) bool { return aws.ToString(t.Key) == ownedTagKey(o.InfraID) }) {
-		say(w, "OIDC provider %s kept: it is not tagged for %s", arn, o.InfraID)
+	if !slices.ContainsFunc(got.Tags, func(t iamtypes.Tag) bool { return strings.HasPrefix(aws.ToString(t.Key), ownedTagKey("")) }) {
+		say(w, "OIDC provider %s kept: hcplink did not create it", arn)
 		return nil
 	}
 	if user, err := roleTrusting(ctx, client, arn); err != nil || user != "" {

@@ -1,0 +1,139 @@
+package e2e
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/route53"
+	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/devenv"
+)
+
+// notCheckedByAWS are granted actions AWS answers without evaluating any
+// policy, so cloudsim never records them either: GetCallerIdentity works
+// for every identity (the credentials check still calls it, and the table
+// keeps it so that a reader sees the call).
+var notCheckedByAWS = []string{"sts:GetCallerIdentity"}
+
+// unreachableHere are granted actions on a path cloudsim cannot take, each
+// with the reason; the test fails when one is called after all (then it
+// belongs in the comparison, not here).
+var unreachableHere = map[string]string{
+	// Only when DescribeVpcEndpointServices reports zone names without zone
+	// IDs; cloudsim always reports the IDs.
+	"ec2:DescribeAvailabilityZones": "the endpoint service's zones come as names only",
+}
+
+// decoyZone puts a second <name>.hypershift.local private zone on another
+// VPC of the customer account, so that finding the cluster's zone needs
+// route53:GetHostedZone (two clusters of one name, as create infra aws
+// allows).
+func decoyZone(t *testing.T, name string) {
+	t.Helper()
+	ctx := context.Background()
+	ec := ec2.NewFromConfig(env.CustomerAWS)
+	vpc, err := ec.CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.77.0.0/16")})
+	if err != nil {
+		t.Fatalf("creating the decoy VPC: %v", err)
+	}
+	r53 := route53.NewFromConfig(env.CustomerAWS)
+	zone, err := r53.CreateHostedZone(ctx, &route53.CreateHostedZoneInput{
+		Name: aws.String(awscloud.PrivateZoneName(name)), CallerReference: aws.String("decoy-" + randomSuffix(8)),
+		VPC: &r53types.VPC{VPCId: vpc.Vpc.VpcId, VPCRegion: r53types.VPCRegion(devenv.Region)},
+	})
+	if err != nil {
+		t.Fatalf("creating the decoy zone: %v", err)
+	}
+	t.Cleanup(func() {
+		if _, err := r53.DeleteHostedZone(ctx, &route53.DeleteHostedZoneInput{Id: zone.HostedZone.Id}); err != nil {
+			t.Errorf("deleting the decoy zone: %v", err)
+		}
+		if _, err := ec.DeleteVpc(ctx, &ec2.DeleteVpcInput{VpcId: vpc.Vpc.VpcId}); err != nil {
+			t.Errorf("deleting the decoy VPC: %v", err)
+		}
+	})
+}
+
+// TestControlPlaneOperatorLeastPrivilege walks one cluster through its
+// whole life (create beside a namesake's private zone, PublicAndPrivate and back, a NodePool added and
+// removed, resource tags added and removed, a new machine network, delete)
+// with its control-plane operator under exactly the role `hcplink create
+// iam aws` makes, and compares what cloudsim evaluated for that role with
+// what the policy grants: nothing denied, nothing granted and never used.
+func TestControlPlaneOperatorLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	zones := env.Customer.Zones
+	c := plCreateCluster(t, "least-privilege", "leastpriv", zones[:2], func(c *plCluster, _ *hcplinkv1beta1.HostedCluster) {
+		decoyZone(t, c.name)
+	})
+	want := plWant{
+		subnets:    []string{env.Customer.SubnetByAZ[zones[0]], env.Customer.SubnetByAZ[zones[1]]},
+		cidrs:      []string{env.Customer.CIDR},
+		principals: []string{plPrincipal(c.roleARN)},
+	}
+	last := c.converge(t, "the private path", want)
+
+	for _, access := range []hcplinkv1beta1.AWSEndpointAccessType{hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate, hcplinkv1beta1.AWSEndpointAccessPrivate} {
+		c.patch(t, "switching to "+string(access), func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.AWS.EndpointAccess = access })
+		last = c.converge(t, "the private path when "+string(access), want)
+	}
+
+	np := c.addNodePool(t, env.Customer.SubnetByAZ[zones[2]])
+	three := want
+	three.subnets = append(slices.Clone(want.subnets), env.Customer.SubnetByAZ[zones[2]])
+	c.converge(t, "the endpoint in three subnets", three)
+	if err := env.Client.Delete(ctx, &hcplinkv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: np}}); err != nil {
+		t.Fatalf("deleting NodePool %s: %v", np, err)
+	}
+	last = c.converge(t, "the endpoint back in two subnets", want)
+
+	for _, tags := range [][]hcplinkv1beta1.AWSResourceTag{{{Key: "team", Value: "a"}, {Key: "env", Value: "e2e"}}, {{Key: "team", Value: "a"}}} {
+		c.patch(t, "setting resource tags", func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.AWS.ResourceTags = tags })
+		want.userTags = map[string]string{}
+		for _, tag := range tags {
+			want.userTags[tag.Key] = tag.Value
+		}
+		last = c.converge(t, "the resource tags everywhere", want)
+	}
+
+	c.patch(t, "splitting the machine network", func(hc *hcplinkv1beta1.HostedCluster) {
+		hc.Spec.Networking.MachineNetwork = []hcplinkv1beta1.MachineNetworkEntry{{CIDR: "10.1.0.0/17"}, {CIDR: "10.1.128.0/17"}}
+	})
+	want.cidrs = []string{"10.1.0.0/17", "10.1.128.0/17"}
+	last = c.converge(t, "ingress from the two new CIDRs", want)
+
+	c.deleteAndProveNothingLeft(t, last)
+
+	evaluated := env.Cloud.AWS.Evaluations(c.roleARN)
+	var called, denied []string
+	for action, d := range evaluated {
+		called = append(called, action)
+		if d.Denied > 0 {
+			denied = append(denied, action)
+		}
+	}
+	sort.Strings(called)
+	t.Logf("the control-plane operator's role was evaluated for: %v", called)
+	if len(denied) > 0 {
+		t.Errorf("denied to the control-plane operator (the policy misses them): %v", denied)
+	}
+	for _, action := range awscloud.Actions(awscloud.ControlPlaneOperator) {
+		_, ok := evaluated[action]
+		why, unreachable := unreachableHere[action]
+		switch {
+		case ok && unreachable:
+			t.Errorf("%s was called after all: take it out of unreachableHere (%s)", action, why)
+		case !ok && !unreachable && !slices.Contains(notCheckedByAWS, action):
+			t.Errorf("the policy grants %s, which the whole lifecycle never called", action)
+		}
+	}
+}
