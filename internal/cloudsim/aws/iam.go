@@ -541,28 +541,7 @@ func putRolePolicy(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	name, err := iamName(call, "PolicyName", "policyName", 128)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := policyDocument(call, "PolicyDocument", "policyDocument", false)
-	if err != nil {
-		return nil, err
-	}
-	total := policySize(doc)
-	for n, d := range r.InlinePolicies {
-		if n != name {
-			total += policySize(d)
-		}
-	}
-	if total > 10240 {
-		return nil, iamLimitExceeded("Maximum policy size of 10240 bytes exceeded for role %s", r.Name)
-	}
-	if r.InlinePolicies == nil {
-		r.InlinePolicies = map[string]string{}
-	}
-	r.InlinePolicies[name] = doc
-	return nil, nil
+	return putInlinePolicy(call, r.policies())
 }
 
 type getRolePolicyResult struct {
@@ -592,21 +571,7 @@ func deleteRolePolicy(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	name, err := iamRequired(call, "PolicyName", "policyName")
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := r.InlinePolicies[name]; !ok {
-		return nil, noSuchEntity("The role policy with name %s cannot be found.", name)
-	}
-	delete(r.InlinePolicies, name)
-	return nil, nil
-}
-
-type listRolePoliciesResult struct {
-	PolicyNames members[string] `xml:"PolicyNames"`
-	IsTruncated bool            `xml:"IsTruncated"`
-	Marker      string          `xml:"Marker,omitempty"`
+	return deleteInlinePolicy(call, r.policies())
 }
 
 func listRolePolicies(call *Call) (any, *APIError) {
@@ -614,15 +579,7 @@ func listRolePolicies(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(r.InlinePolicies))
-	for n := range r.InlinePolicies {
-		names = append(names, n)
-	}
-	page, truncated, marker, err := iamPage(call, names, func(s string) string { return s })
-	if err != nil {
-		return nil, err
-	}
-	return listRolePoliciesResult{PolicyNames: members[string]{page}, IsTruncated: truncated, Marker: marker}, nil
+	return listInlinePolicies(call, r.policies())
 }
 
 // Managed policies.
@@ -814,21 +771,7 @@ func attachRolePolicy(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	arn, err := iamRequired(call, "PolicyArn", "policyArn")
-	if err != nil {
-		return nil, err
-	}
-	if call.Account.IAM.Policies[arn] == nil {
-		return nil, noSuchEntity("Policy %s does not exist or is not attachable.", arn)
-	}
-	if contains(r.AttachedPolicies, arn) {
-		return nil, nil
-	}
-	if len(r.AttachedPolicies) >= 10 {
-		return nil, iamLimitExceeded("Cannot exceed quota for PoliciesPerRole: 10")
-	}
-	r.AttachedPolicies = append(r.AttachedPolicies, arn)
-	return nil, nil
+	return attachManagedPolicy(call, r.policies())
 }
 
 func detachRolePolicy(call *Call) (any, *APIError) {
@@ -836,32 +779,7 @@ func detachRolePolicy(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	arn, err := iamRequired(call, "PolicyArn", "policyArn")
-	if err != nil {
-		return nil, err
-	}
-	if !contains(r.AttachedPolicies, arn) {
-		return nil, noSuchEntity("Policy %s was not found.", arn)
-	}
-	kept := r.AttachedPolicies[:0]
-	for _, a := range r.AttachedPolicies {
-		if a != arn {
-			kept = append(kept, a)
-		}
-	}
-	r.AttachedPolicies = kept
-	return nil, nil
-}
-
-type iamAttachedPolicyXML struct {
-	PolicyName string `xml:"PolicyName"`
-	PolicyArn  string `xml:"PolicyArn"`
-}
-
-type listAttachedRolePoliciesResult struct {
-	AttachedPolicies members[iamAttachedPolicyXML] `xml:"AttachedPolicies"`
-	IsTruncated      bool                          `xml:"IsTruncated"`
-	Marker           string                        `xml:"Marker,omitempty"`
+	return detachManagedPolicy(call, r.policies())
 }
 
 func listAttachedRolePolicies(call *Call) (any, *APIError) {
@@ -869,18 +787,7 @@ func listAttachedRolePolicies(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	var attached []iamAttachedPolicyXML
-	for _, arn := range r.AttachedPolicies {
-		p := call.Account.IAM.Policies[arn]
-		if p != nil && strings.HasPrefix(p.Path, call.Str("PathPrefix")) {
-			attached = append(attached, iamAttachedPolicyXML{PolicyName: p.Name, PolicyArn: arn})
-		}
-	}
-	page, truncated, marker, err := iamPage(call, attached, func(a iamAttachedPolicyXML) string { return a.PolicyName })
-	if err != nil {
-		return nil, err
-	}
-	return listAttachedRolePoliciesResult{AttachedPolicies: members[iamAttachedPolicyXML]{page}, IsTruncated: truncated, Marker: marker}, nil
+	return listAttachedPolicies(call, r.policies())
 }
 
 // Instance profiles.

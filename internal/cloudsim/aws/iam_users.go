@@ -150,28 +150,7 @@ func putUserPolicy(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	name, err := iamName(call, "PolicyName", "policyName", 128)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := policyDocument(call, "PolicyDocument", "policyDocument", false)
-	if err != nil {
-		return nil, err
-	}
-	total := policySize(doc)
-	for n, d := range u.InlinePolicies {
-		if n != name {
-			total += policySize(d)
-		}
-	}
-	if total > 2048 {
-		return nil, iamLimitExceeded("Maximum policy size of 2048 bytes exceeded for user %s", u.Name)
-	}
-	if u.InlinePolicies == nil {
-		u.InlinePolicies = map[string]string{}
-	}
-	u.InlinePolicies[name] = doc
-	return nil, nil
+	return putInlinePolicy(call, u.policies())
 }
 
 func deleteUserPolicy(call *Call) (any, *APIError) {
@@ -179,15 +158,7 @@ func deleteUserPolicy(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	name, err := iamRequired(call, "PolicyName", "policyName")
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := u.InlinePolicies[name]; !ok {
-		return nil, noSuchEntity("The user policy with name %s cannot be found.", name)
-	}
-	delete(u.InlinePolicies, name)
-	return nil, nil
+	return deleteInlinePolicy(call, u.policies())
 }
 
 func listUserPolicies(call *Call) (any, *APIError) {
@@ -195,15 +166,7 @@ func listUserPolicies(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(u.InlinePolicies))
-	for n := range u.InlinePolicies {
-		names = append(names, n)
-	}
-	page, truncated, marker, err := iamPage(call, names, func(s string) string { return s })
-	if err != nil {
-		return nil, err
-	}
-	return listRolePoliciesResult{PolicyNames: members[string]{page}, IsTruncated: truncated, Marker: marker}, nil
+	return listInlinePolicies(call, u.policies())
 }
 
 func attachUserPolicy(call *Call) (any, *APIError) {
@@ -211,21 +174,7 @@ func attachUserPolicy(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	arn, err := iamRequired(call, "PolicyArn", "policyArn")
-	if err != nil {
-		return nil, err
-	}
-	if call.Account.IAM.Policies[arn] == nil {
-		return nil, noSuchEntity("Policy %s does not exist or is not attachable.", arn)
-	}
-	if contains(u.AttachedPolicies, arn) {
-		return nil, nil
-	}
-	if len(u.AttachedPolicies) >= 10 {
-		return nil, iamLimitExceeded("Cannot exceed quota for PoliciesPerUser: 10")
-	}
-	u.AttachedPolicies = append(u.AttachedPolicies, arn)
-	return nil, nil
+	return attachManagedPolicy(call, u.policies())
 }
 
 func detachUserPolicy(call *Call) (any, *APIError) {
@@ -233,15 +182,7 @@ func detachUserPolicy(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	arn, err := iamRequired(call, "PolicyArn", "policyArn")
-	if err != nil {
-		return nil, err
-	}
-	if !contains(u.AttachedPolicies, arn) {
-		return nil, noSuchEntity("Policy %s was not found.", arn)
-	}
-	u.AttachedPolicies = without(u.AttachedPolicies, []string{arn})
-	return nil, nil
+	return detachManagedPolicy(call, u.policies())
 }
 
 func listAttachedUserPolicies(call *Call) (any, *APIError) {
@@ -249,17 +190,7 @@ func listAttachedUserPolicies(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	var attached []iamAttachedPolicyXML
-	for _, arn := range u.AttachedPolicies {
-		if p := call.Account.IAM.Policies[arn]; p != nil {
-			attached = append(attached, iamAttachedPolicyXML{PolicyName: p.Name, PolicyArn: arn})
-		}
-	}
-	page, truncated, marker, err := iamPage(call, attached, func(a iamAttachedPolicyXML) string { return a.PolicyName })
-	if err != nil {
-		return nil, err
-	}
-	return listAttachedRolePoliciesResult{AttachedPolicies: members[iamAttachedPolicyXML]{page}, IsTruncated: truncated, Marker: marker}, nil
+	return listAttachedPolicies(call, u.policies())
 }
 
 type iamAccessKeyXML struct {
