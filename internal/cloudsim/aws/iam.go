@@ -25,18 +25,18 @@ func init() {
 		"TagRole":                       tagRole,
 		"UntagRole":                     untagRole,
 		"ListRoleTags":                  listRoleTags,
-		"PutRolePolicy":                 putRolePolicy,
+		"PutRolePolicy":                 forRole(putInlinePolicy),
 		"GetRolePolicy":                 getRolePolicy,
-		"DeleteRolePolicy":              deleteRolePolicy,
-		"ListRolePolicies":              listRolePolicies,
+		"DeleteRolePolicy":              forRole(deleteInlinePolicy),
+		"ListRolePolicies":              forRole(listInlinePolicies),
 		"CreatePolicy":                  createPolicy,
 		"GetPolicy":                     getPolicy,
 		"GetPolicyVersion":              getPolicyVersion,
 		"DeletePolicy":                  deletePolicy,
 		"ListPolicies":                  listPolicies,
-		"AttachRolePolicy":              attachRolePolicy,
-		"DetachRolePolicy":              detachRolePolicy,
-		"ListAttachedRolePolicies":      listAttachedRolePolicies,
+		"AttachRolePolicy":              forRole(attachManagedPolicy),
+		"DetachRolePolicy":              forRole(detachManagedPolicy),
+		"ListAttachedRolePolicies":      forRole(listAttachedPolicies),
 		"CreateInstanceProfile":         createInstanceProfile,
 		"GetInstanceProfile":            getInstanceProfile,
 		"DeleteInstanceProfile":         deleteInstanceProfile,
@@ -536,14 +536,6 @@ func listRoleTags(call *Call) (any, *APIError) {
 
 // Inline role policies.
 
-func putRolePolicy(call *Call) (any, *APIError) {
-	r, err := roleParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return putInlinePolicy(call, r.policies())
-}
-
 type getRolePolicyResult struct {
 	RoleName       string `xml:"RoleName"`
 	PolicyName     string `xml:"PolicyName"`
@@ -564,22 +556,6 @@ func getRolePolicy(call *Call) (any, *APIError) {
 		return nil, noSuchEntity("The role policy with name %s cannot be found.", name)
 	}
 	return getRolePolicyResult{RoleName: r.Name, PolicyName: name, PolicyDocument: encodePolicy(doc)}, nil
-}
-
-func deleteRolePolicy(call *Call) (any, *APIError) {
-	r, err := roleParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return deleteInlinePolicy(call, r.policies())
-}
-
-func listRolePolicies(call *Call) (any, *APIError) {
-	r, err := roleParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return listInlinePolicies(call, r.policies())
 }
 
 // Managed policies.
@@ -764,30 +740,6 @@ func listPolicies(call *Call) (any, *APIError) {
 		out.Policies.Items = append(out.Policies.Items, p.wire(iam, false))
 	}
 	return out, nil
-}
-
-func attachRolePolicy(call *Call) (any, *APIError) {
-	r, err := roleParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return attachManagedPolicy(call, r.policies())
-}
-
-func detachRolePolicy(call *Call) (any, *APIError) {
-	r, err := roleParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return detachManagedPolicy(call, r.policies())
-}
-
-func listAttachedRolePolicies(call *Call) (any, *APIError) {
-	r, err := roleParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return listAttachedPolicies(call, r.policies())
 }
 
 // Instance profiles.

@@ -24,6 +24,31 @@ func (u *User) policies() policyHolder {
 	return policyHolder{"user", u.Name, &u.InlinePolicies, &u.AttachedPolicies, 2048, "PoliciesPerUser"}
 }
 
+// policyHandler is one operation on a role's or user's policies.
+type policyHandler func(call *Call, h policyHolder) (any, *APIError)
+
+// forRole runs f on the policies of the role named by RoleName.
+func forRole(f policyHandler) Handler {
+	return func(call *Call) (any, *APIError) {
+		r, err := roleParam(call)
+		if err != nil {
+			return nil, err
+		}
+		return f(call, r.policies())
+	}
+}
+
+// forUser runs f on the policies of the user named by UserName.
+func forUser(f policyHandler) Handler {
+	return func(call *Call) (any, *APIError) {
+		u, err := userParam(call)
+		if err != nil {
+			return nil, err
+		}
+		return f(call, u.policies())
+	}
+}
+
 func putInlinePolicy(call *Call, h policyHolder) (any, *APIError) {
 	name, err := iamName(call, "PolicyName", "policyName", 128)
 	if err != nil {

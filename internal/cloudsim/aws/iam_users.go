@@ -45,12 +45,12 @@ func init() {
 		"CreateUser":               createUser,
 		"GetUser":                  getUser,
 		"DeleteUser":               deleteUser,
-		"PutUserPolicy":            putUserPolicy,
-		"DeleteUserPolicy":         deleteUserPolicy,
-		"ListUserPolicies":         listUserPolicies,
-		"AttachUserPolicy":         attachUserPolicy,
-		"DetachUserPolicy":         detachUserPolicy,
-		"ListAttachedUserPolicies": listAttachedUserPolicies,
+		"PutUserPolicy":            forUser(putInlinePolicy),
+		"DeleteUserPolicy":         forUser(deleteInlinePolicy),
+		"ListUserPolicies":         forUser(listInlinePolicies),
+		"AttachUserPolicy":         forUser(attachManagedPolicy),
+		"DetachUserPolicy":         forUser(detachManagedPolicy),
+		"ListAttachedUserPolicies": forUser(listAttachedPolicies),
 		"CreateAccessKey":          createAccessKey,
 		"DeleteAccessKey":          deleteAccessKey,
 		"ListAccessKeys":           listAccessKeys,
@@ -143,54 +143,6 @@ func deleteUser(call *Call) (any, *APIError) {
 	}
 	delete(call.Account.IAM.Users, u.Name)
 	return nil, nil
-}
-
-func putUserPolicy(call *Call) (any, *APIError) {
-	u, err := userParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return putInlinePolicy(call, u.policies())
-}
-
-func deleteUserPolicy(call *Call) (any, *APIError) {
-	u, err := userParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return deleteInlinePolicy(call, u.policies())
-}
-
-func listUserPolicies(call *Call) (any, *APIError) {
-	u, err := userParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return listInlinePolicies(call, u.policies())
-}
-
-func attachUserPolicy(call *Call) (any, *APIError) {
-	u, err := userParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return attachManagedPolicy(call, u.policies())
-}
-
-func detachUserPolicy(call *Call) (any, *APIError) {
-	u, err := userParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return detachManagedPolicy(call, u.policies())
-}
-
-func listAttachedUserPolicies(call *Call) (any, *APIError) {
-	u, err := userParam(call)
-	if err != nil {
-		return nil, err
-	}
-	return listAttachedPolicies(call, u.policies())
 }
 
 type iamAccessKeyXML struct {
