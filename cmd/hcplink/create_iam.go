@@ -48,7 +48,7 @@ func (f *iamFlags) bind(cmd *cobra.Command, create bool) {
 	fl.StringVar(&f.opts.Name, "name", "", "the HostedCluster's name")
 	fl.StringSliceVar(&f.tags, "additional-tags", nil, "extra tags for every entity, KEY=VALUE, comma-separated")
 	fl.StringVar(&f.credsFile, "credentials-file", "", "with --operator: write a new access key to this file (AWS credentials format) unless it exists")
-	fl.BoolVar(&f.cli, "cli", false, "print the policy whoever runs `hcplink create/destroy infra aws` needs, and create nothing")
+	fl.BoolVar(&f.cli, "cli", false, "print the policy whoever runs hcplink create or destroy infra aws needs, and create nothing")
 	fl.StringVar(&f.outputFile, "output-file", "", "write the result (JSON with the ARNs) to this file instead of stdout")
 }
 
