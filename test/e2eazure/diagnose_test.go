@@ -55,15 +55,7 @@ func TestDiagnose(t *testing.T) {
 		return nil
 	})
 	t.Logf("repaired after %v", time.Since(began).Round(time.Second))
-	// The deletion goes on beside the parallel scenarios; TestMain's last
-	// check proves it left nothing in either subscription.
-	hc, err := c.get(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Client.Delete(ctx, hc); err != nil {
-		t.Fatalf("deleting HostedCluster %s: %v", c.name, err)
-	}
+	c.deleteAndCheckNothingLeft(t)
 }
 
 // dgSetVisibility writes the Private Link Service back with another
