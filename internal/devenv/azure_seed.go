@@ -10,6 +10,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
 // The fixtures' names and address plans. The management VNet leaves room
@@ -90,7 +92,21 @@ func createAzureVNet(ctx context.Context, admin azcore.TokenCredential, opts *ar
 }
 
 // pollFast waits for a long-running operation of cloudsim's (fast delays:
-// well under a second) without the SDK's default 30-second poll interval.
+// well under a second). It polls by hand: PollUntilDone refuses a frequency
+// under one second outside `go test`, and the SDK's default is 30 seconds.
 func pollFast[T any](ctx context.Context, p *runtime.Poller[T]) (T, error) {
-	return p.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: azurePollInterval})
+	for !p.Done() {
+		if _, err := p.Poll(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
+		if p.Done() {
+			break
+		}
+		if !sim.SleepContext(ctx, azurePollInterval) {
+			var zero T
+			return zero, ctx.Err()
+		}
+	}
+	return p.Result(ctx)
 }

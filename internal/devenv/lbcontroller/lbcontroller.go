@@ -6,8 +6,9 @@
 // to status.loadBalancer, as the in-tree AWS provider and the AWS Load
 // Balancer Controller do. It deletes the NLB when the Service goes away or
 // stops being a LoadBalancer, holding the Service with the cleanup
-// finalizer until the NLB is gone. Azure Services are not emulated yet: they
-// get an Event and stay pending.
+// finalizer until the NLB is gone. Azure Services are AzureReconciler's, in
+// an Azure devenv (azure.go); in an AWS devenv they get an Event saying so
+// and stay pending.
 package lbcontroller
 
 import (
@@ -172,7 +173,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		res, err = r.reconcileDelete(ctx, svc)
 	case isAzure(svc):
 		r.event(svc, corev1.EventTypeNormal, reasonNotEmulated, "Emulate",
-			"devenv does not emulate Azure load balancers yet; the Service stays pending")
+			"this devenv is on AWS; Azure load balancers are emulated only in an Azure devenv (devenv.Options.Platform), so the Service stays pending")
 		return ctrl.Result{}, nil
 	default:
 		res, err = r.reconcileNormal(ctx, svc)
