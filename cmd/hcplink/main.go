@@ -5,10 +5,19 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
+// kubectlPluginName: a link of this name on PATH makes the binary a kubectl
+// plugin (`kubectl hcplink diagnose …`).
+const kubectlPluginName = "kubectl-hcplink"
+
 func main() {
-	if err := newRootCommand().Execute(); err != nil {
+	root := newRootCommand()
+	if filepath.Base(os.Args[0]) == kubectlPluginName {
+		root.Use = "kubectl hcplink" // so that usage and examples read as typed
+	}
+	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}
