@@ -64,6 +64,9 @@ in-cluster).`,
   hcplink install --private-platform AWS --aws-private-region us-east-1 --aws-private-creds ~/.aws/hcplink --dry-run
   hcplink install --private-platform AWS --aws-private-region us-east-1 --aws-private-creds ~/.aws/hcplink
 
+  # The alerting rules and the Grafana dashboard too, for review
+  hcplink install --private-platform None --monitoring --render
+
   # Install on Azure with a workload identity
   hcplink install --private-platform Azure --azure-workload-identity-client-id 00000000-0000-0000-0000-000000000000 \
     --azure-tenant-id 11111111-1111-1111-1111-111111111111 --azure-subscription-id 22222222-2222-2222-2222-222222222222`,
@@ -73,6 +76,7 @@ in-cluster).`,
 	fl := cmd.Flags()
 	fl.BoolVar(&f.render, "render", false, "print the manifests to stdout instead of applying them")
 	fl.StringVar(&f.renderDir, "render-dir", "", "write the manifests to this directory (one file per object and a kustomization.yaml) instead of applying them")
+	fl.BoolVar(&f.opts.Monitoring, "monitoring", false, "also install the alerting rules (a PrometheusRule; needs the Prometheus Operator) and a Grafana dashboard (a ConfigMap labelled for Grafana's sidecar)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "have the API server validate every object (server-side dry run) without writing anything")
 	fl.StringVar(&f.opts.Namespace, "namespace", install.DefaultNamespace, "namespace of the operator")
 	fl.StringVar(&f.opts.Image, "image", install.DefaultImage(), "image of the management operator")

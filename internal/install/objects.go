@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcplink/hcplink/config/crd"
+	"github.com/hcplink/hcplink/internal/monitoring"
 )
 
 const (
@@ -75,7 +76,28 @@ func Objects(opts Options) ([]client.Object, error) {
 		objs = append(objs, s)
 	}
 	objs = append(objs, deployment(o, access), podDisruptionBudget(o.Namespace), metricsService(o.Namespace))
+	if o.Monitoring {
+		watching, err := monitoring.Objects(o.Namespace, monitoring.RuleOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, obj := range watching {
+			obj.SetLabels(mergeLabels(obj.GetLabels(), labels()))
+			objs = append(objs, obj)
+		}
+	}
 	return objs, nil
+}
+
+func mergeLabels(base, extra map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(extra))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }
 
 func serviceAccount(namespace string, access cloudAccess) *corev1.ServiceAccount {

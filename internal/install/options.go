@@ -48,6 +48,9 @@ type Options struct {
 	PrivatePlatform string
 	AWS             AWSCredentials
 	Azure           AzureCredentials
+	// Monitoring adds the alerting rules (a PrometheusRule, for the
+	// Prometheus Operator) and the Grafana dashboard (a ConfigMap).
+	Monitoring bool
 }
 
 // AWSCredentials are the management operator's AWS identity: exactly one

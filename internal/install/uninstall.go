@@ -21,6 +21,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/config/crd"
+	"github.com/hcplink/hcplink/internal/monitoring"
 )
 
 // maxNamed bounds how many remaining objects a message names.
@@ -51,6 +52,8 @@ func Uninstall(ctx context.Context, c client.Client, uo UninstallOptions) error 
 		return err
 	}
 	owned := []client.Object{
+		monitoringRule(namespace),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: monitoring.DashboardConfigMapName}},
 		&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorName + "-metrics"}},
 		&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorName}},
 		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: operatorName}},
@@ -93,8 +96,8 @@ func refuseWhileClustersExist(ctx context.Context, c client.Client) error {
 // deleteIfOurs deletes obj when it exists and carries install's label.
 func deleteIfOurs(ctx context.Context, c client.Client, obj client.Object, progress io.Writer) error {
 	kind := kindOf(c, obj)
-	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); apierrors.IsNotFound(err) {
-		return nil
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+		return nil // gone, or its kind is not served (no Prometheus Operator)
 	} else if err != nil {
 		return fmt.Errorf("reading %s %s: %w", kind, obj.GetName(), err)
 	}
@@ -107,6 +110,15 @@ func deleteIfOurs(ctx context.Context, c client.Client, obj client.Object, progr
 	}
 	fmt.Fprintf(progress, "%s %s deleted\n", strings.ToLower(kind), nameOf(obj))
 	return nil
+}
+
+// monitoringRule is the PrometheusRule `install --monitoring` makes.
+func monitoringRule(namespace string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(monitoring.PrometheusRuleKind)
+	u.SetNamespace(namespace)
+	u.SetName(monitoring.PrometheusRuleName)
+	return u
 }
 
 // deleteNamespace deletes install's namespace unless it holds Secrets

@@ -2,7 +2,17 @@ package monitoring
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
+
+// The objects' names and the rule's kind, for those who remove them.
+const (
+	PrometheusRuleName     = "hcplink"
+	DashboardConfigMapName = "hcplink-dashboard"
+)
+
+// PrometheusRuleKind is the Prometheus Operator's rule kind.
+var PrometheusRuleKind = schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: "PrometheusRule"}
 
 // Objects are what `hcplink install --render --monitoring` adds: a
 // PrometheusRule (for the Prometheus Operator) and a ConfigMap holding the
@@ -27,7 +37,7 @@ func Objects(namespace string, opts RuleOptions) ([]*unstructured.Unstructured, 
 	labels := map[string]any{"app.kubernetes.io/name": "hcplink", "app.kubernetes.io/component": "monitoring"}
 	rule := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
-		"metadata": map[string]any{"name": "hcplink", "namespace": namespace, "labels": labels},
+		"metadata": map[string]any{"name": PrometheusRuleName, "namespace": namespace, "labels": labels},
 		"spec":     map[string]any{"groups": groups},
 	}}
 	cmLabels := map[string]any{"grafana_dashboard": "1"}
@@ -36,7 +46,7 @@ func Objects(namespace string, opts RuleOptions) ([]*unstructured.Unstructured, 
 	}
 	cm := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": "hcplink-dashboard", "namespace": namespace, "labels": cmLabels},
+		"metadata": map[string]any{"name": DashboardConfigMapName, "namespace": namespace, "labels": cmLabels},
 		"data":     map[string]any{"hcplink.json": string(dashboard)},
 	}}
 	return []*unstructured.Unstructured{rule, cm}, nil
