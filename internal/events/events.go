@@ -128,7 +128,7 @@ func (r *Recorder) emit(obj client.Object, kind, reason, action, note string) {
 		return
 	}
 	if len(note) > noteLimit {
-		note = note[:noteLimit-3] + "..."
+		note = strings.ToValidUTF8(note[:noteLimit-3], "") + "..." // never half a character
 	}
 	if !r.budget.allow(string(obj.GetUID()), reason+"\x00"+note) {
 		return

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,7 +100,7 @@ func TestRecorderEmitsBoundedNotesAndNilIsSilent(t *testing.T) {
 	r := New(sink)
 	r.Created(obj, "VPC endpoint", "vpce-1")
 	r.Created(obj, "VPC endpoint", "vpce-1") // a second pass saying the same: silent
-	r.ConditionChanged(obj, metav1.Condition{Type: "AWSEndpointAvailable", Status: metav1.ConditionFalse, Reason: "Rejected", Message: strings.Repeat("m", 2000)})
+	r.ConditionChanged(obj, metav1.Condition{Type: "AWSEndpointAvailable", Status: metav1.ConditionFalse, Reason: "Rejected", Message: strings.Repeat("m", 460) + strings.Repeat("→", 100)})
 	close(sink.Events)
 	var got []string
 	for e := range sink.Events {
@@ -111,7 +112,7 @@ func TestRecorderEmitsBoundedNotesAndNilIsSilent(t *testing.T) {
 	if got[0] != "Normal CloudResourceCreated Created VPC endpoint vpce-1." {
 		t.Errorf("created event = %q", got[0])
 	}
-	if !strings.HasPrefix(got[1], "Warning Rejected AWSEndpointAvailable is False: mmm") || len(got[1]) > noteLimit+40 {
+	if !strings.HasPrefix(got[1], "Warning Rejected AWSEndpointAvailable is False: mmm") || len(got[1]) > noteLimit+40 || !utf8.ValidString(got[1]) {
 		t.Errorf("condition event = %q (%d bytes)", got[1][:60], len(got[1]))
 	}
 }
