@@ -100,7 +100,7 @@ func TestRecorderEmitsBoundedNotesAndNilIsSilent(t *testing.T) {
 	r := New(sink)
 	r.Created(obj, "VPC endpoint", "vpce-1")
 	r.Created(obj, "VPC endpoint", "vpce-1") // a second pass saying the same: silent
-	r.ConditionChanged(obj, metav1.Condition{Type: "AWSEndpointAvailable", Status: metav1.ConditionFalse, Reason: "Rejected", Message: strings.Repeat("m", 460) + strings.Repeat("→", 100)})
+	r.ConditionChanged(obj, metav1.Condition{Type: "AWSEndpointAvailable", Status: metav1.ConditionFalse, Reason: "Rejected", Message: strings.Repeat("m", 461) + strings.Repeat("→", 100)})
 	close(sink.Events)
 	var got []string
 	for e := range sink.Events {
