@@ -31,6 +31,13 @@ type OperatorOutput struct {
 // (the file `hcplink install --aws-private-creds` reads); an existing file
 // is never overwritten, so re-running does not mint keys.
 func CreateOperator(ctx context.Context, client *iam.Client, w io.Writer, user, credsFile string) (*OperatorOutput, error) {
+	return ensureUser(ctx, client, w, user, awscloud.Policy(awscloud.ManagementOperator), credsFile, "--operator")
+}
+
+// ensureUser makes (or finds) a user holding exactly policy as its inline
+// policy, and writes it an access key to credsFile unless that exists;
+// destroyFlag is the destroy iam aws flag that removes it.
+func ensureUser(ctx context.Context, client *iam.Client, w io.Writer, user, policy, credsFile, destroyFlag string) (*OperatorOutput, error) {
 	out, err := client.CreateUser(ctx, &iam.CreateUserInput{UserName: &user})
 	var exists *iamtypes.EntityAlreadyExistsException
 	res := &OperatorOutput{}
@@ -49,7 +56,7 @@ func CreateOperator(ctx context.Context, client *iam.Client, w io.Writer, user, 
 		say(w, "user %s created (%s)", user, res.UserARN)
 	}
 	if _, err := client.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: &user, PolicyName: &user,
-		PolicyDocument: aws.String(awscloud.Policy(awscloud.ManagementOperator))}); err != nil {
+		PolicyDocument: aws.String(policy)}); err != nil {
 		return nil, fmt.Errorf("writing the policy of user %s: %w", user, err)
 	}
 	if credsFile == "" {
@@ -67,8 +74,8 @@ func CreateOperator(ctx context.Context, client *iam.Client, w io.Writer, user, 
 	body := fmt.Sprintf("[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n",
 		aws.ToString(key.AccessKey.AccessKeyId), aws.ToString(key.AccessKey.SecretAccessKey))
 	if err := os.WriteFile(credsFile, []byte(body), 0o600); err != nil {
-		return nil, fmt.Errorf("writing %s (the new access key %s of user %s is unused: delete it or re-run destroy iam aws --operator): %w",
-			credsFile, aws.ToString(key.AccessKey.AccessKeyId), user, err)
+		return nil, fmt.Errorf("writing %s (the new access key %s of user %s is unused: delete it or re-run destroy iam aws %s): %w",
+			credsFile, aws.ToString(key.AccessKey.AccessKeyId), user, destroyFlag, err)
 	}
 	say(w, "access key %s written to %s", aws.ToString(key.AccessKey.AccessKeyId), credsFile)
 	res.CredentialsFile = credsFile
