@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/hcplink/hcplink/internal/install"
 )
 
 // TestWorkerAndClusterIDFlags checks the flags the operators' worker
@@ -38,6 +41,75 @@ func TestWorkerAndClusterIDFlags(t *testing.T) {
 			}
 			if !tt.wantErr && f.Value.String() != tt.setTo {
 				t.Errorf("--%s = %q after parsing, want %q", tt.flag, f.Value.String(), tt.setTo)
+			}
+		})
+	}
+}
+
+// TestInstallRendersFlagsTheOperatorHas parses the operator container's
+// arguments that install renders, for each platform, with the operator
+// command's own flag set: a renamed or missing flag would crash-loop the
+// installed operator.
+func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
+	for _, opts := range []install.Options{
+		{PrivatePlatform: "AWS", AWS: install.AWSCredentials{Region: "us-east-1", SecretName: "creds"}, ManagementClusterID: "mc-1"},
+		{PrivatePlatform: "Azure", Azure: install.AzureCredentials{SecretName: "sp", PLSResourceGroup: "mgmt-rg"}},
+		{},
+	} {
+		t.Run(opts.PrivatePlatform, func(t *testing.T) {
+			objs, err := install.Objects(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var args []string
+			for _, o := range objs {
+				if d, ok := o.(*appsv1.Deployment); ok {
+					args = d.Spec.Template.Spec.Containers[0].Args
+				}
+			}
+			if len(args) == 0 || args[0] != "operator" {
+				t.Fatalf("the Deployment's arguments %v do not start with the operator command", args)
+			}
+			cmd := newOperatorCommand()
+			if err := cmd.Flags().Parse(args[1:]); err != nil {
+				t.Fatalf("the operator refuses install's arguments %v: %v", args, err)
+			}
+			if rg := opts.Azure.PLSResourceGroup; rg != "" {
+				if got := cmd.Flags().Lookup("azure-pls-resource-group").Value.String(); got != rg {
+					t.Errorf("--azure-pls-resource-group = %q, want %q", got, rg)
+				}
+			}
+		})
+	}
+}
+
+// TestAzureOperatorConfig checks what --azure-pls-resource-group adds to
+// the environment's Azure configuration.
+func TestAzureOperatorConfig(t *testing.T) {
+	env := map[string]string{"AZURE_SUBSCRIPTION_ID": "sub-1", "AZURE_CLIENT_ID": "client-1"}
+	tests := []struct {
+		name, platform, rg string
+		wantRG             string // "" with wantNil: the environment alone
+		wantNil, wantErr   bool
+	}{
+		{name: "not given", platform: "Azure", wantNil: true},
+		{name: "given", platform: "Azure", rg: "mgmt-rg", wantRG: "mgmt-rg"},
+		{name: "given without Azure", platform: "AWS", rg: "mgmt-rg", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := azureOperatorConfig(tt.platform, tt.rg, func(k string) string { return env[k] })
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
+			}
+			if tt.wantErr {
+				return
+			}
+			if (cfg == nil) != tt.wantNil {
+				t.Fatalf("config = %+v, want nil %v", cfg, tt.wantNil)
+			}
+			if cfg != nil && (cfg.ResourceGroup != tt.wantRG || cfg.SubscriptionID != "sub-1" || cfg.ClientID != "client-1") {
+				t.Errorf("config = %+v, want resource group %q over the environment's subscription and client", cfg, tt.wantRG)
 			}
 		})
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"os"
 	"os/signal"
 	"syscall"
 
@@ -9,11 +11,13 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/operator"
 )
 
 func newOperatorCommand() *cobra.Command {
 	opts := operator.Options{}
+	var azurePLSResourceGroup string
 	zapOpts := zap.Options{}
 	cmd := &cobra.Command{
 		Use:   "operator",
@@ -42,6 +46,9 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 				return err
 			}
 			opts.RestConfig = cfg
+			if opts.Azure, err = azureOperatorConfig(opts.PrivatePlatform, azurePLSResourceGroup, os.Getenv); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			return operator.Run(ctrl.LoggerInto(ctx, ctrl.Log.WithName("operator")), opts)
@@ -59,6 +66,7 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 	f.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", operator.DefaultMaxConcurrentReconciles, "workers of each controller, so that one slow cluster never holds the others")
 	f.StringVar(&opts.ManagementClusterID, "management-cluster-id", "", "names this management cluster on the cloud resources it owns (tag hcplink.io/management-cluster), so that management clusters sharing an account never touch each other's (default: the kube-system namespace's UID)")
 	f.DurationVar(&opts.EndpointServiceDriftInterval, "drift-interval", 0, "how often each AWS endpoint service (0: 10m) or Azure Private Link Service (0: 5m) is checked for drift, jittered")
+	f.StringVar(&azurePLSResourceGroup, "azure-pls-resource-group", "", "with --private-platform=Azure: the management cluster's resource group, where its internal load balancers are looked for (default: the whole management subscription)")
 	f.DurationVar(&opts.EndpointServiceSweepInterval, "sweep-interval", 0, "how often endpoint services tagged for objects that no longer exist are looked for, jittered (0: 30m)")
 	_ = cmd.MarkFlagRequired("control-plane-operator-image")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
@@ -68,4 +76,21 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 	}
 	f.AddGoFlagSet(goFlags)
 	return cmd
+}
+
+// azureOperatorConfig is the Azure configuration the operator's flags add
+// to the environment's; nil (the environment's alone) when they add none.
+func azureOperatorConfig(platform, plsResourceGroup string, getenv func(string) string) (*azurecloud.Config, error) {
+	if plsResourceGroup == "" {
+		return nil, nil
+	}
+	if platform != operator.PlatformAzure {
+		return nil, fmt.Errorf("--azure-pls-resource-group needs --private-platform=Azure, not %q", platform)
+	}
+	cfg, err := azurecloud.ConfigFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ResourceGroup = plsResourceGroup
+	return &cfg, nil
 }

@@ -41,6 +41,9 @@ func operatorArgs(o Options) []string {
 	if o.PrivatePlatform == "AWS" {
 		args = append(args, "--aws-private-region="+o.AWS.Region)
 	}
+	if o.PrivatePlatform == "Azure" && o.Azure.PLSResourceGroup != "" {
+		args = append(args, "--azure-pls-resource-group="+o.Azure.PLSResourceGroup)
+	}
 	if o.ManagementClusterID != "" {
 		args = append(args, "--management-cluster-id="+o.ManagementClusterID)
 	}

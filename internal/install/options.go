@@ -85,6 +85,10 @@ type AzureCredentials struct {
 	// SubscriptionID is the management subscription (required with a
 	// workload identity; overrides the file's or Secret's otherwise).
 	SubscriptionID string
+	// PLSResourceGroup is the management cluster's resource group, where
+	// the operator looks for its internal load balancers (the operator's
+	// --azure-pls-resource-group); empty searches the subscription.
+	PLSResourceGroup string
 }
 
 // withDefaults fills the defaults in.
@@ -141,7 +145,7 @@ func (c AWSCredentials) given() bool {
 }
 
 func (c AzureCredentials) given() bool {
-	return c.SecretName != "" || c.WorkloadIdentityClientID != "" || c.TenantID != "" || c.SubscriptionID != "" || len(c.CredentialsFile) > 0
+	return c.SecretName != "" || c.WorkloadIdentityClientID != "" || c.TenantID != "" || c.SubscriptionID != "" || c.PLSResourceGroup != "" || len(c.CredentialsFile) > 0
 }
 
 func (c AWSCredentials) validate() error {

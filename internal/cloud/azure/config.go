@@ -71,6 +71,11 @@ type Config struct {
 	// SubscriptionID is the subscription the operator works in (the
 	// management subscription for the operator).
 	SubscriptionID string
+	// ResourceGroup, for the management operator, is the management
+	// cluster's resource group: where its internal load balancers, and so
+	// their Private Link Services, are looked for. Empty searches the whole
+	// subscription.
+	ResourceGroup string
 	// Component labels this config's requests in the cloud request
 	// metrics ("operator", "control-plane-operator"); empty is "hcplink".
 	Component string

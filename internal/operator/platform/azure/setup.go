@@ -47,7 +47,7 @@ func setup(_ context.Context, mgr manager.Manager, opts platform.SetupOptions) (
 	}
 	r := &azureprivatelink.Reconciler{
 		Client:              mgr.GetClient(),
-		Cloud:               &azureprivatelink.Cloud{Provider: providers.PrivateLinkServices, Subscription: cfg.SubscriptionID},
+		Cloud:               &azureprivatelink.Cloud{Provider: providers.PrivateLinkServices, Subscription: cfg.SubscriptionID, ResourceGroup: cfg.ResourceGroup},
 		ManagementClusterID: opts.ManagementClusterID,
 		DriftInterval:       opts.DriftInterval,
 		Events:              opts.Events,
