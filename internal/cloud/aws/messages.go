@@ -40,14 +40,35 @@ func ErrorMessage(err error) string {
 	if code != "" {
 		b.WriteString(" with " + code)
 	}
-	b.WriteString(": " + explanation(Classify(err)))
 	var apiErr smithy.APIError
+	awsSays := ""
 	if errors.As(err, &apiErr) {
-		if m := Scrub(apiErr.ErrorMessage()); m != "" {
-			b.WriteString(" AWS says: " + m)
-		}
+		awsSays = Scrub(apiErr.ErrorMessage())
+	}
+	class := Classify(err)
+	if action := deniedAction(awsSays); class == ClassAccessDenied && action != "" {
+		// AWS's own message names the action only after the caller's
+		// ARN, where the bound would cut it: say it first.
+		b.WriteString(": the identity lacks " + action + ": grant it to the identity that makes this call.")
+	} else {
+		b.WriteString(": " + explanation(class))
+	}
+	if awsSays != "" {
+		b.WriteString(" AWS says: " + awsSays)
 	}
 	return Bound(b.String(), MaxMessageLength)
+}
+
+// deniedActionPattern finds the action in AWS's access-denied wording:
+// "... is not authorized to perform: ec2:CreateVpc on resource: ...".
+var deniedActionPattern = regexp.MustCompile(`not authorized to perform: ([a-z0-9-]+:[A-Za-z0-9*]+)`)
+
+// deniedAction is the IAM action an access-denied message names, or "".
+func deniedAction(message string) string {
+	if m := deniedActionPattern.FindStringSubmatch(message); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 func explanation(class ErrorClass) string {
@@ -57,7 +78,7 @@ func explanation(class ErrorClass) string {
 	case ClassNotFound:
 		return "the resource does not exist."
 	case ClassAccessDenied:
-		return "the credentials were refused or lack a permission; grant it to the role and the controller retries."
+		return "the credentials were refused or lack a permission: grant it to the identity that makes this call."
 	case ClassServerError:
 		return "AWS did not answer or failed; retrying soon."
 	case ClassDependency:

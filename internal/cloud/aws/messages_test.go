@@ -19,6 +19,10 @@ func TestErrorMessage(t *testing.T) {
 		{"nil", nil, nil},
 		{"throttled", apiError(400, "RequestLimitExceeded", smithy.FaultClient), []string{"EC2 DescribeVpcEndpoints failed with RequestLimitExceeded", "throttled"}},
 		{"access denied", apiError(403, "UnauthorizedOperation", smithy.FaultClient), []string{"UnauthorizedOperation", "permission"}},
+		{"access denied naming the action first", &smithy.OperationError{ServiceID: "EC2", OperationName: "CreateInternetGateway", Err: &smithy.GenericAPIError{
+			Code: "UnauthorizedOperation", Message: "You are not authorized to perform this operation. User: arn:aws:iam::222222222222:user/" + strings.Repeat("a", 64) +
+				" is not authorized to perform: ec2:CreateInternetGateway on resource: arn:aws:ec2:us-east-1:222222222222:internet-gateway/* because no identity-based policy allows the ec2:CreateInternetGateway action"}},
+			[]string{"UnauthorizedOperation: the identity lacks ec2:CreateInternetGateway: grant it"}},
 		{"server", apiError(500, "InternalError", smithy.FaultServer), []string{"InternalError", "retrying soon"}},
 		{"message with request id scrubbed", &smithy.OperationError{ServiceID: "EC2", OperationName: "CreateVpcEndpoint", Err: &smithy.GenericAPIError{
 			Code: "InvalidParameter", Message: "bad subnet, RequestID: 0a1b2c3d-0000-4000-8000-0123456789ab, https response error StatusCode: 400"}},

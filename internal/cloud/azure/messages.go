@@ -48,7 +48,7 @@ func ErrorMessage(err error) string {
 	class := Classify(err)
 	if class == cloud.ClassAccessDenied {
 		if action := MissingAction(err); action != "" {
-			b.WriteString("the identity lacks the permission " + action + "; grant it (see the permissions table) and the controller retries.")
+			b.WriteString("the identity lacks the permission " + action + ": grant it (see the permissions table).")
 			return Bound(b.String(), MaxMessageLength)
 		}
 	}
@@ -76,7 +76,7 @@ func explanation(class cloud.Class) string {
 	case cloud.ClassNotFound:
 		return "the resource does not exist."
 	case cloud.ClassAccessDenied:
-		return "the credentials were refused or lack a role assignment; grant it and the controller retries."
+		return "the credentials were refused or lack a role assignment: grant it to the identity that makes this call."
 	case cloud.ClassServerError:
 		return "Azure did not answer or failed; retrying soon."
 	case cloud.ClassDependency:

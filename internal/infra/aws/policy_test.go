@@ -85,7 +85,7 @@ func TestCreateWithoutOneActionIsRefusedNamingIt(t *testing.T) {
 	_, clients := f.cliUser(t, "hcplink-cli-short", granted)
 	f.deps.Clients = clients
 	_, err := f.create(t, Options{InfraID: "infra-d", BaseDomain: baseDomain})
-	if !awscloud.IsAccessDenied(err) || !strings.Contains(err.Error(), "creating internet gateway infra-d-igw") {
+	if !awscloud.IsAccessDenied(err) || !strings.Contains(err.Error(), "creating internet gateway infra-d-igw") || !strings.Contains(err.Error(), "lacks ec2:CreateInternetGateway") {
 		t.Fatalf("create without ec2:CreateInternetGateway = %v, want access denied while creating the internet gateway", err)
 	}
 	t.Logf("the refusal reads: %v", err)
