@@ -31,6 +31,8 @@ type iamFlags struct {
 	tags          []string
 	operator, cli bool
 	operatorUser  string
+	diagnose      bool
+	diagnoseUser  string
 	credsFile     string
 	outputFile    string
 }
@@ -41,14 +43,18 @@ func (f *iamFlags) bind(cmd *cobra.Command, create bool) {
 	fl.StringVar(&f.opts.IssuerURL, "oidc-issuer-url", "", "the management cluster's service-account issuer (https://...)")
 	fl.BoolVar(&f.operator, "operator", false, "the management operator's own IAM user, in the management account, instead of a cluster's IAM")
 	fl.StringVar(&f.operatorUser, "operator-user", awsiam.DefaultOperatorUser, "with --operator: the user's name")
+	fl.BoolVar(&f.diagnose, "diagnose", false, "the read-only user 'hcplink diagnose' runs as, in the account of the credentials (run it in the management and in the customer account), instead of a cluster's IAM")
+	fl.StringVar(&f.diagnoseUser, "diagnose-user", awsiam.DefaultDiagnoseUser, "with --diagnose: the user's name")
+	cmd.MarkFlagsMutuallyExclusive("operator", "diagnose")
 	if !create {
 		return
 	}
 	fl.StringVar(&f.opts.Namespace, "namespace", "clusters", "the HostedCluster's namespace (its control-plane operator is the only one its role trusts)")
 	fl.StringVar(&f.opts.Name, "name", "", "the HostedCluster's name")
 	fl.StringSliceVar(&f.tags, "additional-tags", nil, "extra tags for every entity, KEY=VALUE, comma-separated")
-	fl.StringVar(&f.credsFile, "credentials-file", "", "with --operator: write a new access key to this file (AWS credentials format) unless it exists")
+	fl.StringVar(&f.credsFile, "credentials-file", "", "with --operator or --diagnose: write a new access key to this file (AWS credentials format) unless it exists")
 	fl.BoolVar(&f.cli, "cli", false, "print the policy whoever runs hcplink create or destroy infra aws needs, and create nothing")
+	cmd.MarkFlagsMutuallyExclusive("cli", "operator", "diagnose")
 	fl.StringVar(&f.outputFile, "output-file", "", "write the result (JSON with the ARNs) to this file instead of stdout")
 }
 
@@ -74,14 +80,19 @@ Re-running is safe: existing entities are found and their policies rewritten.
 
 --operator instead creates the management operator's user, in the management account,
 with exactly the management operator's policy; --credentials-file writes it an access key
-for 'hcplink install --aws-private-creds'. --cli prints the policy the create/destroy infra
-commands need.`,
+for 'hcplink install --aws-private-creds'. --diagnose creates the read-only user that
+'hcplink diagnose' runs as, holding exactly the reads diagnose makes (run it once in the
+management account and once in the customer's). --cli prints the policy the create/destroy
+infra commands need.`,
 		Example: `  # A cluster's IAM in the customer account:
   hcplink create iam aws --infra-id demo-x1 --namespace clusters --name demo \
     --oidc-issuer-url https://oidc.mgmt.example.com --output-file iam.json
 
   # The management operator's user, in the management account:
   hcplink create iam aws --operator --credentials-file ./hcplink-operator.credentials
+
+  # diagnose's read-only user, in each account (here the customer's):
+  AWS_PROFILE=customer hcplink create iam aws --diagnose --credentials-file ./diagnose-customer.credentials
 
   # The policy to grant whoever runs create/destroy infra aws:
   hcplink create iam aws --cli > hcplink-cli-policy.json`,
@@ -95,9 +106,12 @@ commands need.`,
 				return err
 			}
 			var out any
-			if f.operator {
+			switch {
+			case f.operator:
 				out, err = awsiam.CreateOperator(cmd.Context(), client, cmd.ErrOrStderr(), f.operatorUser, f.credsFile)
-			} else {
+			case f.diagnose:
+				out, err = awsiam.CreateDiagnoseUser(cmd.Context(), client, cmd.ErrOrStderr(), f.diagnoseUser, f.credsFile)
+			default:
 				if f.opts.Tags, err = parseInfraTags(f.tags); err != nil {
 					return err
 				}
@@ -123,11 +137,12 @@ func newDestroyIAMAWSCommand() *cobra.Command {
 		Use:   "aws",
 		Short: "Delete the roles and instance profile of an infra ID (and its OIDC provider when no other role trusts it)",
 		Example: `  hcplink destroy iam aws --infra-id demo-x1 --oidc-issuer-url https://oidc.mgmt.example.com
-  hcplink destroy iam aws --operator`,
+  hcplink destroy iam aws --operator
+  hcplink destroy iam aws --diagnose`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !f.operator && f.opts.InfraID == "" {
-				return errors.New("--infra-id is required (or --operator for the management operator's user)")
+			if !f.operator && !f.diagnose && f.opts.InfraID == "" {
+				return errors.New("--infra-id is required (or --operator for the management operator's user, --diagnose for diagnose's)")
 			}
 			client, err := iamClient(cmd)
 			if err != nil {
@@ -135,6 +150,9 @@ func newDestroyIAMAWSCommand() *cobra.Command {
 			}
 			if f.operator {
 				return awsiam.DestroyOperator(cmd.Context(), client, cmd.ErrOrStderr(), f.operatorUser)
+			}
+			if f.diagnose {
+				return awsiam.DestroyDiagnoseUser(cmd.Context(), client, cmd.ErrOrStderr(), f.diagnoseUser)
 			}
 			return awsiam.Destroy(cmd.Context(), client, cmd.ErrOrStderr(), f.opts)
 		},

@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
@@ -58,5 +64,36 @@ func TestCreateAndDestroyIAMAWSCommands(t *testing.T) {
 	var policy struct{ Statement []struct{ Action []string } }
 	if err := json.Unmarshal([]byte(runIAM(t, cs, true, "--cli")), &policy); err != nil || len(policy.Statement) != 1 || len(policy.Statement[0].Action) == 0 {
 		t.Fatalf("--cli printed no policy: %+v, %v", policy, err)
+	}
+}
+
+// TestCreateAndDestroyIAMAWSDiagnose: --diagnose makes diagnose's read-only
+// user with a key in the credentials file, --operator with it is refused,
+// and destroy --diagnose removes the user.
+func TestCreateAndDestroyIAMAWSDiagnose(t *testing.T) {
+	cs := cloudsimtest.Start(t, cloudsim.Options{})
+	creds := filepath.Join(t.TempDir(), "diagnose.credentials")
+	var out awsiam.OperatorOutput
+	if err := json.Unmarshal([]byte(runIAM(t, cs, true, "--diagnose", "--credentials-file", creds)), &out); err != nil {
+		t.Fatalf("the output is not JSON: %v", err)
+	}
+	if !strings.HasSuffix(out.UserARN, ":user/"+awsiam.DefaultDiagnoseUser) || out.CredentialsFile != creds {
+		t.Fatalf("output %+v", out)
+	}
+	if _, err := os.Stat(creds); err != nil {
+		t.Fatalf("no credentials file: %v", err)
+	}
+	cmd := newCreateIAMAWSCommand()
+	cmd.SetArgs([]string{"--diagnose", "--operator"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	if err := cmd.Execute(); err == nil {
+		t.Fatal("--diagnose with --operator was accepted")
+	}
+	runIAM(t, cs, false, "--diagnose")
+	_, err := iam.NewFromConfig(cs.Config(t, cloudsimtest.CustomerAccount)).GetUser(context.Background(), &iam.GetUserInput{UserName: aws.String(awsiam.DefaultDiagnoseUser)})
+	var gone *iamtypes.NoSuchEntityException
+	if !errors.As(err, &gone) {
+		t.Fatalf("user after destroy --diagnose: %v, want NoSuchEntity", err)
 	}
 }
