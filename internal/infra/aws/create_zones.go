@@ -37,6 +37,18 @@ func (r *run) ensureZones(ctx context.Context, vpcID string) (zoneIDs, error) {
 	return z, err
 }
 
+// EnsureLocalZone finds or creates the <Name>.hypershift.local private
+// zone on vpcID, tagged for opts.InfraID, with the SOA's negative TTL at
+// negativeTTL: the zone Create makes, for a VPC made another way (devenv's
+// customer VPC, shared by many clusters). It returns the zone's ID.
+func EnsureLocalZone(ctx context.Context, opts Options, deps Deps, vpcID string) (string, error) {
+	if opts.InfraID == "" {
+		return "", fmt.Errorf("an infra ID is required to tag the private zone")
+	}
+	r := newRun(opts, deps)
+	return r.ensurePrivateZone(ctx, r.opts.localZoneName(), vpcID)
+}
+
 func zoneID(id *string) string { return strings.TrimPrefix(awssdk.ToString(id), "/hostedzone/") }
 
 // zonesNamed lists the account's hosted zones named exactly name.
