@@ -33,7 +33,9 @@ credentials are at hand. It never writes anything.
 
 AWS: HostedCluster, HostedControlPlane, router Service, network load balancer,
 endpoint service, VPC endpoint, security group, private zone, DNS records,
-ExternalName Services. Azure: the same, through the internal load balancer,
+ExternalName Services; then the same from its own Service for every other
+private endpoint (kube-apiserver-private, when the API server is published
+by LoadBalancer), each hop naming its endpoint. Azure: the same, through the internal load balancer,
 private link service, private endpoint, private DNS zone, VNet link and A
 records.
 

@@ -12,13 +12,17 @@ const (
 	HopHostedCluster      = "HostedCluster"
 	HopHostedControlPlane = "HostedControlPlane"
 	HopRouterService      = "router Service"
-	HopLoadBalancer       = "network load balancer"
-	HopEndpointService    = "endpoint service"
-	HopEndpoint           = "VPC endpoint"
-	HopSecurityGroup      = "security group"
-	HopPrivateZone        = "private zone"
-	HopRecords            = "DNS records"
-	HopExternalNames      = "ExternalName Services"
+	// HopAPIServerService is the kube-apiserver-private Service, which
+	// starts the API server's own private path (when it is published by
+	// LoadBalancer).
+	HopAPIServerService = "API server Service"
+	HopLoadBalancer     = "network load balancer"
+	HopEndpointService  = "endpoint service"
+	HopEndpoint         = "VPC endpoint"
+	HopSecurityGroup    = "security group"
+	HopPrivateZone      = "private zone"
+	HopRecords          = "DNS records"
+	HopExternalNames    = "ExternalName Services"
 )
 
 // recommendedNegativeTTL is the SOA negative-cache TTL that keeps nodes

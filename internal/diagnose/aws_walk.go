@@ -31,7 +31,9 @@ func (a AWSAccount) usable() bool { return a.Missing == "" && a.EC2 != nil }
 
 // awsWalk carries what one AWS walk has seen so far.
 type awsWalk struct {
-	k          kubeSeen
+	k kubeSeen
+	// name is the endpoint's: its Service's and its AWSEndpointService's.
+	name       string
 	cr         *hcplinkv1beta1.AWSEndpointService
 	mgmt, cust AWSAccount
 	region     string
@@ -45,28 +47,34 @@ type endpointFacts struct {
 	dnsName string
 }
 
-// walkAWS walks the AWS private path after the Kubernetes hops.
-func walkAWS(ctx context.Context, k kubeSeen, mgmt, cust AWSAccount) []Hop {
-	w := &awsWalk{k: k, mgmt: mgmt, cust: cust, region: k.hc.Spec.Platform.AWS.Region}
+// walkAWS walks the cloud hops of one private endpoint (named like its
+// Service) after its Service's hop.
+func walkAWS(ctx context.Context, k kubeSeen, name string, mgmt, cust AWSAccount) []Hop {
+	w := &awsWalk{k: k, name: name, mgmt: mgmt, cust: cust, region: k.hc.Spec.Platform.AWS.Region}
 	cr := &hcplinkv1beta1.AWSEndpointService{}
-	if err := k.reader.Get(ctx, k.key(routers.PrivateRouterServiceName), cr); err == nil {
+	if err := k.reader.Get(ctx, k.key(name), cr); err == nil {
 		w.cr = cr
 		if cr.Status.Region != "" {
 			w.region = cr.Status.Region
 		}
 	}
-	return []Hop{
+	hops := []Hop{
 		w.loadBalancer(ctx), w.endpointService(ctx), w.endpointHop(ctx), w.securityGroup(ctx),
-		w.privateZone(ctx), w.records(ctx), w.externalNames(ctx),
+		w.privateZone(ctx), w.records(ctx),
 	}
+	// Only the router's endpoint writes the ExternalName Services.
+	if name == routers.PrivateRouterServiceName {
+		hops = append(hops, w.externalNames(ctx))
+	}
+	return hops
 }
 
 func (w *awsWalk) missingCR(hop string, side Side) (Hop, bool) {
 	if w.cr != nil {
 		return Hop{}, false
 	}
-	key := w.k.hcpNS + "/" + routers.PrivateRouterServiceName
-	return fail(hop, side, "no AWSEndpointService "+key, "Check that the control-plane operator runs: it creates AWSEndpointService "+key+" once the router has its load balancer."), true
+	key := w.k.hcpNS + "/" + w.name
+	return fail(hop, side, "no AWSEndpointService "+key, "Check that the control-plane operator runs: it creates AWSEndpointService "+key+" once Service "+w.name+" has its load balancer."), true
 }
 
 // blocked is the hop to show instead of reading acct: without the
@@ -95,7 +103,7 @@ func (w *awsWalk) loadBalancer(ctx context.Context) Hop {
 	if err != nil {
 		return awsUnknown(HopLoadBalancer, SideManagement, err)
 	}
-	seen := LoadBalancerSeen{Name: name, Found: lb != nil, Service: w.k.hcpNS + "/" + routers.PrivateRouterServiceName}
+	seen := LoadBalancerSeen{Name: name, Found: lb != nil, Service: w.k.hcpNS + "/" + w.name}
 	if lb == nil {
 		return LoadBalancerHop(seen)
 	}

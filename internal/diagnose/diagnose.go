@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
 // Options say which cluster to walk and with which read-only clients.
@@ -37,12 +38,36 @@ func Diagnose(ctx context.Context, opts Options) (Report, error) {
 	switch k.hc.Spec.Platform.Type {
 	case hcplinkv1beta1.AWSPlatform:
 		r.Management, r.Customer = accountLabel(opts.AWSManagement), accountLabel(opts.AWSCustomer)
-		r.Hops = append(r.Hops, walkAWS(ctx, k, opts.AWSManagement, opts.AWSCustomer)...)
+		names, err := k.awsEndpoints(ctx)
+		if err != nil {
+			return r, err
+		}
+		for _, name := range names {
+			svc, err := k.serviceHop(ctx, name)
+			if err != nil {
+				return r, err
+			}
+			r.Hops = append(r.Hops, onEndpoint(name, append([]Hop{svc}, walkAWS(ctx, k, name, opts.AWSManagement, opts.AWSCustomer)...))...)
+		}
 	case hcplinkv1beta1.AzurePlatform:
+		// An Azure cluster has one private endpoint: the API server goes
+		// through the router (no kube-apiserver-private Service on Azure).
 		r.Management, r.Customer = opts.Azure.managementLabel(k), opts.Azure.guestLabel(k)
-		r.Hops = append(r.Hops, walkAzure(ctx, k, opts.Azure)...)
+		svc, err := k.serviceHop(ctx, routers.PrivateRouterServiceName)
+		if err != nil {
+			return r, err
+		}
+		r.Hops = append(r.Hops, onEndpoint(routers.PrivateRouterServiceName, append([]Hop{svc}, walkAzure(ctx, k, opts.Azure)...))...)
 	}
 	return r, nil
+}
+
+// onEndpoint marks hops as on the named endpoint's path.
+func onEndpoint(name string, hops []Hop) []Hop {
+	for i := range hops {
+		hops[i].Endpoint = name
+	}
+	return hops
 }
 
 func accountLabel(a AWSAccount) string {

@@ -72,8 +72,18 @@ func HostedControlPlaneHop(key string, hcp *hcplinkv1beta1.HostedControlPlane) H
 // RouterServiceHop judges the private router Service: a LoadBalancer with
 // an address from the cloud.
 func RouterServiceHop(key string, svc *corev1.Service) Hop {
+	return loadBalancerServiceHop(HopRouterService, key, svc)
+}
+
+// PrivateServiceHop judges the load-balancer Service of another private
+// endpoint (kube-apiserver-private) the same way.
+func PrivateServiceHop(key string, svc *corev1.Service) Hop {
+	return loadBalancerServiceHop(HopAPIServerService, key, svc)
+}
+
+func loadBalancerServiceHop(hop, key string, svc *corev1.Service) Hop {
 	if svc == nil {
-		return fail(HopRouterService, SideKubernetes, "no Service "+key,
+		return fail(hop, SideKubernetes, "no Service "+key,
 			"Check that the control-plane operator runs: it creates Service "+key+".")
 	}
 	var addrs []string
@@ -83,11 +93,11 @@ func RouterServiceHop(key string, svc *corev1.Service) Hop {
 	seen := fmt.Sprintf("%s %s, ingress %s", key, svc.Spec.Type, list(addrs))
 	switch {
 	case svc.Spec.Type != corev1.ServiceTypeLoadBalancer:
-		return fail(HopRouterService, SideKubernetes, seen, "Delete Service "+key+"; the control-plane operator recreates it as a LoadBalancer.")
+		return fail(hop, SideKubernetes, seen, "Delete Service "+key+"; the control-plane operator recreates it as a LoadBalancer.")
 	case len(addrs) == 0:
-		return fail(HopRouterService, SideKubernetes, seen, "Service "+key+" has no load balancer yet: check the cloud provider's load-balancer controller and the Service's events.")
+		return fail(hop, SideKubernetes, seen, "Service "+key+" has no load balancer yet: check the cloud provider's load-balancer controller and the Service's events.")
 	}
-	return pass(HopRouterService, SideKubernetes, seen)
+	return pass(hop, SideKubernetes, seen)
 }
 
 // ingressHost is the Service's first ingress hostname or IP.

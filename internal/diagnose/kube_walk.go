@@ -3,6 +3,7 @@ package diagnose
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,9 +40,8 @@ func get(ctx context.Context, r client.Reader, key types.NamespacedName, obj cli
 	return true, nil
 }
 
-// walkKubernetes reads the HostedCluster, its HostedControlPlane and the
-// private router Service. ok is false when the walk cannot go on (no
-// cluster, or no private path).
+// walkKubernetes reads the HostedCluster and its HostedControlPlane. ok is
+// false when the walk cannot go on (no cluster, or no private path).
 func walkKubernetes(ctx context.Context, r client.Reader, namespace, name string) (k kubeSeen, hops []Hop, ok bool, err error) {
 	k = kubeSeen{reader: r, hcpNS: hcplinkv1beta1.HostedControlPlaneNamespace(namespace, name)}
 	hc := &hcplinkv1beta1.HostedCluster{}
@@ -64,15 +64,61 @@ func walkKubernetes(ctx context.Context, r client.Reader, namespace, name string
 		k.hcp = hcp
 	}
 	hops = append(hops, HostedControlPlaneHop(k.hcpNS+"/"+name, k.hcp))
-	svc := &corev1.Service{}
-	if found, err = get(ctx, r, k.key(routers.PrivateRouterServiceName), svc); err != nil {
-		return k, nil, false, err
-	}
-	if found {
-		k.router = svc
-	}
-	hops = append(hops, RouterServiceHop(k.hcpNS+"/"+routers.PrivateRouterServiceName, k.router))
 	return k, hops, true, nil
+}
+
+// serviceHop reads the load-balancer Service of one private endpoint and
+// judges it; the private router's is kept for the Azure walk.
+func (k *kubeSeen) serviceHop(ctx context.Context, name string) (Hop, error) {
+	svc := &corev1.Service{}
+	found, err := get(ctx, k.reader, k.key(name), svc)
+	if err != nil {
+		return Hop{}, err
+	}
+	if !found {
+		svc = nil
+	}
+	if name == routers.PrivateRouterServiceName {
+		k.router = svc
+		return RouterServiceHop(k.hcpNS+"/"+name, svc), nil
+	}
+	return PrivateServiceHop(k.hcpNS+"/"+name, svc), nil
+}
+
+// awsEndpoints names the private endpoints to walk (see endpointNames).
+func (k kubeSeen) awsEndpoints(ctx context.Context) ([]string, error) {
+	var crs hcplinkv1beta1.AWSEndpointServiceList
+	if err := k.reader.List(ctx, &crs, client.InNamespace(k.hcpNS)); err != nil {
+		return nil, fmt.Errorf("listing AWSEndpointServices in %s: %w", k.hcpNS, err)
+	}
+	have := make([]string, 0, len(crs.Items))
+	for _, cr := range crs.Items {
+		have = append(have, cr.Name)
+	}
+	return endpointNames(k.hcp, have), nil
+}
+
+// endpointNames are the private endpoints of an AWS cluster, router first:
+// those whose Services the control plane should have, then any other
+// AWSEndpointService there is (a path left over is a path to look at).
+// Without a HostedControlPlane only the router's is known to be wanted.
+func endpointNames(hcp *hcplinkv1beta1.HostedControlPlane, existing []string) []string {
+	names := []string{routers.PrivateRouterServiceName}
+	if hcp != nil {
+		for _, svc := range routers.DesiredServices(hcp) {
+			if svc.Name == routers.KubeAPIServerPrivateServiceName {
+				names = append(names, svc.Name)
+			}
+		}
+	}
+	var extra []string
+	for _, name := range existing {
+		if !slices.Contains(names, name) && !slices.Contains(extra, name) {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	return append(names, extra...)
 }
 
 // externalNamesHop reads the wanted ExternalName Services and judges them.

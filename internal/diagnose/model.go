@@ -4,6 +4,8 @@
 // do) or could not be checked (?, with why). It only ever reads.
 package diagnose
 
+import "slices"
+
 // Verdict is what a hop's check concluded.
 type Verdict string
 
@@ -39,9 +41,13 @@ const (
 
 // Hop is one step of the private path and what the walk saw there.
 type Hop struct {
-	Name    string  `json:"name"`
-	Side    Side    `json:"side"`
-	Verdict Verdict `json:"verdict"`
+	Name string `json:"name"`
+	Side Side   `json:"side"`
+	// Endpoint names the private endpoint (AWSEndpointService or
+	// AzurePrivateLinkService, like its Service) whose path the hop is on;
+	// empty for the hops every path shares.
+	Endpoint string  `json:"endpoint,omitempty"`
+	Verdict  Verdict `json:"verdict"`
 	// Seen lists what was observed: IDs, states, values.
 	Seen string `json:"seen,omitempty"`
 	// Fix is one plain sentence of what to do (Fail only).
@@ -83,6 +89,26 @@ func (r Report) ExitCode() int {
 		}
 	}
 	return code
+}
+
+// Endpoints are the private endpoints the report walks, in path order.
+func (r Report) Endpoints() []string {
+	var out []string
+	for _, h := range r.Hops {
+		if h.Endpoint != "" && !slices.Contains(out, h.Endpoint) {
+			out = append(out, h.Endpoint)
+		}
+	}
+	return out
+}
+
+// Where names a hop for a person: with its endpoint when the report walks
+// more than one, so that two "VPC endpoint" hops can be told apart.
+func (r Report) Where(h Hop) string {
+	if h.Endpoint == "" || len(r.Endpoints()) < 2 {
+		return h.Name
+	}
+	return h.Name + " (" + h.Endpoint + ")"
 }
 
 // FirstFailure is the first broken hop, nil when there is none.

@@ -46,7 +46,7 @@ func Text(r Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Private path of %s (%s; management %s, customer %s)\n", r.Cluster, orNone(r.Platform), orNone(r.Management), orNone(r.Customer))
 	for _, h := range r.Hops {
-		fmt.Fprintf(&b, "%s %-22s [%s]\n", h.Verdict.Mark(), h.Name, h.Side)
+		fmt.Fprintf(&b, "%s %-22s [%s]\n", h.Verdict.Mark(), r.Where(h), h.Side)
 		if h.Seen != "" {
 			fmt.Fprintf(&b, "    seen: %s\n", h.Seen)
 		}
@@ -69,7 +69,7 @@ func summary(r Report) string {
 	case ExitHealthy:
 		return "Healthy: every hop holds."
 	case ExitBroken:
-		return "Broken at " + r.FirstFailure().Name + "."
+		return "Broken at " + r.Where(*r.FirstFailure()) + "."
 	}
 	return "Nothing broken among the hops checked, but some could not be checked (see ?)."
 }

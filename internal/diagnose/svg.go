@@ -3,6 +3,7 @@ package diagnose
 import (
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,10 @@ const (
 	headerH         = 70
 	// panelTitleColumns keeps a panel's title inside its panel.
 	panelTitleColumns = 56
+	// bandTitle is the height of an endpoint band's title line.
+	bandTitle = 26
+	// forkX is the left margin the arrows to later endpoint bands run down.
+	forkX = leftX - 14
 )
 
 // svgStyle is per verdict: border, fill, text.
@@ -43,35 +48,114 @@ type svgLine struct {
 	text, class string
 }
 
-// SVG draws the report: the management cluster and account on the left,
-// the customer's account on the right, one box per hop in path order,
-// arrows between them, the broken hop in red with its sentence.
-func SVG(r Report) string {
+// panel is one framed column section of the picture and the hops it holds.
+type panel struct {
+	title string
+	match func(Hop) bool
+	x     int
+}
+
+// pathPanels are the panels of one path, in path order.
+func pathPanels(r Report) []panel {
 	kube := func(h Hop) bool { return h.Side == SideKubernetes && h.Name != HopExternalNames }
-	panels := []struct {
-		title string
-		match func(Hop) bool
-		x     int
-	}{
+	return []panel{
 		{"Management cluster (Kubernetes)", kube, leftX},
 		{"Management " + orNone(r.Management), func(h Hop) bool { return h.Side == SideManagement }, leftX},
 		{"Customer " + orNone(r.Customer), func(h Hop) bool { return h.Side == SideCustomer }, rightX},
 		// Last on the path: what external-dns publishes from the records.
 		{"Management cluster (for external-dns)", func(h Hop) bool { return h.Name == HopExternalNames }, leftX},
 	}
+}
+
+// band is a horizontal slice of the picture: the hops every path shares,
+// or one endpoint's path (title names it; "" when the report has one path).
+type band struct {
+	title string
+	hops  []int // indexes into Report.Hops
+}
+
+// bands splits the report: one band when it walks at most one endpoint (the
+// picture is then as it always was), else the shared hops and then one band
+// per endpoint, each with its own panels.
+func bands(r Report) []band {
+	all := make([]int, len(r.Hops))
+	for i := range all {
+		all[i] = i
+	}
+	endpoints := r.Endpoints()
+	if len(endpoints) < 2 {
+		return []band{{hops: all}}
+	}
+	out := []band{{}}
+	for _, e := range endpoints {
+		out = append(out, band{title: "Private endpoint " + e})
+	}
+	for i, h := range r.Hops {
+		at := slices.Index(endpoints, h.Endpoint) + 1 // 0: shared
+		out[at].hops = append(out[at].hops, i)
+	}
+	return out
+}
+
+// SVG draws the report: the management cluster and account on the left,
+// the customer's account on the right, one box per hop in path order,
+// arrows between them, the broken hop in red with its sentence. A report
+// with two private endpoints gets one band per endpoint below the hops
+// they share.
+func SVG(r Report) string {
 	var b strings.Builder
 	boxes := make([]*placed, len(r.Hops))
-	y := map[int]int{leftX: headerH, rightX: headerH}
 	var body strings.Builder
-	for _, p := range panels {
-		top := y[p.x]
-		inner := top + panelTitle
+	top := headerH
+	var starts []*placed // each endpoint band's first box
+	var shared *placed   // the last box of the shared band
+	for _, bd := range bands(r) {
+		if bd.title != "" {
+			fmt.Fprintf(&body, `<text x="%d" y="%d" font-size="16px" font-weight="bold" fill="#1a237e">%s</text>`+"\n", leftX, top+16, esc(truncate(bd.title, 2*panelTitleColumns)))
+			top += bandTitle
+		}
+		top = layoutBand(r, bd, top, boxes, &body)
+		first, last := ends(boxes, bd.hops)
+		switch {
+		case bd.title == "":
+			shared = last
+		case first != nil:
+			starts = append(starts, first)
+		}
+	}
+	height := top + 10
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">`+"\n", svgWidth, height, svgWidth, height)
+	b.WriteString(svgStyles())
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
+	fmt.Fprintf(&b, `<text x="%d" y="30" class="title">hcplink diagnose %s (%s)</text>`+"\n", leftX, esc(r.Cluster), esc(orNone(r.Platform)))
+	fmt.Fprintf(&b, `<text x="%d" y="52" class="%s">%s</text>`+"\n", leftX, summaryClass(r), esc(summary(r)))
+	b.WriteString(body.String())
+	for _, bd := range bands(r) {
+		b.WriteString(arrows(pick(boxes, bd.hops)))
+	}
+	b.WriteString(forks(shared, starts))
+	for _, box := range boxes {
+		if box != nil {
+			b.WriteString(drawBox(box))
+		}
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// layoutBand places the band's hops in their panels from top down and
+// returns where the next band starts.
+func layoutBand(r Report, bd band, top int, boxes []*placed, body *strings.Builder) int {
+	y := map[int]int{leftX: top, rightX: top}
+	for _, p := range pathPanels(r) {
+		panelTop := y[p.x]
+		inner := panelTop + panelTitle
 		count := 0
-		for i, h := range r.Hops {
-			if !p.match(h) {
+		for _, i := range bd.hops {
+			if !p.match(r.Hops[i]) {
 				continue
 			}
-			box := layoutBox(h, p.x+panelPad, inner)
+			box := layoutBox(r.Hops[i], p.x+panelPad, inner)
 			boxes[i] = box
 			inner += box.h + boxGap
 			count++
@@ -80,24 +164,53 @@ func SVG(r Report) string {
 			continue
 		}
 		bottom := inner - boxGap + panelPad
-		fmt.Fprintf(&body, `<rect x="%d" y="%d" width="%d" height="%d" rx="10" class="panel"/>`+"\n", p.x, top, boxWidth+2*panelPad, bottom-top)
-		fmt.Fprintf(&body, `<text x="%d" y="%d" class="panelTitle">%s</text>`+"\n", p.x+panelPad, top+20, esc(truncate(p.title, panelTitleColumns)))
+		fmt.Fprintf(body, `<rect x="%d" y="%d" width="%d" height="%d" rx="10" class="panel"/>`+"\n", p.x, panelTop, boxWidth+2*panelPad, bottom-panelTop)
+		fmt.Fprintf(body, `<text x="%d" y="%d" class="panelTitle">%s</text>`+"\n", p.x+panelPad, panelTop+20, esc(truncate(p.title, panelTitleColumns)))
 		y[p.x] = bottom + 24
 	}
-	height := max(y[leftX], y[rightX]) + 10
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">`+"\n", svgWidth, height, svgWidth, height)
-	b.WriteString(svgStyles())
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", svgWidth, height)
-	fmt.Fprintf(&b, `<text x="%d" y="30" class="title">hcplink diagnose %s (%s)</text>`+"\n", leftX, esc(r.Cluster), esc(orNone(r.Platform)))
-	fmt.Fprintf(&b, `<text x="%d" y="52" class="%s">%s</text>`+"\n", leftX, summaryClass(r), esc(summary(r)))
-	b.WriteString(body.String())
-	b.WriteString(arrows(boxes))
-	for _, box := range boxes {
-		if box != nil {
-			b.WriteString(drawBox(box))
-		}
+	return max(y[leftX], y[rightX])
+}
+
+func pick(boxes []*placed, idx []int) []*placed {
+	out := make([]*placed, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, boxes[i])
 	}
-	b.WriteString("</svg>\n")
+	return out
+}
+
+// ends are the first and last boxes placed of the given hops.
+func ends(boxes []*placed, idx []int) (first, last *placed) {
+	for _, box := range pick(boxes, idx) {
+		if box == nil {
+			continue
+		}
+		if first == nil {
+			first = box
+		}
+		last = box
+	}
+	return first, last
+}
+
+// forks join the shared hops to each endpoint's first hop: straight down to
+// the first band, along the left margin to the others (past the boxes of
+// the bands between).
+func forks(from *placed, to []*placed) string {
+	if from == nil {
+		return ""
+	}
+	var b strings.Builder
+	for i, box := range to {
+		if i == 0 {
+			x1, y1, x2, y2 := joint(from, box)
+			fmt.Fprintf(&b, `<path d="M%d %d L%d %d" class="arrow" marker-end="url(#head)"/>`+"\n", x1, y1, x2, y2)
+			continue
+		}
+		y1, y2 := from.y+from.h/2, box.y+box.h/2
+		fmt.Fprintf(&b, `<path d="M%d %d L%d %d L%d %d L%d %d" class="arrow" marker-end="url(#head)"/>`+"\n",
+			from.x, y1, forkX, y1, forkX, y2, box.x-2, y2)
+	}
 	return b.String()
 }
 

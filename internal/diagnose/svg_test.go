@@ -23,6 +23,8 @@ func TestSVGGolden(t *testing.T) {
 		{"aws-broken.svg", awsReport(true), HopEndpointService},
 		{"azure-healthy.svg", azureReport(false), ""},
 		{"azure-broken.svg", azureReport(true), HopPrivateLinkService},
+		{"aws-two-endpoints-healthy.svg", awsTwoEndpointReport(false), ""},
+		{"aws-two-endpoints-broken.svg", awsTwoEndpointReport(true), HopRecords},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			got := SVG(tc.report)
