@@ -20,6 +20,9 @@ func TestCustomerAccountsAreDistinctAndKeepTheFirstTwo(t *testing.T) {
 		if got := customerCIDRPrefix(tc.i); got != tc.net {
 			t.Errorf("customerCIDRPrefix(%d) = %q, want %q", tc.i, got, tc.net)
 		}
+		if got := customerVPCCIDR(tc.i); got != tc.net+".0.0/16" {
+			t.Errorf("customerVPCCIDR(%d) = %q, want %s.0.0/16", tc.i, got, tc.net)
+		}
 		seen[CustomerAccountID(tc.i)] = true
 	}
 	if seen[ManagementAccount] || len(seen) != len(tests) {

@@ -255,11 +255,14 @@ func (e *Env) seedAWS(ctx context.Context, opts Options, step func(string, ...an
 	if e.SecondCustomerAWS, err = e.accountConfig(ctx, SecondCustomerAccount); err != nil {
 		return err
 	}
-	step("seeding the management and customer VPCs")
-	if e.Management, e.Customer, err = seedNetworks(ctx, e.ManagementAWS, e.CustomerAWS); err != nil {
+	step("seeding the management VPC and the customer networks (as `hcplink create infra aws` makes them)")
+	if e.Management, err = seedManagement(ctx, e.ManagementAWS); err != nil {
 		return fmt.Errorf("seeding cloud fixtures: %w", err)
 	}
-	if e.SecondCustomer, err = seedCustomer(ctx, e.SecondCustomerAWS, SecondCustomerAccount, "devenv-second-customer", "10.2"); err != nil {
+	if e.Customer, err = seedCustomer(ctx, e.CustomerAWS, CustomerAccount, "devenv-customer", customerVPCCIDR(0)); err != nil {
+		return fmt.Errorf("seeding the customer: %w", err)
+	}
+	if e.SecondCustomer, err = seedCustomer(ctx, e.SecondCustomerAWS, SecondCustomerAccount, "devenv-second-customer", customerVPCCIDR(1)); err != nil {
 		return fmt.Errorf("seeding the second customer: %w", err)
 	}
 	e.Customers = []Customer{{AWS: e.CustomerAWS, Network: e.Customer}, {AWS: e.SecondCustomerAWS, Network: e.SecondCustomer}}

@@ -3,16 +3,15 @@ package devenv
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
-	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	awsinfra "github.com/hcplink/hcplink/internal/infra/aws"
 	"github.com/hcplink/hcplink/internal/infra/awsiam"
 )
 
@@ -35,7 +34,8 @@ const (
 	tokenAudience = awscloud.ServiceAccountTokenAudience
 )
 
-// zoneCount is how many availability zones both VPCs span.
+// zoneCount is how many availability zones the management VPC and every
+// customer network span.
 const zoneCount = 3
 
 // ManagementNetwork is the management cluster's VPC, where the router
@@ -56,76 +56,39 @@ type CustomerNetwork struct {
 	OIDCProvider string // ARN of the identity provider trusted for CPO roles
 }
 
-// seedNetworks creates both VPCs with their subnets and the customer's OIDC
-// provider.
-func seedNetworks(ctx context.Context, mgmt, customer aws.Config) (ManagementNetwork, CustomerNetwork, error) {
+// seedManagement creates the management VPC, its internet gateway and a
+// private and a public subnet per zone. It is not customer infrastructure
+// (`hcplink create infra aws` makes none of it), so devenv makes it itself.
+func seedManagement(ctx context.Context, mgmt aws.Config) (ManagementNetwork, error) {
 	var m ManagementNetwork
-	var c CustomerNetwork
 	vpc, err := createVPC(ctx, ec2.NewFromConfig(mgmt), "devenv-management", "10.0.0.0/16")
 	if err != nil {
-		return m, c, fmt.Errorf("management VPC: %w", err)
+		return m, fmt.Errorf("management VPC: %w", err)
 	}
 	m.VPCID = vpc
 	// Internet-facing load balancers (the public router) need a gateway.
 	if err := attachInternetGateway(ctx, ec2.NewFromConfig(mgmt), vpc, "devenv-management-igw"); err != nil {
-		return m, c, err
+		return m, err
 	}
 	zones, err := zoneNames(ctx, ec2.NewFromConfig(mgmt))
 	if err != nil {
-		return m, c, err
+		return m, err
 	}
 	for i, zone := range zones {
 		private, err := createSubnet(ctx, ec2.NewFromConfig(mgmt), vpc, zone, fmt.Sprintf("10.0.%d.0/20", 128+16*i),
 			"devenv-management-private-"+zone, map[string]string{"kubernetes.io/role/internal-elb": "1"})
 		if err != nil {
-			return m, c, err
+			return m, err
 		}
 		public, err := createSubnet(ctx, ec2.NewFromConfig(mgmt), vpc, zone, fmt.Sprintf("10.0.%d.0/20", 16*i),
 			"devenv-management-public-"+zone, map[string]string{"kubernetes.io/role/elb": "1"})
 		if err != nil {
-			return m, c, err
+			return m, err
 		}
 		m.PrivateSubnets = append(m.PrivateSubnets, private)
 		m.PublicSubnets = append(m.PublicSubnets, public)
 	}
-
-	c, err = seedCustomer(ctx, customer, CustomerAccount, "devenv-customer", "10.1")
-	return m, c, err
-}
-
-// seedCustomer creates a customer's VPC (<prefix>.0.0/16), one private
-// subnet per zone and the OIDC provider its control-plane operator roles
-// trust.
-func seedCustomer(ctx context.Context, cfg aws.Config, account, name, prefix string) (CustomerNetwork, error) {
-	c := CustomerNetwork{Account: account, CIDR: prefix + ".0.0/16"}
-	vpc, err := createVPC(ctx, ec2.NewFromConfig(cfg), name, c.CIDR)
-	if err != nil {
-		return c, fmt.Errorf("customer VPC %s: %w", name, err)
-	}
-	c.VPCID = vpc
-	c.Zones, err = zoneNames(ctx, ec2.NewFromConfig(cfg))
-	if err != nil {
-		return c, err
-	}
-	c.SubnetByAZ = map[string]string{}
-	for i, zone := range c.Zones {
-		subnet, err := createSubnet(ctx, ec2.NewFromConfig(cfg), vpc, zone, fmt.Sprintf("%s.%d.0/20", prefix, 128+16*i),
-			name+"-private-"+zone, map[string]string{"kubernetes.io/role/internal-elb": "1"})
-		if err != nil {
-			return c, err
-		}
-		c.SubnetByAZ[zone] = subnet
-	}
-	out, err := iam.NewFromConfig(cfg).CreateOpenIDConnectProvider(ctx, &iam.CreateOpenIDConnectProviderInput{
-		Url:            aws.String("https://" + oidcHost),
-		ClientIDList:   []string{tokenAudience},
-		ThumbprintList: []string{strings.Repeat("0", 40)},
-	})
-	if err != nil {
-		return c, fmt.Errorf("customer OIDC provider in %s: %w", account, err)
-	}
-	c.OIDCProvider = aws.ToString(out.OpenIDConnectProviderArn)
-	return c, nil
+	return m, nil
 }
 
 func zoneNames(ctx context.Context, client *ec2.Client) ([]string, error) {
@@ -201,7 +164,8 @@ type AWSClusterFixture struct {
 // cluster needs before it is created: the control-plane operator's IAM role
 // (trusting the devenv issuer for the CPO's service account in the
 // cluster's control-plane namespace) and the <name>.hypershift.local private
-// zone on the customer VPC. It is idempotent.
+// zone on the customer VPC, as `hcplink create infra aws` makes it (tagged
+// for infraID). It is idempotent.
 func (e *Env) PrepareAWSCluster(ctx context.Context, namespace, name, infraID string) (AWSClusterFixture, error) {
 	return e.PrepareAWSClusterIn(ctx, e.Customer, e.CustomerAWS, namespace, name, infraID)
 }
@@ -213,11 +177,10 @@ func (e *Env) PrepareAWSCluster(ctx context.Context, namespace, name, infraID st
 // only the cluster's control-plane-operator ServiceAccount.
 func (e *Env) PrepareAWSClusterIn(ctx context.Context, customer CustomerNetwork, cfg aws.Config, namespace, name, infraID string) (AWSClusterFixture, error) {
 	var f AWSClusterFixture
-	zoneID, err := ensurePrivateZone(ctx, cfg, customer.VPCID, awscloud.PrivateZoneName(name))
-	if err != nil {
+	var err error
+	if f.PrivateZoneID, err = clusterZone(ctx, customer, cfg, name, infraID); err != nil {
 		return f, err
 	}
-	f.PrivateZoneID = zoneID
 
 	// The role is exactly what `hcplink create iam aws` makes, so every
 	// scenario runs the control-plane operator under the CLI's policy.
@@ -229,25 +192,25 @@ func (e *Env) PrepareAWSClusterIn(ctx context.Context, customer CustomerNetwork,
 	return f, nil
 }
 
-func ensurePrivateZone(ctx context.Context, cfg aws.Config, vpcID, name string) (string, error) {
-	client := route53.NewFromConfig(cfg)
-	found, err := client.ListHostedZonesByName(ctx, &route53.ListHostedZonesByNameInput{DNSName: aws.String(name)})
-	if err != nil {
-		return "", fmt.Errorf("looking up zone %s: %w", name, err)
+// clusterZone is the cluster's <name>.hypershift.local zone on the customer
+// VPC, made by internal/infra/aws as `hcplink create infra aws` makes it.
+// When the customer already put its own zone of that name on the VPC (a
+// scenario does, after deleting the one devenv made), Route 53 refuses a
+// second one and that zone is the cluster's.
+func clusterZone(ctx context.Context, customer CustomerNetwork, cfg aws.Config, name, infraID string) (string, error) {
+	id, err := awsinfra.EnsureLocalZone(ctx, awsinfra.Options{InfraID: infraID, Name: name, Region: Region},
+		awsinfra.Deps{Clients: awsinfra.NewClients(cfg, Region)}, customer.VPCID)
+	if awscloud.ErrorCode(err) != codeConflictingDomainExists {
+		return id, err
 	}
-	for _, z := range found.HostedZones {
-		if strings.TrimSuffix(aws.ToString(z.Name), ".") == name && z.Config != nil && z.Config.PrivateZone {
-			return strings.TrimPrefix(aws.ToString(z.Id), "/hostedzone/"), nil
-		}
+	zoneName := awscloud.PrivateZoneName(name)
+	id, err = awscloud.Records{Route53: route53.NewFromConfig(cfg)}.FindPrivateZone(ctx, zoneName, customer.VPCID)
+	if err == nil && id == "" {
+		err = fmt.Errorf("route 53 says VPC %s has a zone %s, but none is listed", customer.VPCID, zoneName)
 	}
-	out, err := client.CreateHostedZone(ctx, &route53.CreateHostedZoneInput{
-		Name:             aws.String(name),
-		CallerReference:  aws.String("devenv-" + name),
-		HostedZoneConfig: &r53types.HostedZoneConfig{PrivateZone: true, Comment: aws.String("hcplink devenv")},
-		VPC:              &r53types.VPC{VPCId: aws.String(vpcID), VPCRegion: r53types.VPCRegion(Region)},
-	})
-	if err != nil {
-		return "", fmt.Errorf("creating private zone %s: %w", name, err)
-	}
-	return strings.TrimPrefix(aws.ToString(out.HostedZone.Id), "/hostedzone/"), nil
+	return id, err
 }
+
+// codeConflictingDomainExists is Route 53's answer to a second private zone
+// of one name on a VPC.
+const codeConflictingDomainExists = "ConflictingDomainExists"

@@ -3,19 +3,26 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
+	"k8s.io/apimachinery/pkg/types"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
+	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/internal/diagnose"
+	"github.com/hcplink/hcplink/internal/infra/awsiam"
 )
 
 // dgBreak is one broken state made behind hcplink's back: break it, then
@@ -31,10 +38,13 @@ type dgBreak struct {
 // breaks its private path one hop at a time in cloudsim with both
 // operators stopped (so that nothing repairs it), and checks that diagnose
 // marks exactly that hop ✗ with the right sentence and makes no mutating
-// call in either account. Last, the operators repair a rejected endpoint
-// and the cluster is deleted.
+// call in either account. Diagnose runs throughout as the read-only users
+// `create iam aws --diagnose` makes, one per account: no call is denied,
+// and over the test every action of diagnose's table is evaluated. Last,
+// the operators repair a rejected endpoint and the cluster is deleted.
 func TestDiagnose(t *testing.T) {
 	ctx := context.Background()
+	dgUseReadOnlyUsers(t)
 	zones := env.Customer.Zones[:2]
 	c := plCreateCluster(t, "diag", "diag", zones, nil)
 	want := plWant{
@@ -74,6 +84,7 @@ func TestDiagnose(t *testing.T) {
 		b.restore(t)
 		dgExpectAllPass(t, dgRun(t, c))
 	}
+	dgWithoutZoneIDInStatus(t, c, func() { dgExpectAllPass(t, dgRun(t, c)) })
 
 	// Rejected last: a rejected endpoint cannot be accepted again. Doing
 	// what diagnose says (delete it) lets the operators replace it, and
@@ -99,6 +110,112 @@ func TestDiagnose(t *testing.T) {
 	})
 	last := c.converge(t, "the private path after the repair", want)
 	c.deleteAndProveNothingLeft(t, last)
+	dgExpectEveryActionEvaluated(t)
+}
+
+// dgWithoutZoneIDInStatus runs check while the AWSEndpointService's status
+// does not name the private zone (as before the control-plane operator
+// first records it): diagnose then finds the zone by its name.
+func dgWithoutZoneIDInStatus(t *testing.T, c *plCluster, check func()) {
+	t.Helper()
+	ctx := context.Background()
+	key := types.NamespacedName{Namespace: c.hcpNS, Name: routers.PrivateRouterServiceName}
+	setZoneID := func(id string) (was string) {
+		cr := &hcplinkv1beta1.AWSEndpointService{}
+		dgMust(t, "reading AWSEndpointService "+key.String(), env.Client.Get(ctx, key, cr))
+		was, cr.Status.DNSZoneID = cr.Status.DNSZoneID, id
+		dgMust(t, "writing the zone ID in the status of "+key.String(), env.Client.Status().Update(ctx, cr))
+		return was
+	}
+	zoneID := setZoneID("")
+	check()
+	setZoneID(zoneID)
+}
+
+// dgReader is diagnose's read-only user in one account.
+type dgReader struct {
+	userARN string
+	cfg     aws.Config
+}
+
+// dgReaders are the users diagnose runs as in TestDiagnose.
+var dgReaders struct{ management, customer dgReader }
+
+// dgUseReadOnlyUsers makes diagnose's user in the management and the
+// customer account with the code of `create iam aws --diagnose` (the key
+// in a credentials file, read back as a user would), and removes them at
+// the end.
+func dgUseReadOnlyUsers(t *testing.T) {
+	t.Helper()
+	dgReaders.management = dgNewReader(t, "management", env.ManagementAWS)
+	dgReaders.customer = dgNewReader(t, "customer", env.CustomerAWS)
+}
+
+func dgNewReader(t *testing.T, account string, admin aws.Config) dgReader {
+	t.Helper()
+	ctx := context.Background()
+	client := iam.NewFromConfig(admin)
+	creds := filepath.Join(t.TempDir(), account+".credentials")
+	out, err := awsiam.CreateDiagnoseUser(ctx, client, nil, awsiam.DefaultDiagnoseUser, creds)
+	dgMust(t, "creating diagnose's user in the "+account+" account", err)
+	t.Cleanup(func() {
+		if err := awsiam.DestroyDiagnoseUser(context.Background(), client, nil, awsiam.DefaultDiagnoseUser); err != nil {
+			t.Errorf("deleting diagnose's user in the %s account: %v", account, err)
+		}
+	})
+	loaded, err := config.LoadDefaultConfig(ctx, config.WithSharedCredentialsFiles([]string{creds}), config.WithSharedConfigFiles([]string{}),
+		config.WithRegion(devenv.Region))
+	dgMust(t, "loading the key of diagnose's "+account+" user", err)
+	cfg := admin.Copy()
+	cfg.Credentials = loaded.Credentials
+	return dgReader{userARN: out.UserARN, cfg: cfg}
+}
+
+// dgUnevaluated are the actions of diagnose's table that cloudsim never
+// evaluates, and why.
+var dgUnevaluated = map[string]string{
+	"sts:GetCallerIdentity": "needs no permission: AWS answers it for any valid key, and cloudsim does not evaluate it either",
+}
+
+// dgExpectNoDenial fails the test when either user was refused an action:
+// the table misses a call diagnose makes.
+func dgExpectNoDenial(t *testing.T) {
+	t.Helper()
+	for _, r := range []dgReader{dgReaders.management, dgReaders.customer} {
+		for action, d := range env.Cloud.AWS.Evaluations(r.userARN) {
+			if d.Denied > 0 {
+				t.Fatalf("%s was denied %s %d times: add it to diagnose's table (internal/diagnose/permissions.go)", r.userARN, action, d.Denied)
+			}
+		}
+	}
+}
+
+// dgExpectEveryActionEvaluated: over the test, each action of the table
+// was allowed at least once in one of the accounts, but those listed in
+// dgUnevaluated.
+func dgExpectEveryActionEvaluated(t *testing.T) {
+	t.Helper()
+	dgExpectNoDenial(t)
+	allowed := map[string]int{}
+	for _, r := range []dgReader{dgReaders.management, dgReaders.customer} {
+		for action, d := range env.Cloud.AWS.Evaluations(r.userARN) {
+			allowed[action] += d.Allowed
+		}
+	}
+	for _, action := range diagnose.AWSActions() {
+		if _, skip := dgUnevaluated[action]; skip {
+			continue
+		}
+		if allowed[action] == 0 {
+			t.Errorf("diagnose's table grants %s, which no run of this test evaluated", action)
+		}
+	}
+	for action, why := range dgUnevaluated {
+		if !slices.Contains(diagnose.AWSActions(), action) || allowed[action] > 0 {
+			t.Errorf("%s is listed as never evaluated (%s), but it is not in the table or was evaluated", action, why)
+		}
+	}
+	t.Logf("evaluated as diagnose's users: %v", allowed)
 }
 
 func dgBreaks(c *plCluster, s *plState) []dgBreak {
@@ -223,11 +340,11 @@ func dgStopOperators(t *testing.T, c *plCluster) (start func()) {
 
 func dgOptions(ctx context.Context, c *plCluster) diagnose.Options {
 	return diagnose.Options{Kube: env.Client, Namespace: c.namespace, Name: c.name,
-		AWSManagement: diagnose.AWSAccountFromConfig(ctx, env.ManagementAWS), AWSCustomer: diagnose.AWSAccountFromConfig(ctx, env.CustomerAWS)}
+		AWSManagement: diagnose.AWSAccountFromConfig(ctx, dgReaders.management.cfg), AWSCustomer: diagnose.AWSAccountFromConfig(ctx, dgReaders.customer.cfg)}
 }
 
 // dgRun diagnoses the cluster and fails the test if it made a mutating
-// call in the management or the customer account.
+// call in the management or the customer account, or was denied a call.
 func dgRun(t *testing.T, c *plCluster) diagnose.Report {
 	t.Helper()
 	ctx := context.Background()
@@ -239,6 +356,7 @@ func dgRun(t *testing.T, c *plCluster) diagnose.Report {
 	if after := dgMutatingCalls(); after != before {
 		t.Fatalf("diagnose made %d mutating calls (before %v, after %v)", after.total()-before.total(), before, after)
 	}
+	dgExpectNoDenial(t)
 	return r
 }
 
