@@ -29,14 +29,14 @@ const (
 // from caching a missing name for long (hcplink create infra sets it).
 const recommendedNegativeTTL = 60
 
-// LoadBalancerSeen is the router's NLB as the management account shows it.
+// LoadBalancerSeen is an endpoint's NLB (its Service's) as the management account shows it.
 type LoadBalancerSeen struct {
 	Name      string
 	Found     bool
 	State     string
 	ZoneIDs   []string
 	CrossZone *bool
-	Service   string // namespace/name of the router Service
+	Service   string // namespace/name of the endpoint's load-balancer Service
 }
 
 // LoadBalancerHop judges the NLB: it exists and is active.
@@ -66,7 +66,7 @@ type EndpointServiceSeen struct {
 }
 
 // EndpointServiceHop judges the endpoint service: published, Available,
-// no manual acceptance, on the router's NLB, allowing the CPO's role.
+// no manual acceptance, on its Service's NLB, allowing the CPO's role.
 func EndpointServiceHop(s EndpointServiceSeen) Hop {
 	const name = HopEndpointService
 	if s.Name == "" {
@@ -82,7 +82,7 @@ func EndpointServiceHop(s EndpointServiceSeen) Hop {
 	case !strings.EqualFold(s.State, "available"):
 		return fail(name, SideManagement, seen, "Endpoint service "+s.ID+" is "+s.State+": delete it and let the management operator create it again.")
 	case !s.OnLoadBalancer:
-		return fail(name, SideManagement, seen, "Endpoint service "+s.ID+" is not on the router's load balancer: let the management operator replace it.")
+		return fail(name, SideManagement, seen, "Endpoint service "+s.ID+" is not on its Service's load balancer: let the management operator replace it.")
 	case s.WantPrincipal != "" && !slices.Contains(s.Principals, s.WantPrincipal):
 		return fail(name, SideManagement, seen, "Allow principal "+s.WantPrincipal+" on endpoint service "+s.ID+" (the management operator does it at its next pass).")
 	case s.AcceptanceRequired:

@@ -96,7 +96,7 @@ func TestAPIServerServiceVerdicts(t *testing.T) {
 		{"without address", PrivateServiceHop(key, lb(corev1.ServiceTypeLoadBalancer)), Fail, "has no load balancer yet"},
 		{"not a LoadBalancer", PrivateServiceHop(key, lb(corev1.ServiceTypeClusterIP)), Fail, "recreates it as a LoadBalancer"},
 		{"its endpoint service on another NLB", EndpointServiceHop(EndpointServiceSeen{Name: testKASService, ID: "vpce-svc-2", Found: true, State: "Available",
-			Principals: []string{testRole}, WantPrincipal: testRole}), Fail, "not on"},
+			Principals: []string{testRole}, WantPrincipal: testRole}), Fail, "not on its Service's load balancer"},
 		{"its security group without 6443", SecurityGroupHop(SecurityGroupSeen{ID: "sg-2", Found: true, Attached: true, Port: 6443, Admitted: nil, MachineCIDRs: []string{"10.0.0.0/16"}}),
 			Fail, "Allow tcp 6443 from 10.0.0.0/16"},
 	}

@@ -66,7 +66,7 @@ func TestAWSVerdicts(t *testing.T) {
 		{"service unpublished", EndpointServiceHop(svcUnpublished), Fail, "AWSEndpointServiceAvailable"},
 		{"service deleted", EndpointServiceHop(svcGone), Fail, "recreates the endpoint service"},
 		{"service failed", EndpointServiceHop(svcFailed), Fail, "is Failed"},
-		{"service on another NLB", EndpointServiceHop(svcElsewhere), Fail, "not on the router's load balancer"},
+		{"service on another NLB", EndpointServiceHop(svcElsewhere), Fail, "not on its Service's load balancer"},
 		{"principal removed", EndpointServiceHop(svcNoPrincipal), Fail, "Allow principal " + testRole},
 		{"acceptance on", EndpointServiceHop(svcAcceptance), Fail, "Turn acceptance off"},
 		{"endpoint available", EndpointHop(ep), Pass, ""},
