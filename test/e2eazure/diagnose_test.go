@@ -8,7 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+	"github.com/google/uuid"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/diagnose"
@@ -20,9 +25,12 @@ import (
 // the api record deleted (both behind hcplink's back, with the operators
 // stopped) each mark exactly their hop ✗ with its sentence, with no
 // mutating call in any subscription; once the operators run again,
-// diagnose sees the repair.
+// diagnose sees the repair. Diagnose runs throughout as a service principal
+// holding only a custom role of diagnose's Azure actions, at the management
+// subscription and the guest resource group: no read is refused.
 func TestDiagnose(t *testing.T) {
 	ctx := context.Background()
+	dgUseReadOnlyPrincipal(t)
 	began := time.Now()
 	c := createCluster(t, "diagnose", hcplinkv1beta1.AzureTopologyPrivate)
 	c.waitAvailable(t)
@@ -113,9 +121,69 @@ func dgStopOperators(t *testing.T, c *cluster) (start func()) {
 	return start
 }
 
+// dgReader is the read-only identity diagnose runs as in TestDiagnose.
+var dgReader azcore.TokenCredential
+
+// dgUseReadOnlyPrincipal registers a service principal and gives it, at
+// the management subscription and at the guest resource group, a custom
+// role of exactly diagnose's Azure actions (made through armauthorization,
+// as an administrator would with az role definition create).
+func dgUseReadOnlyPrincipal(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	sp, err := env.Cloud.Azure.AddServicePrincipal(env.AzureTenantID, "hcplink-diagnose")
+	if err != nil {
+		t.Fatalf("registering diagnose's service principal: %v", err)
+	}
+	defs, err := armauthorization.NewRoleDefinitionsClient(env.AzureAdmin, env.AzureClientOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assignments, err := armauthorization.NewRoleAssignmentsClient(env.AzureManagement.SubscriptionID, env.AzureAdmin, env.AzureClientOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scopes := []string{
+		"/subscriptions/" + env.AzureManagement.SubscriptionID,
+		"/subscriptions/" + env.AzureGuest.SubscriptionID + "/resourceGroups/" + env.AzureGuest.ResourceGroup,
+	}
+	role := diagnose.AzureCustomRole(scopes...)
+	def, err := defs.CreateOrUpdate(ctx, scopes[0], uuid.NewString(), armauthorization.RoleDefinition{Properties: &armauthorization.RoleDefinitionProperties{
+		RoleName: to.Ptr(role.Name), RoleType: to.Ptr("CustomRole"), Description: to.Ptr(role.Description),
+		Permissions:      []*armauthorization.Permission{{Actions: to.SliceOfPtrs(role.Actions...), NotActions: []*string{}}},
+		AssignableScopes: to.SliceOfPtrs(role.AssignableScopes...),
+	}}, nil)
+	if err != nil {
+		t.Fatalf("creating diagnose's role: %v", err)
+	}
+	for _, scope := range scopes {
+		if _, err := assignments.Create(ctx, scope, uuid.NewString(), armauthorization.RoleAssignmentCreateParameters{Properties: &armauthorization.RoleAssignmentProperties{
+			PrincipalID: to.Ptr(sp.ObjectID), RoleDefinitionID: def.ID, PrincipalType: to.Ptr(armauthorization.PrincipalTypeServicePrincipal),
+		}}, nil); err != nil {
+			t.Fatalf("assigning diagnose's role at %s: %v", scope, err)
+		}
+	}
+	dgReader, err = azidentity.NewClientSecretCredential(sp.TenantID, sp.ClientID, sp.ClientSecret,
+		&azidentity.ClientSecretCredentialOptions{ClientOptions: env.AzureClientOptions.ClientOptions, DisableInstanceDiscovery: true}) // cloudsim is the authority
+	if err != nil {
+		t.Fatalf("signing in as diagnose's service principal: %v", err)
+	}
+}
+
 func dgOptions(c *cluster) diagnose.Options {
 	return diagnose.Options{Kube: env.Client, Namespace: c.namespace, Name: c.name,
-		Azure: diagnose.AzureClients{Credential: env.AzureAdmin, Options: env.AzureClientOptions}}
+		Azure: diagnose.AzureClients{Credential: dgReader, Options: env.AzureClientOptions}}
+}
+
+// dgExpectNoRefusal fails the test when a hop could not be read because
+// the role lacks an action (AuthorizationFailed, or its linked variant).
+func dgExpectNoRefusal(t *testing.T, r diagnose.Report) {
+	t.Helper()
+	for _, h := range r.Hops {
+		if text := h.Seen + " " + h.Why; strings.Contains(text, "AuthorizationFailed") || strings.Contains(text, "lacks the permission") {
+			t.Fatalf("diagnose's role lacks an action: %s: %s\nadd it to diagnose's table (internal/diagnose/permissions.go)", h.Name, text)
+		}
+	}
 }
 
 // dgRun diagnoses the cluster and fails the test if any subscription saw
@@ -130,6 +198,7 @@ func dgRun(t *testing.T, c *cluster) diagnose.Report {
 	if after := dgMutatingCalls(); after != before {
 		t.Fatalf("diagnose made %d mutating calls", after-before)
 	}
+	dgExpectNoRefusal(t, r)
 	return r
 }
 
