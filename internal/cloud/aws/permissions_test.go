@@ -2,21 +2,18 @@ package aws_test
 
 import (
 	"encoding/json"
-	"go/ast"
-	"go/types"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/go/packages"
-
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/operator/hostedcluster"
+	"github.com/hcplink/hcplink/internal/sdkcalls"
 )
 
-const module = "github.com/hcplink/hcplink"
+const module = sdkcalls.Module
 
 // componentPackages are the packages whose code runs with each component's
 // credentials.
@@ -36,10 +33,10 @@ func TestPermissionsAreExactlyWhatTheCodeCalls(t *testing.T) {
 	for _, p := range componentPackages {
 		patterns = append(patterns, p...)
 	}
-	pkgs := loadTyped(t, patterns)
-	a := newCallAnalysis(pkgs)
+	pkgs := sdkcalls.Load(t, "../../..", patterns...)
+	calls := sdkcalls.NewGraph(pkgs, sdkcalls.AWSAction, module+"/internal/cloud/aws")
 	for component, roots := range componentPackages {
-		got := a.actionsFrom(pkgs, roots)
+		got := calls.From(pkgs, roots...)
 		want := awscloud.Actions(component)
 		for _, action := range got {
 			if !slices.Contains(want, action) {
@@ -52,179 +49,6 @@ func TestPermissionsAreExactlyWhatTheCodeCalls(t *testing.T) {
 			}
 		}
 	}
-}
-
-// loadTyped type-checks the packages from source, their dependencies from
-// the build's export data. A go command running at the same time (another
-// build sharing the cache) can leave an export file missing for a moment,
-// so a failed load is tried once more before it counts.
-func loadTyped(t *testing.T, patterns []string) []*packages.Package {
-	t.Helper()
-	cfg := &packages.Config{
-		Mode: packages.NeedName | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports,
-		Dir:  "../../..",
-	}
-	var pkgs []*packages.Package
-	for attempt := 1; attempt <= 2; attempt++ {
-		var err error
-		if pkgs, err = packages.Load(cfg, patterns...); err != nil {
-			t.Fatalf("loading packages: %v", err)
-		}
-		failed := false
-		packages.Visit(pkgs, nil, func(p *packages.Package) { failed = failed || len(p.Errors) > 0 })
-		if !failed {
-			return pkgs
-		}
-	}
-	packages.PrintErrors(pkgs)
-	t.Fatal("the packages do not type-check")
-	return nil
-}
-
-// callAnalysis indexes the function bodies of internal/cloud/aws so that
-// calls into it can be followed.
-type callAnalysis struct {
-	bodies map[string]funcBody // by types.Func.FullName()
-}
-
-type funcBody struct {
-	node ast.Node
-	info *types.Info
-}
-
-func newCallAnalysis(pkgs []*packages.Package) *callAnalysis {
-	a := &callAnalysis{bodies: map[string]funcBody{}}
-	for _, p := range pkgs {
-		if p.PkgPath != module+"/internal/cloud/aws" {
-			continue
-		}
-		for _, f := range p.Syntax {
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || fd.Body == nil {
-					continue
-				}
-				if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-					a.bodies[fn.FullName()] = funcBody{fd.Body, p.TypesInfo}
-				}
-			}
-		}
-	}
-	return a
-}
-
-// actionsFrom returns, sorted, the actions used by the packages matching
-// roots (a path, or a path ending in /... for everything below it).
-func (a *callAnalysis) actionsFrom(pkgs []*packages.Package, roots []string) []string {
-	actions := map[string]bool{}
-	visited := map[string]bool{}
-	for _, p := range pkgs {
-		if !matchesRoot(p.PkgPath, roots) {
-			continue
-		}
-		for _, f := range p.Syntax {
-			a.walk(f, p.TypesInfo, actions, visited)
-		}
-	}
-	out := make([]string, 0, len(actions))
-	for action := range actions {
-		out = append(out, action)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func matchesRoot(path string, roots []string) bool {
-	for _, r := range roots {
-		if base, ok := strings.CutSuffix(r, "/..."); ok {
-			if path == base || strings.HasPrefix(path, base+"/") {
-				return true
-			}
-		} else if path == r {
-			return true
-		}
-	}
-	return false
-}
-
-// walk records the action of every SDK function or method the node uses
-// (called or taken as a value) and follows functions of internal/cloud/aws.
-func (a *callAnalysis) walk(node ast.Node, info *types.Info, actions, visited map[string]bool) {
-	ast.Inspect(node, func(n ast.Node) bool {
-		id, ok := n.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		fn, ok := info.Uses[id].(*types.Func)
-		if !ok {
-			return true
-		}
-		fn = fn.Origin()
-		if action := sdkAction(fn); action != "" {
-			actions[action] = true
-			return true
-		}
-		name := fn.FullName()
-		if body, ok := a.bodies[name]; ok && !visited[name] {
-			visited[name] = true
-			a.walk(body.node, body.info, actions, visited)
-		}
-		return true
-	})
-}
-
-// sdkServices maps the SDK interfaces of sdk.go and the SDK's service
-// packages to IAM service prefixes.
-var sdkServices = map[string]string{
-	module + "/internal/cloud/aws.EC2API":                         "ec2",
-	module + "/internal/cloud/aws.ELBV2API":                       "elasticloadbalancing",
-	module + "/internal/cloud/aws.Route53API":                     "route53",
-	module + "/internal/cloud/aws.STSAPI":                         "sts",
-	"github.com/aws/aws-sdk-go-v2/service/ec2":                    "ec2",
-	"github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2": "elasticloadbalancing",
-	"github.com/aws/aws-sdk-go-v2/service/route53":                "route53",
-	"github.com/aws/aws-sdk-go-v2/service/sts":                    "sts",
-}
-
-var paginatorOrWaiter = regexp.MustCompile(`^New(\w+?)(Paginator|[A-Z]\w*Waiter)$`)
-
-// sdkAction is the IAM action behind an SDK interface method, an SDK
-// client method, or an SDK paginator's constructor ("" for anything else).
-func sdkAction(fn *types.Func) string {
-	sig := fn.Type().(*types.Signature)
-	if recv := sig.Recv(); recv != nil {
-		named := namedOf(recv.Type())
-		if named == nil || named.Obj().Pkg() == nil {
-			return ""
-		}
-		owner := named.Obj().Pkg().Path() + "." + named.Obj().Name()
-		if service, ok := sdkServices[owner]; ok {
-			return service + ":" + fn.Name()
-		}
-		if service, ok := sdkServices[named.Obj().Pkg().Path()]; ok && named.Obj().Name() == "Client" {
-			return service + ":" + fn.Name()
-		}
-		return ""
-	}
-	if fn.Pkg() == nil {
-		return ""
-	}
-	service, ok := sdkServices[fn.Pkg().Path()]
-	if !ok {
-		return ""
-	}
-	if m := paginatorOrWaiter.FindStringSubmatch(fn.Name()); m != nil {
-		return service + ":" + m[1]
-	}
-	return ""
-}
-
-func namedOf(t types.Type) *types.Named {
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	named, _ := t.(*types.Named)
-	return named
 }
 
 func TestPermissionsTableHasEachActionOnceWithAReason(t *testing.T) {
