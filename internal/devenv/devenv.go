@@ -130,6 +130,9 @@ type Env struct {
 	// The in-process management operator, which tests may stop and start.
 	operatorOptions operator.Options
 	operatorLog     logr.Logger
+	// operatorAWS is the management operator's own identity: the IAM user
+	// `hcplink create iam aws --operator` makes, holding exactly its policy.
+	operatorAWS     aws.Config
 	operatorProcess *operatorProcess // nil when the operator runs in this process
 	runCtx          context.Context
 	operatorMu      sync.Mutex
@@ -207,6 +210,11 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 
 	step("starting the management operator")
+	if e.Platform == PlatformAWS {
+		if err := e.loadOperatorIdentity(ctx); err != nil {
+			return nil, err
+		}
+	}
 	metricsAddr, err := freeLoopbackAddress()
 	if err != nil {
 		return nil, err
@@ -349,7 +357,7 @@ func (e *Env) StartOperator() {
 	opts := e.operatorOptions
 	if e.Platform == PlatformAWS {
 		// Each run instruments its own copy of the configuration.
-		cfg := e.ManagementAWS.Copy()
+		cfg := e.operatorAWS.Copy()
 		cfg.APIOptions = slices.Clone(cfg.APIOptions)
 		opts.AWS = &cfg
 	}

@@ -34,11 +34,15 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 	ctx, cancel := context.WithCancel(ctx)
 	exited := make(chan struct{})
 	e.operatorProcess = &operatorProcess{binary: binary, metricsAddr: metricsAddr, stop: cancel, exited: exited}
+	key, err := e.operatorKeyEnv(ctx)
+	if err != nil {
+		cancel()
+		logFile.Close()
+		return err
+	}
 	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(append(os.Environ(), key...),
 		"AWS_ENDPOINT_URL="+e.CloudURL,
-		"AWS_ACCESS_KEY_ID="+ManagementAccount,
-		"AWS_SECRET_ACCESS_KEY=devenv",
 		"AWS_REGION="+Region,
 		"AWS_CONFIG_FILE="+os.DevNull,
 		"AWS_SHARED_CREDENTIALS_FILE="+os.DevNull,

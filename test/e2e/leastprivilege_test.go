@@ -2,18 +2,22 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
 
@@ -62,13 +66,15 @@ func decoyZone(t *testing.T, name string) {
 	})
 }
 
-// TestControlPlaneOperatorLeastPrivilege walks one cluster through its
-// whole life (create beside a namesake's private zone, PublicAndPrivate and back, a NodePool added and
-// removed, resource tags added and removed, a new machine network, delete)
-// with its control-plane operator under exactly the role `hcplink create
-// iam aws` makes, and compares what cloudsim evaluated for that role with
-// what the policy grants: nothing denied, nothing granted and never used.
-func TestControlPlaneOperatorLeastPrivilege(t *testing.T) {
+// TestOperatorsLeastPrivilege walks one cluster through its whole life
+// (create beside a namesake's private zone, PublicAndPrivate and back, a
+// NodePool added and removed, resource tags added and removed, a new
+// machine network, delete) with its control-plane operator under exactly
+// the role `hcplink create iam aws` makes and the management operator as
+// the user `create iam aws --operator` makes, and compares what cloudsim
+// evaluated for each with what its policy grants: nothing denied, nothing
+// granted and never used.
+func TestOperatorsLeastPrivilege(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	zones := env.Customer.Zones
@@ -111,9 +117,49 @@ func TestControlPlaneOperatorLeastPrivilege(t *testing.T) {
 	want.cidrs = []string{"10.1.0.0/17", "10.1.128.0/17"}
 	last = c.converge(t, "ingress from the two new CIDRs", want)
 
+	// Another account is allowed to connect, which the management operator
+	// checks against the service's permissions, and does: deleting the
+	// service then needs its connection rejected first.
+	other := "arn:aws:iam::" + devenv.SecondCustomerAccount + ":root"
+	c.patch(t, "allowing another account", func(hc *hcplinkv1beta1.HostedCluster) {
+		hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = []string{other}
+	})
+	want.principals = append(want.principals, other)
+	last = c.converge(t, "the other account allowed on the endpoint service", want)
+	foreign := connectFromSecondCustomer(t, aws.ToString(last.service.ServiceName))
+
+	if err := env.Client.Delete(ctx, c.hc); err != nil {
+		t.Fatalf("deleting the HostedCluster: %v", err)
+	}
+	otherEC2 := ec2.NewFromConfig(env.SecondCustomerAWS)
+	eventually(t, longWait, "the other account's endpoint rejected by the deletion", func(ctx context.Context) error {
+		out, err := otherEC2.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{VpcEndpointIds: []string{foreign}})
+		if err != nil {
+			return err
+		}
+		// EC2 reports states in lower case; the SDK's constants are capitalised.
+		if state := out.VpcEndpoints[0].State; !strings.EqualFold(string(state), string(ec2types.StateRejected)) {
+			return fmt.Errorf("endpoint %s is %s", foreign, state)
+		}
+		return nil
+	})
+	// Its owner cleans it up, as a customer would.
+	if _, err := otherEC2.DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{foreign}}); err != nil {
+		t.Fatalf("deleting the other account's endpoint %s: %v", foreign, err)
+	}
 	c.deleteAndProveNothingLeft(t, last)
 
-	evaluated := env.Cloud.AWS.Evaluations(c.roleARN)
+	compareCalledWithGranted(t, "the control-plane operator", env.Cloud.AWS.Evaluations(c.roleARN), awscloud.ControlPlaneOperator)
+
+	// devenv runs the management operator as the IAM user `hcplink create
+	// iam aws --operator` makes; the same lifecycle uses all of its policy.
+	compareCalledWithGranted(t, "the management operator", env.Cloud.AWS.Evaluations(devenv.ManagementOperatorUserARN), awscloud.ManagementOperator)
+}
+
+// compareCalledWithGranted fails for every action denied to the component
+// and every action its policy grants that was never evaluated.
+func compareCalledWithGranted(t *testing.T, who string, evaluated map[string]cloudaws.Decision, component awscloud.Component) {
+	t.Helper()
 	var called, denied []string
 	for action, d := range evaluated {
 		called = append(called, action)
@@ -122,18 +168,49 @@ func TestControlPlaneOperatorLeastPrivilege(t *testing.T) {
 		}
 	}
 	sort.Strings(called)
-	t.Logf("the control-plane operator's role was evaluated for: %v", called)
+	t.Logf("%s was evaluated for: %v", who, called)
 	if len(denied) > 0 {
-		t.Errorf("denied to the control-plane operator (the policy misses them): %v", denied)
+		t.Errorf("denied to %s (its policy misses them): %v", who, denied)
 	}
-	for _, action := range awscloud.Actions(awscloud.ControlPlaneOperator) {
+	for _, action := range awscloud.Actions(component) {
 		_, ok := evaluated[action]
 		why, unreachable := unreachableHere[action]
 		switch {
 		case ok && unreachable:
 			t.Errorf("%s was called after all: take it out of unreachableHere (%s)", action, why)
 		case !ok && !unreachable && !slices.Contains(notCheckedByAWS, action):
-			t.Errorf("the policy grants %s, which the whole lifecycle never called", action)
+			t.Errorf("the policy of %s grants %s, which the whole lifecycle never called", who, action)
 		}
 	}
+}
+
+// connectFromSecondCustomer makes a VPC endpoint to serviceName in the
+// second customer's account, as a consumer the cluster allowed would, and
+// waits until it is connected.
+func connectFromSecondCustomer(t *testing.T, serviceName string) string {
+	t.Helper()
+	ctx := context.Background()
+	other := env.SecondCustomer
+	client := ec2.NewFromConfig(env.SecondCustomerAWS)
+	out, err := client.CreateVpcEndpoint(ctx, &ec2.CreateVpcEndpointInput{
+		VpcEndpointType: ec2types.VpcEndpointTypeInterface,
+		VpcId:           aws.String(other.VPCID),
+		ServiceName:     aws.String(serviceName),
+		SubnetIds:       []string{other.SubnetByAZ[other.Zones[0]]},
+	})
+	if err != nil {
+		t.Fatalf("connecting the second customer's VPC to %s: %v", serviceName, err)
+	}
+	id := aws.ToString(out.VpcEndpoint.VpcEndpointId)
+	eventually(t, longWait, "the second customer's endpoint available", func(ctx context.Context) error {
+		out, err := client.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{VpcEndpointIds: []string{id}})
+		if err != nil {
+			return err
+		}
+		if state := out.VpcEndpoints[0].State; !strings.EqualFold(string(state), string(ec2types.StateAvailable)) {
+			return fmt.Errorf("endpoint %s is %s", id, state)
+		}
+		return nil
+	})
+	return id
 }
