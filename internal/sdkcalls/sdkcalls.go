@@ -56,6 +56,7 @@ type Classifier func(*types.Func) string
 // the SDK calls it makes.
 type Graph struct {
 	bodies   map[string]funcBody // by types.Func.FullName()
+	methods  map[string][]string // receiver type name → its exported methods' FullNames
 	classify Classifier
 }
 
@@ -67,7 +68,7 @@ type funcBody struct {
 // NewGraph indexes the bodies of the loaded packages (dependencies
 // included) whose import path is one of follow.
 func NewGraph(pkgs []*packages.Package, classify Classifier, follow ...string) *Graph {
-	g := &Graph{bodies: map[string]funcBody{}, classify: classify}
+	g := &Graph{bodies: map[string]funcBody{}, methods: map[string][]string{}, classify: classify}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
 		if !slices.Contains(follow, p.PkgPath) {
 			return
@@ -78,8 +79,15 @@ func NewGraph(pkgs []*packages.Package, classify Classifier, follow ...string) *
 				if !ok || fd.Body == nil {
 					continue
 				}
-				if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
-					g.bodies[fn.FullName()] = funcBody{fd.Body, p.TypesInfo}
+				fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func)
+				if !ok {
+					continue
+				}
+				g.bodies[fn.FullName()] = funcBody{fd.Body, p.TypesInfo}
+				if recv := fn.Type().(*types.Signature).Recv(); recv != nil && fn.Exported() {
+					if named := namedOf(recv.Type()); named != nil {
+						g.methods[named.Obj().Name()] = append(g.methods[named.Obj().Name()], fn.FullName())
+					}
 				}
 			}
 		}
@@ -103,6 +111,10 @@ func (g *Graph) From(pkgs []*packages.Package, roots ...string) []string {
 	})
 	return sortedKeys(found)
 }
+
+// MethodsOf lists the exported methods (FullNames) of a type of the
+// followed packages, by the type's name.
+func (g *Graph) MethodsOf(typeName string) []string { return g.methods[typeName] }
 
 // FromFunc returns, sorted, the SDK calls reachable from one followed
 // function (by types.Func.FullName()).
