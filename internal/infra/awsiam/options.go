@@ -2,9 +2,10 @@
 // in the customer's account: the OIDC provider of the management cluster's
 // service-account issuer, the control-plane operator's role (trusting
 // exactly its ServiceAccount) and the workers' role and instance profile;
-// and the management operator's own user. Every permissions policy comes
-// from the table in internal/cloud/aws (permissions.go) or, for the CLI,
-// internal/infra/aws (actions.go).
+// the management operator's own user, and the read-only user diagnose runs
+// as. Every permissions policy comes from the table in internal/cloud/aws
+// (permissions.go), for the CLI internal/infra/aws (actions.go), for
+// diagnose internal/diagnose (permissions.go).
 package awsiam
 
 import (
