@@ -3,9 +3,11 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -138,37 +140,56 @@ type dgReader struct {
 	cfg     aws.Config
 }
 
-// dgReaders are the users diagnose runs as in TestDiagnose.
-var dgReaders struct{ management, customer dgReader }
-
-// dgUseReadOnlyUsers makes diagnose's user in the management and the
-// customer account with the code of `create iam aws --diagnose` (the key
-// in a credentials file, read back as a user would), and removes them at
-// the end.
-func dgUseReadOnlyUsers(t *testing.T) {
-	t.Helper()
-	dgReaders.management = dgNewReader(t, "management", env.ManagementAWS)
-	dgReaders.customer = dgNewReader(t, "customer", env.CustomerAWS)
+// dgReaders are the users every diagnose of this package runs as, made
+// once (by whichever test diagnoses first) and kept while devenv lives.
+var dgReaders struct {
+	sync.Mutex
+	management, customer dgReader
+	err                  error
 }
 
-func dgNewReader(t *testing.T, account string, admin aws.Config) dgReader {
-	t.Helper()
-	ctx := context.Background()
-	client := iam.NewFromConfig(admin)
-	creds := filepath.Join(t.TempDir(), account+".credentials")
-	out, err := awsiam.CreateDiagnoseUser(ctx, client, nil, awsiam.DefaultDiagnoseUser, creds)
-	dgMust(t, "creating diagnose's user in the "+account+" account", err)
-	t.Cleanup(func() {
-		if err := awsiam.DestroyDiagnoseUser(context.Background(), client, nil, awsiam.DefaultDiagnoseUser); err != nil {
-			t.Errorf("deleting diagnose's user in the %s account: %v", account, err)
+// dgReadOnlyUsers makes diagnose's user in the management and the customer
+// account with the code of `create iam aws --diagnose`, its key written to
+// a credentials file and read back as a user would.
+func dgReadOnlyUsers() (management, customer dgReader, err error) {
+	dgReaders.Lock()
+	defer dgReaders.Unlock()
+	if dgReaders.management.userARN == "" && dgReaders.err == nil {
+		dgReaders.management, dgReaders.err = dgNewReader("management", env.ManagementAWS)
+		if dgReaders.err == nil {
+			dgReaders.customer, dgReaders.err = dgNewReader("customer", env.CustomerAWS)
 		}
-	})
+	}
+	return dgReaders.management, dgReaders.customer, dgReaders.err
+}
+
+// dgUseReadOnlyUsers fails the test when the users cannot be made.
+func dgUseReadOnlyUsers(t *testing.T) {
+	t.Helper()
+	_, _, err := dgReadOnlyUsers()
+	dgMust(t, "making diagnose's read-only users", err)
+}
+
+func dgNewReader(account string, admin aws.Config) (dgReader, error) {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "hcplink-diagnose-")
+	if err != nil {
+		return dgReader{}, err
+	}
+	defer os.RemoveAll(dir) // the SDK reads the file when it loads the configuration
+	creds := filepath.Join(dir, account+".credentials")
+	out, err := awsiam.CreateDiagnoseUser(ctx, iam.NewFromConfig(admin), nil, awsiam.DefaultDiagnoseUser, creds)
+	if err != nil {
+		return dgReader{}, fmt.Errorf("creating diagnose's user in the %s account: %w", account, err)
+	}
 	loaded, err := config.LoadDefaultConfig(ctx, config.WithSharedCredentialsFiles([]string{creds}), config.WithSharedConfigFiles([]string{}),
 		config.WithRegion(devenv.Region))
-	dgMust(t, "loading the key of diagnose's "+account+" user", err)
+	if err != nil {
+		return dgReader{}, fmt.Errorf("loading the key of diagnose's %s user: %w", account, err)
+	}
 	cfg := admin.Copy()
 	cfg.Credentials = loaded.Credentials
-	return dgReader{userARN: out.UserARN, cfg: cfg}
+	return dgReader{userARN: out.UserARN, cfg: cfg}, nil
 }
 
 // dgUnevaluated are the actions of diagnose's table that cloudsim never
@@ -181,7 +202,8 @@ var dgUnevaluated = map[string]string{
 // the table misses a call diagnose makes.
 func dgExpectNoDenial(t *testing.T) {
 	t.Helper()
-	for _, r := range []dgReader{dgReaders.management, dgReaders.customer} {
+	mgmt, cust, _ := dgReadOnlyUsers()
+	for _, r := range []dgReader{mgmt, cust} {
 		for action, d := range env.Cloud.AWS.Evaluations(r.userARN) {
 			if d.Denied > 0 {
 				t.Fatalf("%s was denied %s %d times: add it to diagnose's table (internal/diagnose/permissions.go)", r.userARN, action, d.Denied)
@@ -197,7 +219,8 @@ func dgExpectEveryActionEvaluated(t *testing.T) {
 	t.Helper()
 	dgExpectNoDenial(t)
 	allowed := map[string]int{}
-	for _, r := range []dgReader{dgReaders.management, dgReaders.customer} {
+	mgmt, cust, _ := dgReadOnlyUsers()
+	for _, r := range []dgReader{mgmt, cust} {
 		for action, d := range env.Cloud.AWS.Evaluations(r.userARN) {
 			allowed[action] += d.Allowed
 		}
@@ -339,8 +362,13 @@ func dgStopOperators(t *testing.T, c *plCluster) (start func()) {
 }
 
 func dgOptions(ctx context.Context, c *plCluster) diagnose.Options {
+	mgmt, cust, err := dgReadOnlyUsers()
+	if err != nil { // every hop of the clouds says so
+		missing := diagnose.AWSAccount{Missing: "diagnose's read-only users could not be made: " + err.Error()}
+		return diagnose.Options{Kube: env.Client, Namespace: c.namespace, Name: c.name, AWSManagement: missing, AWSCustomer: missing}
+	}
 	return diagnose.Options{Kube: env.Client, Namespace: c.namespace, Name: c.name,
-		AWSManagement: diagnose.AWSAccountFromConfig(ctx, dgReaders.management.cfg), AWSCustomer: diagnose.AWSAccountFromConfig(ctx, dgReaders.customer.cfg)}
+		AWSManagement: diagnose.AWSAccountFromConfig(ctx, mgmt.cfg), AWSCustomer: diagnose.AWSAccountFromConfig(ctx, cust.cfg)}
 }
 
 // dgRun diagnoses the cluster and fails the test if it made a mutating
