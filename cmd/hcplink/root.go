@@ -19,6 +19,7 @@ func newRootCommand() *cobra.Command {
 	root.AddCommand(newControlPlaneOperatorCommand())
 	root.AddCommand(newOperatorCommand())
 	root.AddCommand(newCreateCommand(), newDestroyCommand(), newInstallCommand(), newUninstallCommand(), newDiagnoseCommand())
+	root.AddCommand(newPermissionsCommand())
 	return root
 }
 

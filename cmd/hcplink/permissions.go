@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/diagnose"
+	awsinfra "github.com/hcplink/hcplink/internal/infra/aws"
+	"github.com/hcplink/hcplink/internal/infra/awsiam"
+)
+
+// grant is what one identity needs on one cloud: its actions with why, and
+// the document a cloud takes them in.
+type grant struct {
+	rows     func() [][2]string // action, why; sorted by action
+	document func(scopes []string) string
+}
+
+// awsGrants and azureGrants are every identity hcplink asks permissions
+// for, each rendered from the table its code is tested against.
+var awsGrants = map[string]grant{
+	"control-plane-operator": awsOperatorGrant(awscloud.ControlPlaneOperator),
+	"management-operator":    awsOperatorGrant(awscloud.ManagementOperator),
+	"worker":                 awsOperatorGrant(awscloud.Worker),
+	"cli": {
+		rows: func() [][2]string {
+			var rows [][2]string
+			for _, p := range awsinfra.Permissions {
+				rows = append(rows, [2]string{p.Action, string(p.Command) + ": " + p.Why})
+			}
+			return rows
+		},
+		document: func([]string) string { return awsiam.CLIPolicy() },
+	},
+	"diagnose": {
+		rows:     func() [][2]string { return diagnoseRows(diagnose.AWSPermissions) },
+		document: func([]string) string { return diagnose.AWSPolicy() },
+	},
+}
+
+var azureGrants = map[string]grant{
+	"management-operator":    azureOperatorGrant(azurecloud.ManagementOperator),
+	"control-plane-operator": azureOperatorGrant(azurecloud.ControlPlaneOperator),
+	"diagnose": {
+		rows: func() [][2]string { return diagnoseRows(diagnose.AzurePermissions) },
+		document: func(scopes []string) string {
+			return roleJSON(diagnose.AzureCustomRole(scopes...))
+		},
+	},
+}
+
+func awsOperatorGrant(c awscloud.Component) grant {
+	return grant{
+		rows: func() [][2]string {
+			var rows [][2]string
+			for _, p := range awscloud.Permissions {
+				if p.Component == c {
+					rows = append(rows, [2]string{p.Action, p.Why})
+				}
+			}
+			return rows
+		},
+		document: func([]string) string { return awscloud.Policy(c) },
+	}
+}
+
+func azureOperatorGrant(c azurecloud.Component) grant {
+	return grant{
+		rows: func() [][2]string {
+			var rows [][2]string
+			for _, p := range azurecloud.Permissions {
+				if p.Component == c {
+					rows = append(rows, [2]string{p.Action, p.Why})
+				}
+			}
+			return rows
+		},
+		document: func(scopes []string) string { return azurecloud.CustomRoleJSON(c, scopes...) },
+	}
+}
+
+func diagnoseRows(table []diagnose.Permission) [][2]string {
+	rows := make([][2]string, 0, len(table))
+	for _, p := range table {
+		rows = append(rows, [2]string{p.Action, p.Why})
+	}
+	return rows
+}
+
+func roleJSON(role azurecloud.RoleDefinition) string {
+	b, err := json.MarshalIndent(role, "", "  ")
+	if err != nil {
+		panic(err) // a fixed structure of strings always marshals
+	}
+	return string(b)
+}
+
+func newPermissionsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "permissions",
+		Short: "Print the exact permissions each hcplink identity needs, as a policy or role to grant",
+		Long: `Prints what one hcplink identity needs on a cloud, rendered from the same table
+its code is tested against (every call is in the table, and nothing else):
+an IAM policy document on AWS, a custom role definition on Azure. --explain
+lists each action with the call that needs it instead.`,
+	}
+	cmd.AddCommand(newPermissionsCloudCommand("aws", awsGrants, false, `  # The control-plane operator's role policy, for aws iam put-role-policy:
+  hcplink permissions aws control-plane-operator > policy.json
+
+  # Why diagnose needs each action:
+  hcplink permissions aws diagnose --explain`))
+	cmd.AddCommand(newPermissionsCloudCommand("azure", azureGrants, true, `  # The management operator's custom role, for az role definition create:
+  hcplink permissions azure management-operator --scope /subscriptions/<management-subscription> > role.json
+  az role definition create --role-definition @role.json`))
+	return cmd
+}
+
+// newPermissionsCloudCommand prints one cloud's grants; scoped clouds (Azure)
+// put assignable scopes in the document.
+func newPermissionsCloudCommand(cloud string, grants map[string]grant, scoped bool, example string) *cobra.Command {
+	names := make([]string, 0, len(grants))
+	for name := range grants {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var explain bool
+	var scopes []string
+	cmd := &cobra.Command{
+		Use:       cloud + " " + strings.Join(names, "|"),
+		Short:     "Print what one identity needs on " + strings.ToUpper(cloud[:1]) + cloud[1:],
+		Example:   example,
+		ValidArgs: names,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 || grants[args[0]].document == nil {
+				return fmt.Errorf("name one identity: %s", strings.Join(names, ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g := grants[args[0]]
+			if explain {
+				return writeRows(cmd.OutOrStdout(), g.rows())
+			}
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), g.document(scopes))
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&explain, "explain", false, "list each action with the call that needs it, instead of the document")
+	if scoped {
+		cmd.Flags().StringSliceVar(&scopes, "scope", nil, "the role's assignable scopes (the subscription or resource groups it is assigned at)")
+	}
+	return cmd
+}
+
+func writeRows(w io.Writer, rows [][2]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
+	}
+	return tw.Flush()
+}
