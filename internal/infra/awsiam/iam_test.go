@@ -3,18 +3,12 @@ package awsiam
 import (
 	"bytes"
 	"context"
-	"errors"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
-	"github.com/aws/smithy-go"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim"
@@ -157,50 +151,6 @@ func TestCreateRefusesBadOptionsBeforeAnyCall(t *testing.T) {
 		if _, err := Create(context.Background(), nil, nil, o); err == nil {
 			t.Errorf("Create(%+v) accepted", o)
 		}
-	}
-}
-
-func TestOperatorUserHoldsExactlyTheManagementPolicy(t *testing.T) {
-	ctx := context.Background()
-	cs := cloudsimtest.Start(t, cloudsim.Options{})
-	client := iam.NewFromConfig(cs.Config(t, cloudsimtest.ManagementAccount))
-	creds := filepath.Join(t.TempDir(), "credentials")
-	out, err := CreateOperator(ctx, client, nil, DefaultOperatorUser, creds)
-	if err != nil {
-		t.Fatalf("CreateOperator: %v", err)
-	}
-	if _, err := CreateOperator(ctx, client, nil, DefaultOperatorUser, creds); err != nil {
-		t.Fatalf("CreateOperator again: %v", err)
-	}
-	keys, err := client.ListAccessKeys(ctx, &iam.ListAccessKeysInput{UserName: aws.String(DefaultOperatorUser)})
-	if err != nil || len(keys.AccessKeyMetadata) != 1 {
-		t.Fatalf("access keys after two creates: %v, %v; want exactly one", keys, err)
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithSharedCredentialsFiles([]string{creds}), config.WithSharedConfigFiles([]string{}),
-		config.WithRegion(cloudsimtest.Region), config.WithBaseEndpoint(cs.URL), config.WithRetryMaxAttempts(1))
-	if err != nil {
-		t.Fatalf("loading the written credentials: %v", err)
-	}
-	ec := ec2.NewFromConfig(cfg)
-	if _, err := ec.DescribeVpcEndpointServiceConfigurations(ctx, &ec2.DescribeVpcEndpointServiceConfigurationsInput{}); err != nil {
-		t.Fatalf("a call the management policy grants: %v", err)
-	}
-	_, err = ec.DescribeVpcs(ctx, &ec2.DescribeVpcsInput{})
-	var apiErr smithy.APIError
-	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "UnauthorizedOperation" {
-		t.Fatalf("a call outside the management policy: %v, want UnauthorizedOperation", err)
-	}
-	if got := cs.Server.AWS.Evaluations(out.UserARN); got["ec2:DescribeVpcs"].Denied != 1 {
-		t.Fatalf("evaluations for %s: %v", out.UserARN, got)
-	}
-	if err := DestroyOperator(ctx, client, nil, DefaultOperatorUser); err != nil {
-		t.Fatalf("DestroyOperator: %v", err)
-	}
-	if _, err := client.GetUser(ctx, &iam.GetUserInput{UserName: aws.String(DefaultOperatorUser)}); !isNoSuchEntity(err) {
-		t.Fatalf("user after destroy: %v", err)
-	}
-	if _, err := os.Stat(creds); err != nil {
-		t.Fatalf("credentials file: %v", err)
 	}
 }
 
