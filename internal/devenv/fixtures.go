@@ -200,7 +200,7 @@ func (e *Env) PrepareAWSClusterIn(ctx context.Context, customer CustomerNetwork,
 func clusterZone(ctx context.Context, customer CustomerNetwork, cfg aws.Config, name, infraID string) (string, error) {
 	id, err := awsinfra.EnsureLocalZone(ctx, awsinfra.Options{InfraID: infraID, Name: name, Region: Region},
 		awsinfra.Deps{Clients: awsinfra.NewClients(cfg, Region)}, customer.VPCID)
-	if awscloud.ErrorCode(err) != codeConflictingDomainExists {
+	if awscloud.ErrorCode(err) != awscloud.CodeConflictingDomainExists {
 		return id, err
 	}
 	zoneName := awscloud.PrivateZoneName(name)
@@ -210,7 +210,3 @@ func clusterZone(ctx context.Context, customer CustomerNetwork, cfg aws.Config, 
 	}
 	return id, err
 }
-
-// codeConflictingDomainExists is Route 53's answer to a second private zone
-// of one name on a VPC.
-const codeConflictingDomainExists = "ConflictingDomainExists"

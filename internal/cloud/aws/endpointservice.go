@@ -35,6 +35,9 @@ const (
 	CodeInvalidServiceName = "InvalidServiceName"
 	// CodeNoSuchHostedZone: the Route 53 zone is gone.
 	CodeNoSuchHostedZone = "NoSuchHostedZone"
+	// CodeConflictingDomainExists: a VPC already has a private zone of
+	// that name (Route 53 allows one per name and VPC).
+	CodeConflictingDomainExists = "ConflictingDomainExists"
 	// CodeDuplicatePermission: an ingress rule that already exists.
 	CodeDuplicatePermission = "InvalidPermission.Duplicate"
 	// CodeDuplicateGroup: a security group of that name exists in the VPC.

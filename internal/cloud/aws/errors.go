@@ -96,7 +96,7 @@ var dependencyCodes = map[string]bool{
 	"ResourceInUse":                    true,
 	"ResourceInUseException":           true,
 	"ConcurrentModification":           true,
-	"ConflictingDomainExists":          true,
+	CodeConflictingDomainExists:        true,
 }
 
 // invalidInputCodes say a value in the request is wrong, beyond the
