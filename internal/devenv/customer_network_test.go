@@ -53,15 +53,15 @@ func TestCustomerNetworkIsCreateInfraAWSs(t *testing.T) {
 		}
 	}
 
-	before := mutating(cs, CustomerAccount)
+	before := sim.Sum(cs.Calls(CustomerAccount)).Mutating
 	again, err := awsinfra.Create(ctx, awsinfra.Options{InfraID: "devenv-customer", BaseDomain: customerBaseDomain, Region: Region,
 		Zones: zones, VPCCIDR: c.CIDR, SingleNATGateway: true}, awsinfra.Deps{Clients: awsinfra.NewClients(cfg, Region), PollInterval: customerInfraPoll})
 	if err != nil {
 		t.Fatalf("create infra aws over devenv's customer network: %v", err)
 	}
-	if again.VPCID != c.VPCID || mutating(cs, CustomerAccount) != before {
+	if again.VPCID != c.VPCID || sim.Sum(cs.Calls(CustomerAccount)).Mutating != before {
 		t.Errorf("create infra aws made %d changes (VPC %s, devenv's %s): devenv's network is not what it makes",
-			mutating(cs, CustomerAccount)-before, again.VPCID, c.VPCID)
+			sim.Sum(cs.Calls(CustomerAccount)).Mutating-before, again.VPCID, c.VPCID)
 	}
 	addresses, err := ec2.NewFromConfig(cfg).DescribeAddresses(ctx, &ec2.DescribeAddressesInput{})
 	if err != nil || len(addresses.Addresses) != 1 {
@@ -116,12 +116,4 @@ func TestClusterZoneIsTaggedOrTheCustomers(t *testing.T) {
 	if got, err := clusterZone(ctx, customer, cfg, "one", "one-abcde"); err != nil || got != want {
 		t.Errorf("with the customer's own zone on the VPC clusterZone answered %q, %v; want %s", got, err, want)
 	}
-}
-
-func mutating(cs *cloudsimtest.Fixture, account string) int64 {
-	var n int64
-	for _, c := range cs.Calls(account) {
-		n += c.Mutating
-	}
-	return n
 }

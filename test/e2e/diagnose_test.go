@@ -21,6 +21,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/internal/diagnose"
@@ -394,13 +395,7 @@ func (d dgCounts) total() int64 { return d.management + d.customer }
 
 func dgMutatingCalls() dgCounts {
 	snap := env.Cloud.Counters.Snapshot()
-	sum := func(account string) (n int64) {
-		for _, c := range snap[account] {
-			n += c.Mutating
-		}
-		return n
-	}
-	return dgCounts{management: sum(devenv.ManagementAccount), customer: sum(devenv.CustomerAccount)}
+	return dgCounts{management: sim.Sum(snap[devenv.ManagementAccount]).Mutating, customer: sim.Sum(snap[devenv.CustomerAccount]).Mutating}
 }
 
 func dgExpectAllPass(t *testing.T, r diagnose.Report) {

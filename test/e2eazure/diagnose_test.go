@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/diagnose"
 )
 
@@ -202,14 +203,7 @@ func dgRun(t *testing.T, c *cluster) diagnose.Report {
 	return r
 }
 
-func dgMutatingCalls() (n int64) {
-	for _, calls := range env.Cloud.Counters.Snapshot() {
-		for _, c := range calls {
-			n += c.Mutating
-		}
-	}
-	return n
-}
+func dgMutatingCalls() int64 { return sim.Totals(env.Cloud.Counters.Snapshot()).Mutating }
 
 func dgExpectAllPass(t *testing.T, r diagnose.Report) {
 	t.Helper()

@@ -95,14 +95,22 @@ func (c *Counters) Reset() {
 func Totals(snapshot map[string]map[string]CallCount) CallCount {
 	var t CallCount
 	for _, byKey := range snapshot {
-		for _, v := range byKey {
-			t.Total += v.Total
-			t.Mutating += v.Mutating
-			t.Throttled += v.Throttled
-			t.Failed += v.Failed
-		}
+		t = t.plus(Sum(byKey))
 	}
 	return t
+}
+
+// Sum adds up one account's calls over all its operations.
+func Sum(byKey map[string]CallCount) CallCount {
+	var t CallCount
+	for _, v := range byKey {
+		t = t.plus(v)
+	}
+	return t
+}
+
+func (c CallCount) plus(o CallCount) CallCount {
+	return CallCount{Total: c.Total + o.Total, Mutating: c.Mutating + o.Mutating, Throttled: c.Throttled + o.Throttled, Failed: c.Failed + o.Failed}
 }
 
 // SortedKeys lists a snapshot's operation names in order, for stable output.

@@ -46,6 +46,9 @@ func TestCountersSeparateAccountsAndOutcomes(t *testing.T) {
 	if got, want := Totals(snap), (CallCount{Total: 4, Mutating: 2, Throttled: 1, Failed: 2}); got != want {
 		t.Errorf("totals = %+v, want %+v", got, want)
 	}
+	if got, want := Sum(snap["a"]), (CallCount{Total: 3, Mutating: 1, Throttled: 1, Failed: 2}); got != want {
+		t.Errorf("account a's sum = %+v, want %+v", got, want)
+	}
 	snap["a"]["ec2:CreateVpc"] = CallCount{}
 	if c.Snapshot()["a"]["ec2:CreateVpc"].Total != 1 {
 		t.Error("changing a snapshot changed the counters")

@@ -312,11 +312,8 @@ func (x *fixture) records() map[string]string {
 // mutating sums the customer account's mutating calls.
 func (x *fixture) calls() (total, mutating int64, byOp map[string]sim.CallCount) {
 	byOp = x.f.Calls(customer)
-	for _, c := range byOp {
-		total += c.Total
-		mutating += c.Mutating
-	}
-	return total, mutating, byOp
+	sum := sim.Sum(byOp)
+	return sum.Total, sum.Mutating, byOp
 }
 
 func (x *fixture) patchCR(mutate func(cr *hcplinkv1beta1.AWSEndpointService)) {

@@ -77,13 +77,7 @@ func (f *infraFixture) mustDestroy(t *testing.T, opts Options) {
 }
 
 // mutatingCalls counts the account's mutating calls so far.
-func (f *infraFixture) mutatingCalls() int64 {
-	var n int64
-	for _, c := range f.cs.Calls(account) {
-		n += c.Mutating
-	}
-	return n
-}
+func (f *infraFixture) mutatingCalls() int64 { return sim.Sum(f.cs.Calls(account)).Mutating }
 
 // leftovers lists what the account still holds for infraID: every live
 // EC2 resource carrying its cluster tag (a deleted NAT gateway stays

@@ -126,13 +126,7 @@ func (w *world) managementCluster(k client.Client, id string) *Reconciler {
 
 func (w *world) calls(key string) sim.CallCount { return w.f.Calls(mgmt)[key] }
 
-func (w *world) mutating() int64 {
-	var n int64
-	for _, c := range w.f.Calls(mgmt) {
-		n += c.Mutating
-	}
-	return n
-}
+func (w *world) mutating() int64 { return sim.Sum(w.f.Calls(mgmt)).Mutating }
 
 // services lists every endpoint service in the management account (a
 // control read, uncounted for the controller's budget by diffing).
