@@ -132,17 +132,7 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 		t.Fatalf("deleting the HostedCluster: %v", err)
 	}
 	otherEC2 := ec2.NewFromConfig(env.SecondCustomerAWS)
-	eventually(t, longWait, "the other account's endpoint rejected by the deletion", func(ctx context.Context) error {
-		out, err := otherEC2.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{VpcEndpointIds: []string{foreign}})
-		if err != nil {
-			return err
-		}
-		// EC2 reports states in lower case; the SDK's constants are capitalised.
-		if state := out.VpcEndpoints[0].State; !strings.EqualFold(string(state), string(ec2types.StateRejected)) {
-			return fmt.Errorf("endpoint %s is %s", foreign, state)
-		}
-		return nil
-	})
+	waitForEndpointState(t, otherEC2, foreign, ec2types.StateRejected, "the other account's endpoint rejected by the deletion")
 	// Its owner cleans it up, as a customer would.
 	if _, err := otherEC2.DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{foreign}}); err != nil {
 		t.Fatalf("deleting the other account's endpoint %s: %v", foreign, err)
@@ -202,15 +192,22 @@ func connectFromSecondCustomer(t *testing.T, serviceName string) string {
 		t.Fatalf("connecting the second customer's VPC to %s: %v", serviceName, err)
 	}
 	id := aws.ToString(out.VpcEndpoint.VpcEndpointId)
-	eventually(t, longWait, "the second customer's endpoint available", func(ctx context.Context) error {
+	waitForEndpointState(t, client, id, ec2types.StateAvailable, "the second customer's endpoint available")
+	return id
+}
+
+// waitForEndpointState waits until VPC endpoint id is in state (EC2 reports
+// states in lower case; the SDK's constants are capitalised).
+func waitForEndpointState(t *testing.T, client *ec2.Client, id string, state ec2types.State, what string) {
+	t.Helper()
+	eventually(t, longWait, what, func(ctx context.Context) error {
 		out, err := client.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{VpcEndpointIds: []string{id}})
 		if err != nil {
 			return err
 		}
-		if state := out.VpcEndpoints[0].State; !strings.EqualFold(string(state), string(ec2types.StateAvailable)) {
-			return fmt.Errorf("endpoint %s is %s", id, state)
+		if got := out.VpcEndpoints[0].State; !strings.EqualFold(string(got), string(state)) {
+			return fmt.Errorf("endpoint %s is %s", id, got)
 		}
 		return nil
 	})
-	return id
 }
