@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -32,11 +31,9 @@ var awsGrants = map[string]grant{
 	"worker":                 awsOperatorGrant(awscloud.Worker),
 	"cli": {
 		rows: func() [][2]string {
-			var rows [][2]string
-			for _, p := range awsinfra.Permissions {
-				rows = append(rows, [2]string{p.Action, string(p.Command) + ": " + p.Why})
-			}
-			return rows
+			return rowsOf(awsinfra.Permissions, func(p awsinfra.Permission) (string, string, bool) {
+				return p.Action, string(p.Command) + ": " + p.Why, true
+			})
 		},
 		document: func([]string) string { return awsiam.CLIPolicy() },
 	},
@@ -50,23 +47,15 @@ var azureGrants = map[string]grant{
 	"management-operator":    azureOperatorGrant(azurecloud.ManagementOperator),
 	"control-plane-operator": azureOperatorGrant(azurecloud.ControlPlaneOperator),
 	"diagnose": {
-		rows: func() [][2]string { return diagnoseRows(diagnose.AzurePermissions) },
-		document: func(scopes []string) string {
-			return roleJSON(diagnose.AzureCustomRole(scopes...))
-		},
+		rows:     func() [][2]string { return diagnoseRows(diagnose.AzurePermissions) },
+		document: func(scopes []string) string { return diagnose.AzureCustomRole(scopes...).JSON() },
 	},
 }
 
 func awsOperatorGrant(c awscloud.Component) grant {
 	return grant{
 		rows: func() [][2]string {
-			var rows [][2]string
-			for _, p := range awscloud.Permissions {
-				if p.Component == c {
-					rows = append(rows, [2]string{p.Action, p.Why})
-				}
-			}
-			return rows
+			return rowsOf(awscloud.Permissions, func(p awscloud.Permission) (string, string, bool) { return p.Action, p.Why, p.Component == c })
 		},
 		document: func([]string) string { return awscloud.Policy(c) },
 	}
@@ -75,32 +64,26 @@ func awsOperatorGrant(c awscloud.Component) grant {
 func azureOperatorGrant(c azurecloud.Component) grant {
 	return grant{
 		rows: func() [][2]string {
-			var rows [][2]string
-			for _, p := range azurecloud.Permissions {
-				if p.Component == c {
-					rows = append(rows, [2]string{p.Action, p.Why})
-				}
-			}
-			return rows
+			return rowsOf(azurecloud.Permissions, func(p azurecloud.Permission) (string, string, bool) { return p.Action, p.Why, p.Component == c })
 		},
 		document: func(scopes []string) string { return azurecloud.CustomRoleJSON(c, scopes...) },
 	}
 }
 
-func diagnoseRows(table []diagnose.Permission) [][2]string {
-	rows := make([][2]string, 0, len(table))
+// rowsOf lists the action and reason of each entry of a permissions table
+// that row keeps.
+func rowsOf[P any](table []P, row func(P) (action, why string, keep bool)) [][2]string {
+	var rows [][2]string
 	for _, p := range table {
-		rows = append(rows, [2]string{p.Action, p.Why})
+		if action, why, keep := row(p); keep {
+			rows = append(rows, [2]string{action, why})
+		}
 	}
 	return rows
 }
 
-func roleJSON(role azurecloud.RoleDefinition) string {
-	b, err := json.MarshalIndent(role, "", "  ")
-	if err != nil {
-		panic(err) // a fixed structure of strings always marshals
-	}
-	return string(b)
+func diagnoseRows(table []diagnose.Permission) [][2]string {
+	return rowsOf(table, func(p diagnose.Permission) (string, string, bool) { return p.Action, p.Why, true })
 }
 
 func newPermissionsCommand() *cobra.Command {

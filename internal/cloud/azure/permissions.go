@@ -133,8 +133,12 @@ func CustomRole(c Component, scopes ...string) RoleDefinition {
 }
 
 // CustomRoleJSON renders CustomRole as indented JSON.
-func CustomRoleJSON(c Component, scopes ...string) string {
-	b, err := json.MarshalIndent(CustomRole(c, scopes...), "", "  ")
+func CustomRoleJSON(c Component, scopes ...string) string { return CustomRole(c, scopes...).JSON() }
+
+// JSON renders the role as indented JSON, as `az role definition create
+// --role-definition @FILE` takes it.
+func (r RoleDefinition) JSON() string {
+	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		panic(err) // a fixed structure of strings always marshals
 	}
