@@ -261,3 +261,20 @@ func sortedKeys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+// Diff compares the actions code calls with those a permissions table
+// grants: missing are called but not granted, unused granted but never
+// called.
+func Diff(called, granted []string) (missing, unused []string) {
+	for _, a := range called {
+		if !slices.Contains(granted, a) {
+			missing = append(missing, a)
+		}
+	}
+	for _, a := range granted {
+		if !slices.Contains(called, a) {
+			unused = append(unused, a)
+		}
+	}
+	return missing, unused
+}

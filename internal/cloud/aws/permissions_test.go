@@ -36,17 +36,12 @@ func TestPermissionsAreExactlyWhatTheCodeCalls(t *testing.T) {
 	pkgs := sdkcalls.Load(t, "../../..", patterns...)
 	calls := sdkcalls.NewGraph(pkgs, sdkcalls.AWSAction, module+"/internal/cloud/aws")
 	for component, roots := range componentPackages {
-		got := calls.From(pkgs, roots...)
-		want := awscloud.Actions(component)
-		for _, action := range got {
-			if !slices.Contains(want, action) {
-				t.Errorf("%s calls %s, which the permissions table does not grant it", component, action)
-			}
+		missing, unused := sdkcalls.Diff(calls.From(pkgs, roots...), awscloud.Actions(component))
+		for _, action := range missing {
+			t.Errorf("%s calls %s, which the permissions table does not grant it", component, action)
 		}
-		for _, action := range want {
-			if !slices.Contains(got, action) {
-				t.Errorf("the permissions table grants %s %s, which its code never calls", component, action)
-			}
+		for _, action := range unused {
+			t.Errorf("the permissions table grants %s %s, which its code never calls", component, action)
 		}
 	}
 }
