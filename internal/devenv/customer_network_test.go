@@ -23,11 +23,7 @@ import (
 // (re-running create finds all of it and changes nothing), with the CIDR and
 // zones devenv always had and the workers' subnets private.
 func TestCustomerNetworkIsCreateInfraAWSs(t *testing.T) {
-	delays := sim.FastDelays()
-	cs := cloudsimtest.Start(t, cloudsim.Options{Delays: &delays})
-	cfg := cs.Config(t, CustomerAccount)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	cs, cfg, ctx := customerCloud(t)
 
 	c, err := seedCustomer(ctx, cfg, CustomerAccount, "devenv-customer", customerVPCCIDR(0))
 	if err != nil {
@@ -73,11 +69,7 @@ func TestCustomerNetworkIsCreateInfraAWSs(t *testing.T) {
 // zone is create infra aws's (tagged for the infra ID, found again), and a
 // zone the customer put on the VPC itself is taken as it is.
 func TestClusterZoneIsTaggedOrTheCustomers(t *testing.T) {
-	delays := sim.FastDelays()
-	cs := cloudsimtest.Start(t, cloudsim.Options{Delays: &delays})
-	cfg := cs.Config(t, CustomerAccount)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	_, cfg, ctx := customerCloud(t)
 	vpc, err := ec2.NewFromConfig(cfg).CreateVpc(ctx, &ec2.CreateVpcInput{CidrBlock: awssdk.String("10.1.0.0/16")})
 	if err != nil {
 		t.Fatal(err)
@@ -116,4 +108,15 @@ func TestClusterZoneIsTaggedOrTheCustomers(t *testing.T) {
 	if got, err := clusterZone(ctx, customer, cfg, "one", "one-abcde"); err != nil || got != want {
 		t.Errorf("with the customer's own zone on the VPC clusterZone answered %q, %v; want %s", got, err, want)
 	}
+}
+
+// customerCloud starts cloudsim with fast delays and gives the customer
+// account's configuration and a context bounded by the test.
+func customerCloud(t *testing.T) (*cloudsimtest.Fixture, awssdk.Config, context.Context) {
+	t.Helper()
+	delays := sim.FastDelays()
+	cs := cloudsimtest.Start(t, cloudsim.Options{Delays: &delays})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return cs, cs.Config(t, CustomerAccount), ctx
 }
