@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/oauth2"
+
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/gcp"
@@ -133,4 +135,8 @@ func TestStockGcloudScenario(t *testing.T) {
 	if calls[customer]["compute.googleapis.com:forwardingRules.insert"].Total != 1 || calls[mgmt]["compute.googleapis.com:serviceAttachments.insert"].Total != 1 {
 		t.Fatalf("per-project counters missed gcloud's calls: %v", calls)
 	}
+}
+
+func staticTokens(token string) oauth2.TokenSource {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token, TokenType: "Bearer"})
 }
