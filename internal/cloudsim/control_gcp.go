@@ -14,6 +14,8 @@ import (
 //
 //	GET  /_cloudsim/gcp/delays            operation and DNS change delays
 //	PUT  /_cloudsim/gcp/delays            replace them (gcp.Delays)
+//	GET  /_cloudsim/gcp/limits            Private Service Connect limits (gcp.Limits; 0 is not enforced)
+//	PUT  /_cloudsim/gcp/limits            replace them
 //	POST /_cloudsim/gcp/projects          {"projectId", "projectNumber"?} → the project
 //	POST /_cloudsim/gcp/bindings          {"projectId", "role", "member", "condition"?}: grant on the project
 //	POST /_cloudsim/gcp/roles             {"projectId", "roleId", "includedPermissions"} → the custom role
@@ -34,6 +36,16 @@ func (s *Server) registerGCPControl(mux *http.ServeMux) {
 		}
 		s.GCP.SetDelays(d)
 		writeJSON(w, d)
+	})
+	mux.HandleFunc("GET /_cloudsim/gcp/limits", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.GCP.Limits()) })
+	mux.HandleFunc("PUT /_cloudsim/gcp/limits", func(w http.ResponseWriter, r *http.Request) {
+		var l gcp.Limits
+		if err := decodeStrict(r, &l); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.GCP.SetLimits(l)
+		writeJSON(w, l)
 	})
 	mux.HandleFunc("POST /_cloudsim/gcp/projects", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {

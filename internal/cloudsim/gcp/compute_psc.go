@@ -218,3 +218,17 @@ func (c *Cloud) natAddresses(sa *compute.ServiceAttachment) []string {
 	}
 	return out
 }
+
+// SetLimits replaces the Private Service Connect limits in force.
+func (c *Cloud) SetLimits(l Limits) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limits = l
+}
+
+// Limits returns the limits in force.
+func (c *Cloud) Limits() Limits {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.limits
+}

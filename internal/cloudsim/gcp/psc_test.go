@@ -7,6 +7,7 @@ import (
 	"google.golang.org/api/compute/v1"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
+	"github.com/hcplink/hcplink/internal/cloudsim/gcp"
 )
 
 // A customer's endpoint is accepted across projects; a second one passes
@@ -152,4 +153,16 @@ func TestComputeDependencyRules(t *testing.T) {
 	e.done(t)(e.compute.Subnetworks.Delete(p, region, "psc-nat").Do())
 	e.done(t)(e.compute.Subnetworks.Delete(p, region, "nodes").Do())
 	e.done(t)(e.compute.Networks.Delete(p, "management").Do())
+}
+
+// The accept list's size is capped when a limit is set.
+func TestPSCAcceptListLimit(t *testing.T) {
+	e := start(t)
+	prod := e.producer(t, "10.1.0.0/28")
+	e.f.Server.GCP.SetLimits(gcp.Limits{AcceptListEntries: 1})
+	sa := prod.attachment
+	_, err := e.compute.ServiceAttachments.Patch(cloudsimtest.ManagementProject, region, "cluster-a", &compute.ServiceAttachment{
+		Fingerprint: sa.Fingerprint, ConsumerAcceptLists: append(sa.ConsumerAcceptLists,
+			&compute.ServiceAttachmentConsumerProjectLimit{ProjectIdOrNum: "another-project", ConnectionLimit: 1})}).Do()
+	wantError(t, err, http.StatusBadRequest, "invalid")
 }
