@@ -6,8 +6,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/api/compute/v1"
+	"google.golang.org/api/iamcredentials/v1"
+	"google.golang.org/api/option"
+	sts "google.golang.org/api/sts/v1"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/gcp"
@@ -152,4 +156,39 @@ func postJSON[T any](t *testing.T, url, token, body string, wantStatus int) T {
 	}
 	_ = json.Unmarshal(raw, &out)
 	return out
+}
+
+// The same exchange through the generated STS and IAM Credentials clients,
+// which speak JSON where the oauth2 library posts a form.
+func TestSTSAndIAMCredentialsClients(t *testing.T) {
+	e := start(t)
+	p := cloudsimtest.CustomerProject
+	w := e.f.AddWorkloadIdentity(t, p, cloudsimtest.CustomerProjectNumber, "control-plane", "system:serviceaccount:hcp:control-plane-operator")
+	stsSvc, err := sts.NewService(ctx, option.WithEndpoint(e.f.URL+"/sts/"), option.WithoutAuthentication())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exchanged, err := stsSvc.V1.Token(&sts.GoogleIdentityStsV1ExchangeTokenRequest{
+		GrantType: "urn:ietf:params:oauth:grant-type:token-exchange", Audience: w.Audience(),
+		SubjectToken: w.ServiceAccountToken(t, w.Signer, e.clock.Now()), SubjectTokenType: "urn:ietf:params:oauth:token-type:jwt",
+		RequestedTokenType: "urn:ietf:params:oauth:token-type:access_token", Scope: compute.CloudPlatformScope,
+	}).Do()
+	if err != nil || exchanged.AccessToken == "" || exchanged.ExpiresIn != 3600 {
+		t.Fatalf("STS exchange: %+v, %v", exchanged, err)
+	}
+	creds, err := iamcredentials.NewService(ctx, option.WithEndpoint(e.f.URL+"/iamcredentials/"), option.WithTokenSource(staticToken(exchanged.AccessToken)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = creds.Projects.ServiceAccounts.GenerateAccessToken("projects/-/serviceAccounts/"+w.Email,
+		&iamcredentials.GenerateAccessTokenRequest{Scope: []string{compute.CloudPlatformScope}, Lifetime: "7200s"}).Do()
+	wantError(t, err, http.StatusBadRequest, "invalid") // longer than the default maximum of an hour
+	tok, err := creds.Projects.ServiceAccounts.GenerateAccessToken("projects/-/serviceAccounts/"+w.Email,
+		&iamcredentials.GenerateAccessTokenRequest{Scope: []string{compute.CloudPlatformScope}, Lifetime: "600s"}).Do()
+	if err != nil || tok.AccessToken == "" || tok.ExpireTime != e.clock.Now().Add(10*time.Minute).UTC().Format(time.RFC3339) {
+		t.Fatalf("generateAccessToken: %+v, %v", tok, err)
+	}
+	e.clock.Advance(11 * time.Minute)
+	_, err = e.f.Compute(t, staticToken(tok.AccessToken)).Networks.List(p).Do()
+	wantError(t, err, http.StatusUnauthorized, "authError") // expired on the sim clock
 }
