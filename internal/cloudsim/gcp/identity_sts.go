@@ -57,22 +57,20 @@ func oauthError(code, description string) *Error {
 	return &Error{Code: http.StatusBadRequest, Reason: code, OAuth: code, Message: description}
 }
 
-// fetchIssuerKeys runs before the lock: the issuer's keys may be fetched
-// over HTTP.
+// fetchIssuerKeys runs before the lock, as the issuer's keys may be
+// fetched over HTTP. It never refuses the call itself: exchangeToken checks
+// the request in STS's order and reports a failed fetch once the token's
+// issuer is known to be the provider's.
 func fetchIssuerKeys(x *call) *Error {
 	req, err := parseSTSRequest(x)
 	if err != nil {
-		return err
+		return nil
 	}
 	jwt, perr := sim.ParseJWT(req.SubjectToken)
 	if perr != nil {
-		return oauthError("invalid_grant", "Unable to parse the ID Token.")
+		return nil
 	}
-	keys, kerr := x.c.issuerKeys.Keys(x.r.Context(), jwt.Claims.Issuer)
-	if kerr != nil {
-		return oauthError("invalid_grant", "The issuer's keys could not be fetched: "+kerr.Error())
-	}
-	x.keys = keys
+	x.keys, x.keysErr = x.c.issuerKeys.Keys(x.r.Context(), jwt.Claims.Issuer)
 	return nil
 }
 
@@ -112,6 +110,9 @@ func (x *call) verifySubjectToken(p *Provider, raw string) (string, *Error) {
 	}
 	if jwt.Claims.Issuer != p.IssuerURI {
 		return "", oauthError("invalid_grant", "The issuer in ID Token "+jwt.Claims.Issuer+" does not match the expected ones: "+p.IssuerURI+".")
+	}
+	if x.keysErr != nil {
+		return "", oauthError("invalid_grant", "The issuer's keys could not be fetched: "+x.keysErr.Error())
 	}
 	if err := jwt.Verify(x.keys); err != nil {
 		return "", oauthError("invalid_grant", "The ID Token's signature cannot be verified with the issuer's keys.")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -192,3 +193,41 @@ func TestSTSAndIAMCredentialsClients(t *testing.T) {
 	_, err = e.f.Compute(t, staticToken(tok.AccessToken)).Networks.List(p).Do()
 	wantError(t, err, http.StatusUnauthorized, "authError") // expired on the sim clock
 }
+
+// STS refuses bad exchanges with the OAuth error clients classify.
+func TestSTSRefusals(t *testing.T) {
+	e := start(t)
+	w := e.f.AddWorkloadIdentity(t, cloudsimtest.CustomerProject, cloudsimtest.CustomerProjectNumber, "control-plane", "system:serviceaccount:hcp:control-plane-operator")
+	good := w.ServiceAccountToken(t, w.Signer, e.clock.Now())
+	expired := w.ServiceAccountToken(t, w.Signer, e.clock.Now().Add(-2*time.Hour))
+	otherAudience, _ := w.Signer.Sign(map[string]any{"iss": w.Issuer, "sub": w.Subject, "aud": "kubernetes", "exp": e.clock.Now().Add(time.Hour).Unix()})
+	for _, tc := range []struct {
+		name, grant, audience, token, want string
+	}{
+		{"wrong grant type", "client_credentials", w.Audience(), good, "unsupported_grant_type"},
+		{"wrong grant type, no token", "client_credentials", w.Audience(), "", "unsupported_grant_type"},
+		{"unknown provider", grantExchange, "//iam.googleapis.com/projects/1/locations/global/workloadIdentityPools/x/providers/y", good, "invalid_target"},
+		{"expired token", grantExchange, w.Audience(), expired, "invalid_grant"},
+		{"token for another audience", grantExchange, w.Audience(), otherAudience, "invalid_grant"},
+		{"not a token", grantExchange, w.Audience(), "garbage", "invalid_grant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			form := url.Values{"grant_type": {tc.grant}, "audience": {tc.audience}, "subject_token": {tc.token},
+				"subject_token_type": {"urn:ietf:params:oauth:token-type:jwt"}, "requested_token_type": {"urn:ietf:params:oauth:token-type:access_token"}}
+			resp, err := http.PostForm(e.f.URL+"/sts/v1/token", form)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Error string `json:"error"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			if resp.StatusCode != http.StatusBadRequest || body.Error != tc.want {
+				t.Fatalf("%s %q, want 400 %q", resp.Status, body.Error, tc.want)
+			}
+		})
+	}
+}
+
+const grantExchange = "urn:ietf:params:oauth:grant-type:token-exchange"

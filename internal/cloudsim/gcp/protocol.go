@@ -37,6 +37,7 @@ type call struct {
 	project   *Project // the path's {project}, when it has one
 	principal string   // the IAM member the bearer token stands for
 	keys      sim.JWKS // an issuer's keys, fetched by before
+	keysErr   error
 }
 
 // handler runs under the cloud's lock and returns the answer's body (a
