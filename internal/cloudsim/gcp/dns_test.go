@@ -31,6 +31,19 @@ func TestDNSPrivateZoneAndChangeRules(t *testing.T) {
 	_, err = d.ManagedZones.Create(p, &dns.ManagedZone{Name: "cluster-a", DnsName: "other.local."}).Do()
 	wantError(t, err, http.StatusConflict, "alreadyExists")
 
+	// A binding lost behind the operator's back is repaired by a patch.
+	other := e.network(t, p, "other", "other-workers", "10.11.0.0/24")
+	op, err := d.ManagedZones.Patch(p, "cluster-a", &dns.ManagedZone{Labels: map[string]string{"owner": "hcplink"},
+		PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: other.Network}, {NetworkUrl: workers.Network}}}}).Do()
+	if err != nil || op.Status != "done" || len(op.ZoneContext.NewValue.PrivateVisibilityConfig.Networks) != 2 {
+		t.Fatalf("patching the zone's networks: %+v, %v", op, err)
+	}
+	_, err = d.ManagedZones.Patch(p, "cluster-a", &dns.ManagedZone{DnsName: "elsewhere.local."}).Do()
+	wantError(t, err, http.StatusBadRequest, "invalid")
+	if z, _ := d.ManagedZones.Get(p, "cluster-a").Do(); z.Labels["owner"] != "hcplink" || z.DnsName != "cluster-a.hypershift.local." {
+		t.Fatalf("zone after the patches: %+v", z)
+	}
+
 	sets, err := d.ResourceRecordSets.List(p, "cluster-a").Do()
 	if err != nil || len(sets.Rrsets) != 2 || sets.Rrsets[0].Type != "NS" || sets.Rrsets[1].Type != "SOA" {
 		t.Fatalf("a new zone's record sets: %+v, %v; want its NS and SOA", sets, err)

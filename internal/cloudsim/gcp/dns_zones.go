@@ -56,6 +56,7 @@ func (c *Cloud) registerDNS(mux *http.ServeMux) {
 	c.handle(mux, "GET "+zones, dnsAPI("managedZones.list", "dns.managedZones.list"), listZones)
 	c.handle(mux, "GET "+zone, dnsAPI("managedZones.get", "dns.managedZones.get"), getZone)
 	c.handle(mux, "DELETE "+zone, dnsAPI("managedZones.delete", "dns.managedZones.delete"), deleteZone)
+	c.handle(mux, "PATCH "+zone, dnsAPI("managedZones.patch", "dns.managedZones.update"), patchZone)
 	c.handle(mux, "POST "+zone+"/changes", dnsAPI("changes.create", "dns.changes.create"), createChange)
 	c.handle(mux, "GET "+zone+"/changes", dnsAPI("changes.list", "dns.changes.list"), listChanges)
 	c.handle(mux, "GET "+zone+"/changes/{change}", dnsAPI("changes.get", "dns.changes.get"), getChange)
