@@ -97,6 +97,9 @@ func TestStockGcloudScenario(t *testing.T) {
 	if endpoint["pscConnectionStatus"] != "ACCEPTED" {
 		t.Fatalf("the customer's endpoint is %v, want ACCEPTED", endpoint["pscConnectionStatus"])
 	}
+	if rules := g.run(customer, "compute", "forwarding-rules", "list", "--filter=name=api-endpoint").([]any); len(rules) != 1 {
+		t.Fatalf("gcloud compute forwarding-rules list (aggregated): %v, want the endpoint", rules)
+	}
 	published := g.run(mgmt, "compute", "service-attachments", "describe", "cluster-a", region).(map[string]any)
 	if eps, _ := published["connectedEndpoints"].([]any); len(eps) != 1 || eps[0].(map[string]any)["status"] != "ACCEPTED" {
 		t.Fatalf("the attachment's connectedEndpoints: %v, want the customer's, ACCEPTED", published["connectedEndpoints"])
@@ -132,7 +135,8 @@ func TestStockGcloudScenario(t *testing.T) {
 		t.Fatalf("left behind after the scenario: %v", state.GCP.Resources)
 	}
 	calls := f.Server.Counters.Snapshot()
-	if calls[customer]["compute.googleapis.com:forwardingRules.insert"].Total != 1 || calls[mgmt]["compute.googleapis.com:serviceAttachments.insert"].Total != 1 {
+	if calls[customer]["compute.googleapis.com:forwardingRules.insert"].Total != 1 || calls[mgmt]["compute.googleapis.com:serviceAttachments.insert"].Total != 1 ||
+		calls[customer]["compute.googleapis.com:forwardingRules.aggregatedList"].Total != 1 {
 		t.Fatalf("per-project counters missed gcloud's calls: %v", calls)
 	}
 }

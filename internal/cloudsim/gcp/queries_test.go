@@ -37,6 +37,15 @@ func TestOperatorReads(t *testing.T) {
 		t.Fatalf("the region's insert operations: %d, %v; want 4 (two subnetworks, the rule, the attachment)", len(ops.Items), err)
 	}
 
+	agg, err := e.compute.ForwardingRules.AggregatedList(p).Filter(`loadBalancingScheme = "INTERNAL"`).Do()
+	if err != nil || len(agg.Items) != 1 || len(agg.Items["regions/"+region].ForwardingRules) != 1 {
+		t.Fatalf("forwarding rules aggregated by region: %+v, %v", agg, err)
+	}
+	subnets, err := e.compute.Subnetworks.AggregatedList(p).Do()
+	if err != nil || len(subnets.Items["regions/"+region].Subnetworks) != 2 {
+		t.Fatalf("subnetworks aggregated by region: %+v, %v", subnets, err)
+	}
+
 	workers := e.network(t, cloudsimtest.CustomerProject, "customer", "workers", "10.10.0.0/24")
 	e.endpoint(t, cloudsimtest.CustomerProject, workers, "api", prod.attachment.SelfLink)
 	addrs, err := e.compute.Addresses.List(cloudsimtest.CustomerProject, region).Do()
