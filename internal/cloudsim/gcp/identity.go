@@ -83,12 +83,12 @@ func (c *Cloud) AddProject(id, number string) (*Project, error) {
 	if c.st.projects[id] != nil {
 		return nil, fmt.Errorf("project %s exists", id)
 	}
-	if number == "" {
-		number = fmt.Sprint(100000000000 + c.newID()%900000000000)
+	if other := c.project(number); number != "" && other != nil {
+		return nil, fmt.Errorf("project number %s belongs to %s", number, other.ID)
 	}
-	for _, p := range c.st.projects {
-		if p.Number == number {
-			return nil, fmt.Errorf("project number %s belongs to %s", number, p.ID)
+	for number == "" { // a made-up number, unlike every other project's
+		if candidate := fmt.Sprint(100000000000 + c.newID()%900000000000); c.project(candidate) == nil {
+			number = candidate
 		}
 	}
 	p := &Project{ID: id, Number: number, Policy: Policy{Version: 1, Bindings: []Binding{{Role: "roles/owner", Members: []string{AdminPrincipal}}}}}

@@ -100,6 +100,8 @@ func (c *Cloud) serve(x *call, h handler) (any, *Error) {
 		c.count(projectID, x.principal, key, outcomeOf(err))
 		return nil, err
 	}
+	// decision.Throttled is not used: Google's rate quotas are per-minute
+	// windows per quota group (quota.go), not sim's token buckets.
 	if err := c.takeQuota(x, projectID); err != nil {
 		c.count(projectID, x.principal, key, sim.Throttled)
 		return nil, err
