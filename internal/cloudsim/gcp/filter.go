@@ -12,6 +12,8 @@ import (
 // terms "field = value", "field != value", "field:value" (has), and the older
 // "field eq regex" / "field ne regex", joined by AND (parentheses allowed
 // around terms). Fields are JSON names, nested with dots (labels.owner).
+// A link field compared with "=" also matches its resource name alone
+// (network = management), a convenience of cloudsim's.
 // OR and functions are not modelled and are refused as invalid.
 
 type filterTerm struct {

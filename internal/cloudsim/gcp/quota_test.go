@@ -50,3 +50,28 @@ func TestInjectedErrors(t *testing.T) {
 		t.Fatalf("the second call: %v", err)
 	}
 }
+
+// Cloud DNS counts per user: one principal's exhausted quota leaves
+// another's calls alone, and the refusal is 429 rateLimitExceeded.
+func TestDNSRateQuotaIsPerUser(t *testing.T) {
+	e := start(t)
+	e.f.Server.Faults.Set(sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{
+		"dns.googleapis.com": {NonMutating: sim.Limit{Burst: 2}, Mutating: sim.Limit{Burst: 2}},
+	}}})
+	p := cloudsimtest.CustomerProject
+	admin := e.f.DNS(t, cloudsimtest.GCPAdminTokens())
+	for range 2 {
+		if _, err := admin.ManagedZones.List(p).Do(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := admin.ManagedZones.List(p).Do()
+	wantError(t, err, http.StatusTooManyRequests, "rateLimitExceeded")
+	member := "serviceAccount:reader@" + p + ".iam.gserviceaccount.com"
+	if err := e.f.Server.GCP.Grant(p, "roles/dns.reader", member, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.f.DNS(t, staticToken(e.f.Server.GCP.IssueToken(member))).ManagedZones.List(p).Do(); err != nil {
+		t.Fatalf("another user's read in the same minute: %v", err)
+	}
+}
