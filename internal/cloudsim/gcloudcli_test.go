@@ -87,6 +87,7 @@ func TestStockGcloudScenario(t *testing.T) {
 	g.run(mgmt, "compute", "service-attachments", "create", "cluster-a", region, "--producer-forwarding-rule=router",
 		"--connection-preference=ACCEPT_MANUAL", "--consumer-accept-list="+customer+"=1", "--nat-subnets=psc-nat")
 
+	g.run(mgmt, "compute", "service-attachments", "update", "cluster-a", region, "--consumer-accept-list="+customer+"=2")
 	attachment := fmt.Sprintf("projects/%s/regions/%s/serviceAttachments/cluster-a", mgmt, cloudsimtest.GCPRegion)
 	g.run(customer, "compute", "networks", "create", "customer", "--subnet-mode=custom")
 	g.run(customer, "compute", "networks", "subnets", "create", "workers", "--network=customer", region, "--range=10.10.0.0/24")
@@ -103,6 +104,9 @@ func TestStockGcloudScenario(t *testing.T) {
 	published := g.run(mgmt, "compute", "service-attachments", "describe", "cluster-a", region).(map[string]any)
 	if eps, _ := published["connectedEndpoints"].([]any); len(eps) != 1 || eps[0].(map[string]any)["status"] != "ACCEPTED" {
 		t.Fatalf("the attachment's connectedEndpoints: %v, want the customer's, ACCEPTED", published["connectedEndpoints"])
+	}
+	if accept, _ := published["consumerAcceptLists"].([]any); len(accept) != 1 || accept[0].(map[string]any)["connectionLimit"] != 2.0 {
+		t.Fatalf("the accept list after gcloud's update: %v, want the customer's with limit 2", published["consumerAcceptLists"])
 	}
 
 	g.run(customer, "dns", "managed-zones", "create", "cluster-a", "--dns-name=cluster-a.hypershift.local.",

@@ -181,8 +181,9 @@ func patchServiceAttachment(x *call) (any, *Error) {
 			if err := mergeField(&next, name, raw); err != nil {
 				return nil, err
 			}
-		case "fingerprint", "name", "kind", "selfLink", "region", "id", "creationTimestamp", "targetService", "connectedEndpoints", "pscServiceAttachmentId":
-			// Read-only or unchanged; targetService is not changed by this patch.
+		case "fingerprint", "name", "kind", "selfLink", "region", "id", "creationTimestamp", "targetService", "producerForwardingRule",
+			"connectedEndpoints", "pscServiceAttachmentId", "domainNames", "metadata", "natIpsPerEndpoint", "propagatedConnectionLimit":
+			// Read-only, or not modelled as changeable (gcloud's update sends the whole resource back).
 		default:
 			return nil, errInvalid("Invalid value for field 'resource.%s': cloudsim patches connectionPreference, consumerAcceptLists, consumerRejectLists, natSubnets, enableProxyProtocol, description and reconcileConnections.", name)
 		}
