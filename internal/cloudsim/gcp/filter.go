@@ -23,7 +23,7 @@ type filterTerm struct {
 	regexp *regexp.Regexp
 }
 
-var termPattern = regexp.MustCompile(`^\s*\(?\s*([A-Za-z][A-Za-z0-9_.]*)\s*(!=|=|:|\beq\b|\bne\b)\s*(.*?)\s*\)?\s*$`)
+var termPattern = regexp.MustCompile(`^\s*\(?\s*([A-Za-z][A-Za-z0-9_.-]*)\s*(!=|=|:|\beq\b|\bne\b)\s*(.*?)\s*\)?\s*$`)
 
 func parseFilter(filter string) ([]filterTerm, *Error) {
 	filter = strings.TrimSpace(filter)

@@ -7,7 +7,7 @@ import (
 
 func TestFilterTerms(t *testing.T) {
 	item := map[string]any{"name": "router", "IPAddress": "10.0.0.10", "purpose": "PRIVATE_SERVICE_CONNECT",
-		"network": "http://127.0.0.1/compute/v1/projects/p/global/networks/management", "labels": map[string]any{"owner": "hcplink"}}
+		"network": "http://127.0.0.1/compute/v1/projects/p/global/networks/management", "labels": map[string]any{"owner": "hcplink", "hcplink-cluster": "a"}}
 	for _, tc := range []struct {
 		filter string
 		want   bool
@@ -25,6 +25,7 @@ func TestFilterTerms(t *testing.T) {
 		{`name ne rout.*`, false},
 		{`labels.owner = hcplink`, true},
 		{`labels.owner = other`, false},
+		{`labels.hcplink-cluster = "a"`, true}, // label keys hold hyphens
 		{`labels:*`, true},
 		{`description:*`, false},
 		{`network = management`, true}, // a link matches its last segment

@@ -1,9 +1,11 @@
 package gcp_test
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
+	"google.golang.org/api/compute/v1"
 	dns "google.golang.org/api/dns/v1"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
@@ -48,6 +50,15 @@ func TestOperatorReads(t *testing.T) {
 
 	workers := e.network(t, cloudsimtest.CustomerProject, "customer", "workers", "10.10.0.0/24")
 	e.endpoint(t, cloudsimtest.CustomerProject, workers, "api", prod.attachment.SelfLink)
+	ep := e.rule(t, cloudsimtest.CustomerProject, "api")
+	_, err = e.compute.ForwardingRules.SetLabels(cloudsimtest.CustomerProject, region, "api",
+		&compute.RegionSetLabelsRequest{Labels: map[string]string{"hcplink-cluster": "a"}, LabelFingerprint: "stale"}).Do()
+	wantError(t, err, http.StatusPreconditionFailed, "conditionNotMet")
+	e.done(t)(e.compute.ForwardingRules.SetLabels(cloudsimtest.CustomerProject, region, "api",
+		&compute.RegionSetLabelsRequest{Labels: map[string]string{"hcplink-cluster": "a"}, LabelFingerprint: ep.LabelFingerprint}).Do())
+	if labelled, err := e.compute.ForwardingRules.List(cloudsimtest.CustomerProject, region).Filter(`labels.hcplink-cluster = "a"`).Do(); err != nil || len(labelled.Items) != 1 {
+		t.Fatalf("endpoints labelled hcplink-cluster=a: %+v, %v; want the endpoint", labelled, err)
+	}
 	addrs, err := e.compute.Addresses.List(cloudsimtest.CustomerProject, region).Do()
 	if err != nil || len(addrs.Items) != 1 || addrs.Items[0].Status != "IN_USE" {
 		t.Fatalf("the customer's addresses: %+v, %v", addrs, err)

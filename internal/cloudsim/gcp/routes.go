@@ -12,6 +12,7 @@ func (c *Cloud) routes() *http.ServeMux {
 	c.registerForwardingRules(mux)
 	c.registerServiceAttachments(mux)
 	c.registerAggregated(mux)
+	c.registerSetLabels(mux)
 	c.registerDNS(mux)
 	c.handle(mux, "POST /sts/v1/token", api{service: "sts.googleapis.com", method: "token", anonymous: true, before: fetchIssuerKeys}, exchangeToken)
 	c.handle(mux, "POST /iamcredentials/v1/projects/{saProject}/serviceAccounts/{account}",
