@@ -17,7 +17,7 @@ import (
 //	GET    /_cloudsim/faults   the fault configuration in force
 //	PUT    /_cloudsim/faults   replace it (sim.FaultConfig)
 //	GET    /_cloudsim/delays   how long asynchronous states last
-//	PUT    /_cloudsim/delays   replace them (sim.Delays; "fast"/"realistic" presets via ?preset=, for both clouds)
+//	PUT    /_cloudsim/delays   replace them (sim.Delays; "fast"/"realistic" presets via ?preset=, for every cloud)
 //	GET    /_cloudsim/calls    per-account (AWS), per-subscription (Azure) and per-project (GCP), per-operation call counts
 //	DELETE /_cloudsim/calls    reset the counts
 func (s *Server) registerControl(mux *http.ServeMux) {
