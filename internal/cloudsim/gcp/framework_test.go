@@ -99,3 +99,24 @@ func TestAuthenticationAndEnvelope(t *testing.T) {
 		t.Fatal("IsGCPPath routes the wrong paths")
 	}
 }
+
+// An operation that cannot complete is DONE with its error: a patch sent
+// while the attachment's deletion is running finds it gone.
+func TestOperationFailsWhenItsTargetWentMeanwhile(t *testing.T) {
+	e := start(t)
+	prod := e.producer(t, "10.1.0.0/28")
+	p := cloudsimtest.ManagementProject
+	if _, err := e.compute.ServiceAttachments.Delete(p, region, "cluster-a").Do(); err != nil {
+		t.Fatal(err)
+	}
+	op, err := e.compute.ServiceAttachments.Patch(p, region, "cluster-a", &compute.ServiceAttachment{
+		Fingerprint: prod.attachment.Fingerprint, ConsumerRejectLists: []string{"foreign-project"}}).Do()
+	if err != nil {
+		t.Fatalf("patching during the deletion: %v", err)
+	}
+	e.clock.Advance(time.Second)
+	got, err := e.compute.RegionOperations.Get(p, region, op.Name).Do()
+	if err != nil || got.Status != "DONE" || got.Error == nil || got.Error.Errors[0].Code != "RESOURCE_NOT_FOUND" || got.HttpErrorStatusCode != 404 {
+		t.Fatalf("the patch's operation: %+v, %v; want DONE with RESOURCE_NOT_FOUND", got, err)
+	}
+}
