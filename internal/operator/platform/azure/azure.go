@@ -30,7 +30,12 @@ func Platform() platform.Platform {
 		Type:      hcplinkv1beta1.AzurePlatform,
 		Kind:      "AzurePrivateLinkService",
 		Prototype: &hcplinkv1beta1.AzurePrivateLinkService{},
-		ConditionTypes: []string{hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition},
+		// Both sides, as on AWS: the operator's Private Link Service and
+		// the control-plane operator's endpoint and DNS.
+		ConditionTypes: []string{
+			hcplinkv1beta1.AzurePLSCreatedCondition,
+			hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
+		},
 		AppliesTo: isPrivate,
 		List:      list,
 		Setup:     setup,
