@@ -35,6 +35,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="(has(self.topology) && self.topology != 'Public') || !has(self.private)",message="private must not be set when topology is Public",fieldPath=".private"
 // +kubebuilder:validation:XValidation:rule="has(self.private) == has(oldSelf.private)",message="private cannot be added or removed after the cluster is created",fieldPath=".private"
 // +kubebuilder:validation:XValidation:rule="self.subnetID.lowerAscii().startsWith(self.vnetID.lowerAscii() + '/subnets/')",message="subnetID must be a subnet of the VNet named by vnetID",fieldPath=".subnetID"
+// +kubebuilder:validation:XValidation:rule="self.vnetID.lowerAscii().startsWith('/subscriptions/' + self.subscriptionID.lowerAscii() + '/')",message="vnetID must be in the cluster's subscription: its /subscriptions/<id>/ segment must equal subscriptionID",fieldPath=".vnetID"
+// +kubebuilder:validation:XValidation:rule="self.subnetID.lowerAscii().startsWith('/subscriptions/' + self.subscriptionID.lowerAscii() + '/')",message="subnetID must be in the cluster's subscription: its /subscriptions/<id>/ segment must equal subscriptionID",fieldPath=".subnetID"
 type AzurePlatformSpec struct {
 	// subscriptionID is the Azure subscription of the cluster's workers, a
 	// UUID such as 550e8400-e29b-41d4-a716-446655440000. It cannot change

@@ -84,6 +84,8 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="has(self.natSubnetID) == has(oldSelf.natSubnetID) && (!has(self.natSubnetID) || self.natSubnetID == oldSelf.natSubnetID)",message="natSubnetID is immutable: it cannot be added, changed or removed after creation",fieldPath=".natSubnetID"
 // +kubebuilder:validation:XValidation:rule="self.guestSubnetID.lowerAscii().startsWith(self.guestVNetID.lowerAscii() + '/subnets/')",message="guestSubnetID must be a subnet of the VNet named by guestVNetID",fieldPath=".guestSubnetID"
+// +kubebuilder:validation:XValidation:rule="self.guestVNetID.lowerAscii().startsWith('/subscriptions/' + self.subscriptionID.lowerAscii() + '/')",message="guestVNetID must be in subscriptionID, where the Private Endpoint is created and which the Private Link Service lets in: its /subscriptions/<id>/ segment must equal subscriptionID",fieldPath=".guestVNetID"
+// +kubebuilder:validation:XValidation:rule="self.guestSubnetID.lowerAscii().startsWith('/subscriptions/' + self.subscriptionID.lowerAscii() + '/')",message="guestSubnetID must be in subscriptionID, where the Private Endpoint is created and which the Private Link Service lets in: its /subscriptions/<id>/ segment must equal subscriptionID",fieldPath=".guestSubnetID"
 type AzurePrivateLinkServiceSpec struct {
 	// loadBalancerIP is the frontend address of the private router's
 	// internal load balancer. It may change.
