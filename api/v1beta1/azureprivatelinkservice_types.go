@@ -241,6 +241,17 @@ type AzurePrivateLinkServiceStatus struct {
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="privateEndpointIP must be an IPv4 or IPv6 address"
 	PrivateEndpointIP string `json:"privateEndpointIP,omitempty"`
 
+	// privateEndpointConnectionState is the state, as ARM spells it
+	// (Approved, Pending, Rejected, Disconnected), of the Private Link
+	// Service's connection from status.privateEndpointID; empty when the
+	// service has no connection from it. The management operator writes it
+	// from its one batched listing of Private Link Services per drift
+	// interval; the control-plane operator reads it instead of the endpoint.
+	//
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	PrivateEndpointConnectionState string `json:"privateEndpointConnectionState,omitempty"`
+
 	// privateDNSZoneID is the resource ID of the Private DNS zone.
 	//
 	// +optional
