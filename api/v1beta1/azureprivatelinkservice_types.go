@@ -73,6 +73,17 @@ const (
 	// recreated (new alias), so the Private Endpoint is being replaced.
 	PrivateLinkServiceReplacedReason = "PrivateLinkServiceReplaced"
 
+	// PrivateDNSZoneNameConflictReason: a private zone with the cluster's
+	// zone name exists in the resource group and was not created by hcplink
+	// for this cluster (another cluster of the same name, or the customer's
+	// own); hcplink neither writes to it nor deletes it.
+	PrivateDNSZoneNameConflictReason = "PrivateDNSZoneNameConflict"
+
+	// PrivateDNSZoneLinkConflictReason: the cluster's VNet is already linked
+	// to another private zone of the same name (in another resource group),
+	// so Azure refuses the link of the cluster's zone.
+	PrivateDNSZoneLinkConflictReason = "PrivateDNSZoneLinkConflict"
+
 	// ConflictReason: Azure reported a conflicting operation in progress;
 	// the controller retries shortly.
 	ConflictReason = "Conflict"

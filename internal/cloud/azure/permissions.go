@@ -34,10 +34,10 @@ type Permission struct {
 var Permissions = []Permission{
 	{ControlPlaneOperator, "Microsoft.Network/networkInterfaces/read", "read the Private Endpoint's address from its network interface"},
 	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/A/delete", "delete the api and *.apps records at deletion"},
-	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/A/read", "compare the records before writing (no blind write)"},
+	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/A/read", "read one A record (the provider's ARecord, which diagnose's walk also uses)"},
+	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/ALL/read", "list the zone's records and SOA once per pass, to compare before writing"},
 	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/A/write", "write the api and *.apps records"},
-	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/SOA/read", "read the zone's negative-caching TTL"},
-	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/SOA/write", "set the zone's negative-caching TTL to 60 s"},
+	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/SOA/write", "lower the zone's negative-caching TTL to 60 s when it is longer"},
 	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/delete", "delete the zone hcplink created (never another)"},
 	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/read", "find the cluster's zone and whether hcplink created it"},
 	{ControlPlaneOperator, "Microsoft.Network/privateDnsZones/virtualNetworkLinks/delete", "unlink the zone at deletion"},
@@ -94,7 +94,8 @@ var MethodActions = map[string][]string{
 	"VirtualNetworkLinksAPI.Get":                                    {"Microsoft.Network/privateDnsZones/virtualNetworkLinks/read"},
 	"VirtualNetworkLinksAPI.BeginCreateOrUpdate":                    {"Microsoft.Network/privateDnsZones/virtualNetworkLinks/write", "Microsoft.Network/virtualNetworks/join/action"},
 	"VirtualNetworkLinksAPI.BeginDelete":                            {"Microsoft.Network/privateDnsZones/virtualNetworkLinks/delete"},
-	"RecordSetsAPI.Get":                                             {"Microsoft.Network/privateDnsZones/A/read", "Microsoft.Network/privateDnsZones/SOA/read"},
+	"RecordSetsAPI.Get":                                             {"Microsoft.Network/privateDnsZones/A/read"},
+	"RecordSetsAPI.NewListPager":                                    {"Microsoft.Network/privateDnsZones/ALL/read"},
 	"RecordSetsAPI.CreateOrUpdate":                                  {"Microsoft.Network/privateDnsZones/A/write", "Microsoft.Network/privateDnsZones/SOA/write"},
 	"RecordSetsAPI.Delete":                                          {"Microsoft.Network/privateDnsZones/A/delete"},
 }

@@ -78,6 +78,7 @@ type RecordSetsAPI interface {
 	Get(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, options *armprivatedns.RecordSetsClientGetOptions) (armprivatedns.RecordSetsClientGetResponse, error)
 	CreateOrUpdate(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, parameters armprivatedns.RecordSet, options *armprivatedns.RecordSetsClientCreateOrUpdateOptions) (armprivatedns.RecordSetsClientCreateOrUpdateResponse, error)
 	Delete(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, options *armprivatedns.RecordSetsClientDeleteOptions) (armprivatedns.RecordSetsClientDeleteResponse, error)
+	NewListPager(resourceGroupName string, privateZoneName string, options *armprivatedns.RecordSetsClientListOptions) *runtime.Pager[armprivatedns.RecordSetsClientListResponse]
 }
 
 // The SDK clients are the implementations.

@@ -35,10 +35,20 @@ func viewOf(ep *armnetwork.PrivateEndpoint) endpointView {
 }
 
 // Replaced reports whether the endpoint must be replaced: it connects to
-// another alias than the Private Link Service's (the service was
-// recreated), or Azure failed it.
-func Replaced(v endpointView, alias string) bool {
-	return !strings.EqualFold(v.ServiceRef, alias) || strings.EqualFold(v.ProvisioningState, "Failed")
+// another service than the Private Link Service (which was recreated: new
+// alias), or Azure failed it. ARM may report the connection's service by
+// the alias it was created with or by the service's resource ID
+// (serviceID, status.privateLinkServiceID); either is the same service. A
+// resource ID that cannot be compared (serviceID unknown) replaces nothing:
+// a recreated service shows as a Disconnected connection instead.
+func Replaced(v endpointView, alias, serviceID string) bool {
+	if strings.EqualFold(v.ProvisioningState, "Failed") {
+		return true
+	}
+	if strings.EqualFold(v.ServiceRef, alias) || (serviceID != "" && strings.EqualFold(v.ServiceRef, serviceID)) {
+		return false
+	}
+	return serviceID != "" || !strings.HasPrefix(strings.ToLower(v.ServiceRef), "/subscriptions/")
 }
 
 // desiredEndpoint is the Private Endpoint in the guest subnet with a manual
@@ -53,7 +63,7 @@ func desiredEndpoint(s *scope) armnetwork.PrivateEndpoint {
 // current alias, and returns it with its address once it is approved.
 func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointView, outcome.Outcome) {
 	cr, name, rg := s.cr, s.endpointName(), s.cr.Spec.ResourceGroupName
-	if _, ok := r.proven(cr, stepEndpoint, cr.Status.PrivateLinkServiceAlias); ok && cr.Status.PrivateEndpointIP != "" {
+	if r.endpointKnown(cr) {
 		return endpointView{ID: cr.Status.PrivateEndpointID, IP: cr.Status.PrivateEndpointIP}, outcome.Continue()
 	}
 	if tok := r.token(cr, opEndpointDelete); tok != "" {
@@ -76,13 +86,13 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 		cr.Status.PrivateEndpointIP = ""
 		if ep, err = r.createEndpoint(ctx, s, name); err != nil || ep == nil {
 			if err != nil {
-				return endpointView{}, outcome.FromError(err)
+				return endpointView{}, CreateEndpointOutcome(name, err)
 			}
 			return endpointView{}, outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason, "Creating Private Endpoint "+name, r.poll(), pendingMostPoll)
 		}
 	}
 	v := viewOf(ep)
-	if !strings.EqualFold(v.ProvisioningState, "Deleting") && Replaced(v, cr.Status.PrivateLinkServiceAlias) {
+	if !strings.EqualFold(v.ProvisioningState, "Deleting") && Replaced(v, cr.Status.PrivateLinkServiceAlias, cr.Status.PrivateLinkServiceID) {
 		return endpointView{}, r.startReplacement(ctx, s, name)
 	}
 	known := cr.Status.PrivateEndpointID == v.ID && cr.Status.PrivateEndpointIP != ""
@@ -103,6 +113,40 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 	cr.Status.PrivateEndpointIP = v.IP
 	r.prove(cr, stepEndpoint, cr.Status.PrivateLinkServiceAlias, "")
 	return v, outcome.Continue()
+}
+
+// endpointKnown reports whether the endpoint need not be read this pass:
+// no operation of it is in flight, and it was proved approved at its
+// address for the current alias, either within this convergence or before
+// while the management side, which lists the service's connections every
+// drift interval, reports its connection Approved.
+func (r *Reconciler) endpointKnown(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+	st, alias := cr.Status, cr.Status.PrivateLinkServiceAlias
+	if st.PrivateEndpointIP == "" || st.PrivateEndpointID == "" || r.token(cr, opEndpointCreate) != "" || r.token(cr, opEndpointDelete) != "" {
+		return false
+	}
+	if _, ok := r.proven(cr, stepEndpoint, alias); ok {
+		return true
+	}
+	provedFor, ok := r.provenOnce(cr, stepEndpointApproved)
+	return ok && provedFor == alias && strings.EqualFold(st.PrivateEndpointConnectionState, connectionApproved)
+}
+
+// CodeInvalidPrivateLinkServiceID is what ARM answers for a while after a
+// Private Link Service is created, before its alias is known everywhere
+// (terraform-provider-azurerm retries it: hashicorp/terraform-provider-azurerm#16315, #32095;
+// Azure/azure-rest-api-specs#20289).
+const CodeInvalidPrivateLinkServiceID = "InvalidPrivateLinkServiceId"
+
+// CreateEndpointOutcome is the outcome of a failed create of the endpoint
+// named name: a service not yet known is retried briefly, as Azure's
+// propagation takes seconds; anything else by its class.
+func CreateEndpointOutcome(name string, err error) outcome.Outcome {
+	if azurecloud.ErrorCode(err) == CodeInvalidPrivateLinkServiceID {
+		return outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason,
+			"Azure does not know the Private Link Service yet (it was just created); creating Private Endpoint "+name+" again shortly", pendingFirstPoll, unknownServiceMostPoll)
+	}
+	return outcome.FromError(err)
 }
 
 // createEndpoint starts (or resumes) the endpoint's creation; nil while it

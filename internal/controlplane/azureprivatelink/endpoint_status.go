@@ -21,6 +21,9 @@ const (
 	// whose connection waits for approval or whose creation runs.
 	pendingFirstPoll = 5 * time.Second
 	pendingMostPoll  = 2 * time.Minute
+	// unknownServiceMostPoll bounds the retries of an endpoint whose
+	// service Azure does not know yet: its alias propagates in seconds.
+	unknownServiceMostPoll = 30 * time.Second
 	// operationPoll is the first look at a long-running operation we
 	// started; Azure's network operations take seconds to a minute.
 	operationPoll = 5 * time.Second
