@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 
@@ -93,7 +94,10 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 	}
 	v := viewOf(ep)
 	if !strings.EqualFold(v.ProvisioningState, "Deleting") && Replaced(v, cr.Status.PrivateLinkServiceAlias, cr.Status.PrivateLinkServiceID) {
-		return endpointView{}, r.startReplacement(ctx, s, name)
+		return endpointView{}, r.startReplacement(ctx, s, name, replacedMessages)
+	}
+	if connectionRefused(v) && r.replacementDue(cr) {
+		return endpointView{}, r.startReplacement(ctx, s, name, refusedMessages(v.ConnectionStatus))
 	}
 	known := cr.Status.PrivateEndpointID == v.ID && cr.Status.PrivateEndpointIP != ""
 	cr.Status.PrivateEndpointID = v.ID
@@ -112,6 +116,7 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 	}
 	cr.Status.PrivateEndpointIP = v.IP
 	r.prove(cr, stepEndpoint, cr.Status.PrivateLinkServiceAlias, "")
+	r.rejections.Delete(cr.UID)
 	return v, outcome.Continue()
 }
 
@@ -165,10 +170,27 @@ func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, name string) 
 	return ep, nil
 }
 
-// startReplacement deletes an endpoint connected to a Private Link Service
-// that is gone (or failed): its address and records go stale, and a new
-// endpoint is created once it is gone.
-func (r *Reconciler) startReplacement(ctx context.Context, s *scope, name string) outcome.Outcome {
+// replacementMessages say why an endpoint is replaced: while its delete
+// runs, and once it is gone.
+type replacementMessages struct{ deleting, deleted string }
+
+var replacedMessages = replacementMessages{
+	deleting: "The Private Link Service was recreated; Private Endpoint %s is being replaced",
+	deleted:  "The Private Link Service was recreated; Private Endpoint %s was deleted and is being created again",
+}
+
+func refusedMessages(status string) replacementMessages {
+	why := "The Private Link Service " + strings.ToLower(status) + " the connection of Private Endpoint %s"
+	return replacementMessages{
+		deleting: why + "; it is being replaced by a new endpoint, which the service approves if it allows the cluster's subscription",
+		deleted:  why + "; it was deleted and a new endpoint is being created, which the service approves if it allows the cluster's subscription",
+	}
+}
+
+// startReplacement deletes an endpoint that can no longer work (its
+// service is gone or failed, or refused it): its address and records go
+// stale, and a new endpoint is created once it is gone.
+func (r *Reconciler) startReplacement(ctx context.Context, s *scope, name string, m replacementMessages) outcome.Outcome {
 	next, err := s.endpoints.Delete(ctx, s.cr.Spec.ResourceGroupName, name, "")
 	if err != nil {
 		return outcome.FromError(fmt.Errorf("replacing the Private Endpoint: %w", err))
@@ -176,13 +198,55 @@ func (r *Reconciler) startReplacement(ctx context.Context, s *scope, name string
 	r.keepToken(s.cr, opEndpointDelete, next)
 	s.cr.Status.PrivateEndpointID, s.cr.Status.PrivateEndpointIP = "", ""
 	if next == "" {
-		return outcome.Wait(hcplinkv1beta1.PrivateLinkServiceReplacedReason,
-			"The Private Link Service was recreated; Private Endpoint "+name+" was deleted and is being created again", r.poll())
+		return outcome.Wait(hcplinkv1beta1.PrivateLinkServiceReplacedReason, fmt.Sprintf(m.deleted, name), r.poll())
 	}
-	return r.replacingOutcome(name)
+	return outcome.Poll(hcplinkv1beta1.PrivateLinkServiceReplacedReason, fmt.Sprintf(m.deleting, name), r.poll(), pendingMostPoll)
 }
 
 func (r *Reconciler) replacingOutcome(name string) outcome.Outcome {
 	return outcome.Poll(hcplinkv1beta1.PrivateLinkServiceReplacedReason,
-		"The Private Link Service was recreated; Private Endpoint "+name+" is being replaced", r.poll(), pendingMostPoll)
+		"Private Endpoint "+name+" is being replaced", r.poll(), pendingMostPoll)
+}
+
+// connectionRefused reports whether the service rejected the endpoint's
+// connection or dropped it (Disconnected).
+func connectionRefused(v endpointView) bool {
+	return strings.EqualFold(v.ConnectionStatus, connectionRejected) || strings.EqualFold(v.ConnectionStatus, connectionDisconnected)
+}
+
+// A rejected or disconnected connection is final on Azure: the service's
+// owner cannot approve it again, so only a new endpoint can work. A
+// customer who fixes the service's allowed subscriptions expects the path
+// to come back without deleting anything, so the endpoint is replaced, but
+// paced: first after rejectedFirstReplace, then twice as long each time it
+// is refused again, up to rejectedMostReplace (never a hot loop; a new
+// endpoint from a subscription still not allowed waits Pending, not
+// Rejected).
+const (
+	rejectedFirstReplace = 2 * time.Minute
+	rejectedMostReplace  = 30 * time.Minute
+)
+
+type rejection struct {
+	replaced int
+	due      time.Time
+}
+
+// replacementDue reports whether the refused endpoint of cr is to be
+// replaced now; the first refusal seen only starts the clock.
+func (r *Reconciler) replacementDue(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+	now := r.now()
+	v, seen := r.rejections.Load(cr.UID)
+	if !seen {
+		r.rejections.Store(cr.UID, rejection{due: now.Add(rejectedFirstReplace)})
+		return false
+	}
+	rj := v.(rejection)
+	if now.Before(rj.due) {
+		return false
+	}
+	rj.replaced++
+	rj.due = now.Add(min(rejectedFirstReplace<<rj.replaced, rejectedMostReplace))
+	r.rejections.Store(cr.UID, rj)
+	return true
 }

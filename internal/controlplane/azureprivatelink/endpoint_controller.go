@@ -85,6 +85,9 @@ type Reconciler struct {
 	tokens sync.Map // tokenKey → string
 	// proofs are what recent passes proved (see proven.go).
 	proofs sync.Map // proofKey → proof
+	// rejections pace the replacement of a rejected or disconnected
+	// endpoint, per CR (see endpoint.go).
+	rejections sync.Map // types.UID → rejection
 }
 
 type tokenKey struct {
@@ -109,6 +112,7 @@ func (r *Reconciler) keepToken(cr *hcplinkv1beta1.AzurePrivateLinkService, op, t
 func (r *Reconciler) forget(cr *hcplinkv1beta1.AzurePrivateLinkService) {
 	r.outcomes().Forget(string(cr.UID))
 	r.forgetProofs(cr)
+	r.rejections.Delete(cr.UID)
 	r.tokens.Range(func(k, _ any) bool {
 		if k.(tokenKey).uid == cr.UID {
 			r.tokens.Delete(k)
@@ -125,6 +129,14 @@ func (r *Reconciler) outcomes() *outcome.Tracker {
 		}
 	})
 	return r.tracker
+}
+
+// now is the tracker's clock (a test's manual one), else the wall clock.
+func (r *Reconciler) now() time.Time {
+	if t := r.outcomes(); t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
 }
 
 func (r *Reconciler) poll() time.Duration {
@@ -155,13 +167,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("azureendpoint").
 		// Our own status writes do not bring the CR back; the operator's
-		// alias (a status field) does.
+		// status fields (the alias, the endpoint's connection state) do, so
+		// that an approval is acted on at once.
 		For(&hcplinkv1beta1.AzurePrivateLinkService{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{},
 			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 				o, okOld := e.ObjectOld.(*hcplinkv1beta1.AzurePrivateLinkService)
 				n, okNew := e.ObjectNew.(*hcplinkv1beta1.AzurePrivateLinkService)
 				return okOld && okNew && (o.Status.PrivateLinkServiceAlias != n.Status.PrivateLinkServiceAlias ||
+					o.Status.PrivateEndpointConnectionState != n.Status.PrivateEndpointConnectionState ||
 					o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero())
 			}}))).
 		Owns(&corev1.Service{}).

@@ -320,8 +320,23 @@ func TestConnectionStates(t *testing.T) {
 	if got := condition(pending.get(), hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition); got.Status != metav1.ConditionFalse {
 		t.Errorf("Available while pending: %+v", got)
 	}
+	// Pending waits on the management side or a person: the rechecks grow
+	// past the polls of a provisioning endpoint (2 minutes).
+	var last time.Duration
+	for range 6 {
+		res := pending.reconcile()
+		last = res.RequeueAfter
+		w.clk.Advance(res.RequeueAfter)
+	}
+	if last <= 2*time.Minute {
+		t.Errorf("a pending connection is still rechecked after %v", last)
+	}
+	// The approval, reported by the management side, is acted on in one pass.
 	w.setConnection(pending.pls, "Approved")
-	pending.until("available once approved", available)
+	pending.reportConnection("Approved")
+	if pending.reconcile(); !available(pending.get()) {
+		t.Fatalf("not available in the pass after the approval was reported: %+v", pending.get().Status.Conditions)
+	}
 	pending.assertPath(t)
 
 	rejected := w.newCluster("beta", hcplinkv1beta1.AzureTopologyPrivate, cred)
@@ -334,10 +349,18 @@ func TestConnectionStates(t *testing.T) {
 		return condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition).Reason == hcplinkv1beta1.PrivateEndpointRejectedReason
 	})
 	var delays []time.Duration
+	w.f.Server.Counters.Reset()
 	for range 2 {
 		res := rejected.reconcile()
 		delays = append(delays, res.RequeueAfter)
 		w.clk.Advance(res.RequeueAfter)
+	}
+	var mutating int64
+	for _, count := range w.f.Server.Counters.Snapshot()[customer] {
+		mutating += count.Mutating
+	}
+	if mutating != 0 {
+		t.Errorf("the first rechecks of a rejected endpoint made %d mutating calls; its replacement is paced", mutating)
 	}
 	cr := rejected.get()
 	got := condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition)
@@ -352,6 +375,20 @@ func TestConnectionStates(t *testing.T) {
 		if rs := w.record(rejected.zone(), armprivatedns.RecordTypeA, name); rs != nil {
 			t.Errorf("record %s for a rejected endpoint", name)
 		}
+	}
+
+	// The operator allows the subscription again: a rejected connection
+	// cannot be approved again, so the endpoint is replaced (paced, not at
+	// every pass) and the new one is approved.
+	w.plsWith(rejected.pls, true)
+	oldID := rejected.get().Status.PrivateEndpointID
+	rejected.until("available on a new endpoint", available)
+	if got := rejected.get().Status.PrivateEndpointID; got != oldID {
+		t.Logf("endpoint ID %s → %s (same name)", oldID, got)
+	}
+	rejected.assertPath(t)
+	if eps := w.endpoints(); len(eps) != 2 {
+		t.Errorf("endpoints after the replacement: %v", eps)
 	}
 }
 
