@@ -50,16 +50,11 @@ func (p *PrivateDNS) Zone(ctx context.Context, resourceGroup, zone string) (*arm
 }
 
 // CreateZone creates the zone with tags only if it does not exist yet
-// (If-None-Match: *): an existing zone, ours or not, is returned as it is,
-// never overwritten (CreatedByHcplink tells the caller whose it is). While
-// the creation runs it returns the token to resume with.
+// (If-None-Match: *, so no read comes first): an existing zone, ours or
+// not, is read and returned as it is, never overwritten (CreatedByHcplink
+// tells the caller whose it is). While the creation runs it returns the
+// token to resume with.
 func (p *PrivateDNS) CreateZone(ctx context.Context, resourceGroup, zone string, tags map[string]*string, resumeToken string) (*armprivatedns.PrivateZone, string, error) {
-	if resumeToken == "" {
-		existing, err := p.Zone(ctx, resourceGroup, zone)
-		if err != nil || existing != nil {
-			return existing, "", err
-		}
-	}
 	body := armprivatedns.PrivateZone{Location: to.Ptr(globalLocation), Tags: tags}
 	callCtx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
@@ -67,8 +62,7 @@ func (p *PrivateDNS) CreateZone(ctx context.Context, resourceGroup, zone string,
 		return p.Zones.BeginCreateOrUpdate(callCtx, resourceGroup, zone, body, &armprivatedns.PrivateZonesClientBeginCreateOrUpdateOptions{IfNoneMatch: to.Ptr("*"), ResumeToken: tok})
 	})
 	if ErrorCode(err) == CodePreconditionFailed || statusCode(err) == 412 {
-		// Someone created it between our read and our create: theirs or
-		// ours, it is read, not overwritten.
+		// It exists: theirs or ours, it is read, not overwritten.
 		z, err := p.Zone(ctx, resourceGroup, zone)
 		return z, "", err
 	}

@@ -79,6 +79,9 @@ func (r *Reconciler) reconcileZone(ctx context.Context, s *scope) outcome.Outcom
 		if tok == "" {
 			r.Events.Created(cr, "private DNS zone", zoneName)
 		}
+		// A zone being created has no link yet: the link is created
+		// without a read first.
+		r.prove(cr, stepZoneCreated, zoneName, "")
 		return outcome.Poll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, r.poll(), pendingMostPoll)
 	}
 	if !ZoneIsOurs(zone.Tags, s.infraID, cr.Name) {
@@ -105,7 +108,7 @@ func (r *Reconciler) reconcileLink(ctx context.Context, s *scope) outcome.Outcom
 	cr, rg, zoneName, name := s.cr, s.cr.Spec.ResourceGroupName, s.cr.Status.DNSZoneName, s.linkName()
 	tok := r.token(cr, opLinkCreate)
 	var link *armprivatedns.VirtualNetworkLink
-	if tok == "" {
+	if _, newZone := r.proven(cr, stepZoneCreated, zoneName); tok == "" && !newZone {
 		var err error
 		if link, err = s.dns.Link(ctx, rg, zoneName, name); err != nil {
 			return outcome.FromError(err)
@@ -154,9 +157,14 @@ func linkConflict(zoneName string) outcome.Outcome {
 // minute (never raised).
 func (r *Reconciler) reconcileRecords(ctx context.Context, s *scope, ip string) outcome.Outcome {
 	cr, rg, zoneName := s.cr, s.cr.Spec.ResourceGroupName, s.cr.Status.DNSZoneName
-	sets, found, err := s.dns.RecordSets(ctx, rg, zoneName)
-	if err != nil {
-		return outcome.FromError(err)
+	// A zone this convergence created holds only Azure's SOA (whose
+	// negative TTL is below ours): nothing to list.
+	sets, found := []*armprivatedns.RecordSet(nil), true
+	if _, newZone := r.proven(cr, stepZoneCreated, zoneName); !newZone {
+		var err error
+		if sets, found, err = s.dns.RecordSets(ctx, rg, zoneName); err != nil {
+			return outcome.FromError(err)
+		}
 	}
 	if !found {
 		// Deleted behind our back: made again (and linked) by the next pass.

@@ -78,11 +78,17 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 			return endpointView{}, r.replacingOutcome(name)
 		}
 	}
-	ep, err := s.endpoints.Get(ctx, rg, name)
-	if err != nil {
-		return endpointView{}, outcome.FromError(err)
+	// An endpoint the status does not name was never seen (or was
+	// replaced): it is created without a read first, and a creation in
+	// flight is followed by its operation alone.
+	var ep *armnetwork.PrivateEndpoint
+	var err error
+	if cr.Status.PrivateEndpointID != "" && r.token(cr, opEndpointCreate) == "" {
+		if ep, err = s.endpoints.Get(ctx, rg, name); err != nil {
+			return endpointView{}, outcome.FromError(err)
+		}
 	}
-	if ep == nil || r.token(cr, opEndpointCreate) != "" {
+	if ep == nil {
 		// A new endpoint (same name, same ID) gets a new address.
 		cr.Status.PrivateEndpointIP = ""
 		if ep, err = r.createEndpoint(ctx, s, name); err != nil || ep == nil {

@@ -71,6 +71,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 	// The next drift check reads the link again, and the endpoint unless
 	// the management side reports its connection Approved.
 	r.forgetProof(cr, stepLink)
+	r.forgetProof(cr, stepZoneCreated)
 	r.forgetProof(cr, stepEndpoint)
 	r.prove(cr, stepEndpointApproved, cr.Status.PrivateLinkServiceAlias, "")
 	res.overall = outcome.Ready(hcplinkv1beta1.AzureSuccessReason, fmt.Sprintf(

@@ -25,6 +25,9 @@ const (
 	// connection Approved.
 	stepEndpointApproved = "endpoint-approved"
 	stepLink             = "link"
+	// stepZoneCreated: this convergence created the zone, so it has no
+	// link to read yet.
+	stepZoneCreated = "zone-created"
 	// stepLinkConflict: Azure refused the link because the VNet is linked
 	// to another zone of the name; its retries keep that condition.
 	stepLinkConflict = "link-conflict"
