@@ -32,6 +32,30 @@ const (
 	AzurePrivateLinkServiceAvailableCondition = "AzurePrivateLinkServiceAvailable"
 )
 
+// AzureConfigurationValidCondition (on a HostedControlPlane, by the
+// control-plane operator): True when the cluster's guest credentials see its
+// resource group, VNet and subnet and spec.location is the VNet's location.
+// Checked once per generation, before anything is created: until it is True
+// the private router gets no load balancer, so no Private Link Service, NAT
+// subnet or Private Endpoint is made for invalid settings.
+const AzureConfigurationValidCondition = "AzureConfigurationValid"
+
+// Reasons of AzureConfigurationValid=False: each names the field to fix.
+const (
+	// AzureResourceGroupNotFoundReason: spec.platform.azure.resourceGroupName
+	// does not exist in the subscription (or the identity cannot see it).
+	AzureResourceGroupNotFoundReason = "AzureResourceGroupNotFound"
+	// AzureVNetNotFoundReason: the VNet of spec.platform.azure.vnetID does not
+	// exist.
+	AzureVNetNotFoundReason = "AzureVNetNotFound"
+	// AzureSubnetNotFoundReason: spec.platform.azure.subnetID is not a subnet
+	// of that VNet.
+	AzureSubnetNotFoundReason = "AzureSubnetNotFound"
+	// AzureLocationMismatchReason: spec.platform.azure.location is not the
+	// VNet's location (an unknown location is caught here too).
+	AzureLocationMismatchReason = "AzureLocationMismatch"
+)
+
 // Reasons of AzurePrivateLinkService conditions, besides the shared ones in
 // conditions.go (Throttled, AccessDenied, InvalidParameter,
 // ReconciliationPaused, Deleting, InternalError).
