@@ -68,7 +68,19 @@ func (r *Reconciler) reconcileZone(ctx context.Context, s *scope) outcome.Outcom
 		return outcome.Continue()
 	}
 	tok := r.token(cr, opZoneCreate)
-	// CreateZone reads first and creates only when absent (If-None-Match),
+	if _, conflict := r.provenOnce(cr, stepZoneConflict); conflict && tok == "" {
+		// A recheck of a conflict reads (no refused write) until the name
+		// is free.
+		zone, err := s.dns.Zone(ctx, rg, zoneName)
+		if err != nil {
+			return outcome.FromError(err)
+		}
+		if zone != nil && !ZoneIsOurs(zone.Tags, s.infraID, cr.Name) {
+			return zoneConflict(s)
+		}
+		r.forgetProof(cr, stepZoneConflict)
+	}
+	// CreateZone creates only when absent (If-None-Match, no read first),
 	// so an existing zone, ours or not, is never overwritten.
 	zone, next, err := s.dns.CreateZone(ctx, rg, zoneName, azurecloud.ZoneTags(s.infraID, cr.Name), tok)
 	r.keepToken(cr, opZoneCreate, next)
@@ -85,6 +97,7 @@ func (r *Reconciler) reconcileZone(ctx context.Context, s *scope) outcome.Outcom
 		return outcome.Poll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, r.poll(), pendingMostPoll)
 	}
 	if !ZoneIsOurs(zone.Tags, s.infraID, cr.Name) {
+		r.prove(cr, stepZoneConflict, zoneName, "")
 		return zoneConflict(s)
 	}
 	cr.Status.PrivateDNSZoneID = deref(zone.ID)

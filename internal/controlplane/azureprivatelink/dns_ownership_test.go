@@ -44,8 +44,9 @@ func TestSameNamedClustersInOneResourceGroup(t *testing.T) {
 	if w.endpoint(second.endpointName()) == nil {
 		t.Error("the second cluster's endpoint is gone")
 	}
-	// No hot loop: the rechecks grow.
+	// No hot loop: the rechecks grow, and they only read.
 	var delays []time.Duration
+	w.f.Server.Counters.Reset()
 	for range 3 {
 		res := second.reconcile()
 		delays = append(delays, res.RequeueAfter)
@@ -53,6 +54,13 @@ func TestSameNamedClustersInOneResourceGroup(t *testing.T) {
 	}
 	if delays[0] < 15*time.Second || delays[2] <= delays[0] {
 		t.Errorf("rechecks of the conflict: %v", delays)
+	}
+	var mutating int64
+	for _, count := range w.f.Server.Counters.Snapshot()[customer] {
+		mutating += count.Mutating
+	}
+	if mutating != 0 {
+		t.Errorf("rechecks of the conflict made %d mutating calls", mutating)
 	}
 	// The first's records, link and zone are as they were.
 	first.reconcile()

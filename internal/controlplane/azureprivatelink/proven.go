@@ -28,6 +28,9 @@ const (
 	// stepZoneCreated: this convergence created the zone, so it has no
 	// link to read yet.
 	stepZoneCreated = "zone-created"
+	// stepZoneConflict: a zone of the name that is not ours was found; its
+	// rechecks read instead of trying to create.
+	stepZoneConflict = "zone-conflict"
 	// stepLinkConflict: Azure refused the link because the VNet is linked
 	// to another zone of the name; its retries keep that condition.
 	stepLinkConflict = "link-conflict"
