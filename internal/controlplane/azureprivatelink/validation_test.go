@@ -111,6 +111,10 @@ func TestInvalidSettingsCreateNothing(t *testing.T) {
 	if svc := privateRouter(); svc != nil {
 		t.Fatal("the private router got its load-balancer Service for invalid settings")
 	}
+	if c := meta.FindStatusCondition(get().Status.Conditions, hcplinkv1beta1.RoutersReadyCondition); c == nil || c.Status != metav1.ConditionFalse ||
+		!strings.Contains(c.Message, "AzureConfigurationValid") {
+		t.Errorf("RoutersReady %+v", c)
+	}
 	snap := w.f.Server.Counters.Snapshot()
 	var total, mutating int64
 	for _, count := range snap[customer] {

@@ -99,7 +99,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if _, err := r.conditions().Apply(ctx, hcp, &hcp.Status.Conditions, routersReadyCondition(desired, actual)); err != nil {
+	cond := routersReadyCondition(desired, actual)
+	if r.MayCreate != nil && !r.MayCreate(hcp) && cond.Reason == hcplinkv1beta1.WaitingForServiceReason {
+		cond.Message = heldMessage
+	}
+	if _, err := r.conditions().Apply(ctx, hcp, &hcp.Status.Conditions, cond); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
