@@ -3,6 +3,7 @@ package azurecloud
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -118,4 +119,14 @@ func (e *operationError) Unwrap() error { return e.err }
 func OperationFailed(err error) bool {
 	var oe *operationError
 	return errors.As(err, &oe)
+}
+
+// OperationRetryAfter is the wait Azure asked for before the next look at
+// a long-running operation (Retry-After, or retry-after-ms, of resp, the
+// last answer about it; see policy.WithCaptureResponse); zero when none.
+func OperationRetryAfter(resp *http.Response) time.Duration {
+	if resp == nil {
+		return 0
+	}
+	return retryAfterHeader(resp.Header, time.Now())
 }

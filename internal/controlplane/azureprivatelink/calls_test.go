@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 )
 
 // TestCreateCalls: building a cluster's customer side costs few calls: the
@@ -27,5 +29,27 @@ func TestCreateCalls(t *testing.T) {
 	t.Logf("create: %d calls (%d mutating) in %d passes: %s", total, mutating, passes, strings.Join(ops, " "))
 	if total > 12 {
 		t.Errorf("creating the customer side made %d calls; want at most 12", total)
+	}
+}
+
+// TestOperationsHonourRetryAfter: with Azure's provisioning times, a
+// running operation is looked at again no sooner than its Retry-After
+// (cloudsim asks for 10 s, as ARM's network operations do), and the whole
+// creation still polls each operation only a few times.
+func TestOperationsHonourRetryAfter(t *testing.T) {
+	w := newWorld(t)
+	w.f.Server.Azure.SetDelays(azure.RealisticDelays())
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPrivate, w.cpoIdentity())
+	w.f.Server.Counters.Reset()
+	first := c.reconcile()
+	if first.RequeueAfter < 10*time.Second {
+		t.Errorf("the first look at the running operations comes after %v; Azure asked for 10s", first.RequeueAfter)
+	}
+	w.clk.Advance(first.RequeueAfter)
+	c.until("available", available)
+	polls := w.f.Server.Counters.Snapshot()[customer]["Microsoft.Network:locations/operations/read"].Total
+	t.Logf("operation status reads: %d", polls)
+	if polls > 12 {
+		t.Errorf("%d reads of operation status for three operations", polls)
 	}
 }

@@ -82,7 +82,8 @@ func (r *Reconciler) reconcileZone(ctx context.Context, s *scope) outcome.Outcom
 	}
 	// CreateZone creates only when absent (If-None-Match, no read first),
 	// so an existing zone, ours or not, is never overwritten.
-	zone, next, err := s.dns.CreateZone(ctx, rg, zoneName, azurecloud.ZoneTags(s.infraID, cr.Name), tok)
+	callCtx, retryAfter := capturing(ctx)
+	zone, next, err := s.dns.CreateZone(callCtx, rg, zoneName, azurecloud.ZoneTags(s.infraID, cr.Name), tok)
 	r.keepToken(cr, opZoneCreate, next)
 	if err != nil {
 		return outcome.FromError(err)
@@ -94,7 +95,7 @@ func (r *Reconciler) reconcileZone(ctx context.Context, s *scope) outcome.Outcom
 		// A zone being created has no link yet: the link is created
 		// without a read first.
 		r.prove(cr, stepZoneCreated, zoneName, "")
-		return outcome.Poll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, r.poll(), pendingMostPoll)
+		return r.operationPoll(DNSProvisioningReason, "Creating private DNS zone "+zoneName, retryAfter())
 	}
 	if !ZoneIsOurs(zone.Tags, s.infraID, cr.Name) {
 		r.prove(cr, stepZoneConflict, zoneName, "")
@@ -128,7 +129,8 @@ func (r *Reconciler) reconcileLink(ctx context.Context, s *scope) outcome.Outcom
 		}
 	}
 	if tok != "" || LinkNeedsWrite(link, cr.Spec.GuestVNetID) {
-		l, next, err := s.dns.CreateOrUpdateLink(ctx, rg, zoneName, name, cr.Spec.GuestVNetID, azurecloud.OwnershipTags(s.infraID, cr.Name), tok)
+		callCtx, retryAfter := capturing(ctx)
+		l, next, err := s.dns.CreateOrUpdateLink(callCtx, rg, zoneName, name, cr.Spec.GuestVNetID, azurecloud.OwnershipTags(s.infraID, cr.Name), tok)
 		r.keepToken(cr, opLinkCreate, next)
 		if azurecloud.IsVNetLinkConflict(err) {
 			r.prove(cr, stepLinkConflict, cr.Spec.GuestVNetID, "")
@@ -143,7 +145,7 @@ func (r *Reconciler) reconcileLink(ctx context.Context, s *scope) outcome.Outcom
 				// its rechecks keep growing.
 				return linkConflict(zoneName)
 			}
-			return outcome.Poll(DNSProvisioningReason, "Linking private DNS zone "+zoneName+" to the cluster's VNet", r.poll(), pendingMostPoll)
+			return r.operationPoll(DNSProvisioningReason, "Linking private DNS zone "+zoneName+" to the cluster's VNet", retryAfter())
 		}
 		link = l
 	}

@@ -91,11 +91,12 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 	if ep == nil {
 		// A new endpoint (same name, same ID) gets a new address.
 		cr.Status.PrivateEndpointIP = ""
-		if ep, err = r.createEndpoint(ctx, s, name); err != nil || ep == nil {
+		callCtx, retryAfter := capturing(ctx)
+		if ep, err = r.createEndpoint(callCtx, s, name); err != nil || ep == nil {
 			if err != nil {
 				return endpointView{}, CreateEndpointOutcome(name, err)
 			}
-			return endpointView{}, outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason, "Creating Private Endpoint "+name, r.poll(), pendingMostPoll)
+			return endpointView{}, r.operationPoll(hcplinkv1beta1.PrivateEndpointPendingReason, "Creating Private Endpoint "+name, retryAfter())
 		}
 	}
 	v := viewOf(ep)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -24,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/events"
@@ -137,6 +141,21 @@ func (r *Reconciler) now() time.Time {
 		return t.Now()
 	}
 	return time.Now()
+}
+
+// capturing returns ctx recording the last answer of the calls made with
+// it, and a function giving the Retry-After that answer asked for: a
+// running operation's next look is no sooner than Azure asked.
+func capturing(ctx context.Context) (context.Context, func() time.Duration) {
+	var raw *http.Response
+	return policy.WithCaptureResponse(ctx, &raw), func() time.Duration { return azurecloud.OperationRetryAfter(raw) }
+}
+
+// operationPoll is the outcome of an operation of ours still running:
+// looked at again after the first poll or the Retry-After Azure asked for,
+// whichever is later, then less often.
+func (r *Reconciler) operationPoll(reason, message string, retryAfter time.Duration) outcome.Outcome {
+	return outcome.Poll(reason, message, max(r.poll(), retryAfter), pendingMostPoll)
 }
 
 func (r *Reconciler) poll() time.Duration {
