@@ -32,6 +32,30 @@ const (
 	AzurePrivateLinkServiceAvailableCondition = "AzurePrivateLinkServiceAvailable"
 )
 
+// AzureConfigurationValidCondition (on a HostedControlPlane, by the
+// control-plane operator): True when the cluster's guest credentials see its
+// resource group, VNet and subnet and spec.location is the VNet's location.
+// Checked once per generation, before anything is created: until it is True
+// the private router gets no load balancer, so no Private Link Service, NAT
+// subnet or Private Endpoint is made for invalid settings.
+const AzureConfigurationValidCondition = "AzureConfigurationValid"
+
+// Reasons of AzureConfigurationValid=False: each names the field to fix.
+const (
+	// AzureResourceGroupNotFoundReason: spec.platform.azure.resourceGroupName
+	// does not exist in the subscription (or the identity cannot see it).
+	AzureResourceGroupNotFoundReason = "AzureResourceGroupNotFound"
+	// AzureVNetNotFoundReason: the VNet of spec.platform.azure.vnetID does not
+	// exist.
+	AzureVNetNotFoundReason = "AzureVNetNotFound"
+	// AzureSubnetNotFoundReason: spec.platform.azure.subnetID is not a subnet
+	// of that VNet.
+	AzureSubnetNotFoundReason = "AzureSubnetNotFound"
+	// AzureLocationMismatchReason: spec.platform.azure.location is not the
+	// VNet's location (an unknown location is caught here too).
+	AzureLocationMismatchReason = "AzureLocationMismatch"
+)
+
 // Reasons of AzurePrivateLinkService conditions, besides the shared ones in
 // conditions.go (Throttled, AccessDenied, InvalidParameter,
 // ReconciliationPaused, Deleting, InternalError).
@@ -72,6 +96,17 @@ const (
 	// PrivateLinkServiceReplacedReason: the Private Link Service was
 	// recreated (new alias), so the Private Endpoint is being replaced.
 	PrivateLinkServiceReplacedReason = "PrivateLinkServiceReplaced"
+
+	// PrivateDNSZoneNameConflictReason: a private zone with the cluster's
+	// zone name exists in the resource group and was not created by hcplink
+	// for this cluster (another cluster of the same name, or the customer's
+	// own); hcplink neither writes to it nor deletes it.
+	PrivateDNSZoneNameConflictReason = "PrivateDNSZoneNameConflict"
+
+	// PrivateDNSZoneLinkConflictReason: the cluster's VNet is already linked
+	// to another private zone of the same name (in another resource group),
+	// so Azure refuses the link of the cluster's zone.
+	PrivateDNSZoneLinkConflictReason = "PrivateDNSZoneLinkConflict"
 
 	// ConflictReason: Azure reported a conflicting operation in progress;
 	// the controller retries shortly.
@@ -242,6 +277,17 @@ type AzurePrivateLinkServiceStatus struct {
 	// +kubebuilder:validation:MaxLength=39
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="privateEndpointIP must be an IPv4 or IPv6 address"
 	PrivateEndpointIP string `json:"privateEndpointIP,omitempty"`
+
+	// privateEndpointConnectionState is the state, as ARM spells it
+	// (Approved, Pending, Rejected, Disconnected), of the Private Link
+	// Service's connection from status.privateEndpointID; empty when the
+	// service has no connection from it. The management operator writes it
+	// from its one batched listing of Private Link Services per drift
+	// interval; the control-plane operator reads it instead of the endpoint.
+	//
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	PrivateEndpointConnectionState string `json:"privateEndpointConnectionState,omitempty"`
 
 	// privateDNSZoneID is the resource ID of the Private DNS zone.
 	//

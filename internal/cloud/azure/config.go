@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
 )
 
 // The environment an operator reads its Azure identity and endpoints from:
@@ -238,6 +239,7 @@ type Providers struct {
 	PrivateLinkServices *PrivateLinkServices
 	PrivateEndpoints    *PrivateEndpoints
 	PrivateDNS          *PrivateDNS
+	GuestNetwork        *GuestNetwork
 }
 
 // NewProviders builds the providers for subscriptionID on the real SDK
@@ -251,10 +253,15 @@ func NewProviders(subscriptionID string, cred azcore.TokenCredential, opts *arm.
 	if err != nil {
 		return nil, err
 	}
+	groups, err := armresources.NewResourceGroupsClient(subscriptionID, cred, opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Providers{
 		PrivateLinkServices: NewPrivateLinkServices(network),
 		PrivateEndpoints:    NewPrivateEndpoints(network),
 		PrivateDNS:          NewPrivateDNS(dns),
+		GuestNetwork:        NewGuestNetwork(groups, network),
 	}, nil
 }
 

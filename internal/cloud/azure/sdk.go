@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
 )
 
 // The interfaces below list exactly the SDK methods hcplink calls, with the
@@ -27,6 +28,12 @@ type LoadBalancersAPI interface {
 // VirtualNetworksAPI reads a VNet's address space and subnets.
 type VirtualNetworksAPI interface {
 	Get(ctx context.Context, resourceGroupName string, virtualNetworkName string, options *armnetwork.VirtualNetworksClientGetOptions) (armnetwork.VirtualNetworksClientGetResponse, error)
+}
+
+// ResourceGroupsAPI reads the guest resource group (it must exist before
+// anything is created in it).
+type ResourceGroupsAPI interface {
+	Get(ctx context.Context, resourceGroupName string, options *armresources.ResourceGroupsClientGetOptions) (armresources.ResourceGroupsClientGetResponse, error)
 }
 
 // SubnetsAPI reads, creates and deletes the NAT subnet.
@@ -78,6 +85,7 @@ type RecordSetsAPI interface {
 	Get(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, options *armprivatedns.RecordSetsClientGetOptions) (armprivatedns.RecordSetsClientGetResponse, error)
 	CreateOrUpdate(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, parameters armprivatedns.RecordSet, options *armprivatedns.RecordSetsClientCreateOrUpdateOptions) (armprivatedns.RecordSetsClientCreateOrUpdateResponse, error)
 	Delete(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, options *armprivatedns.RecordSetsClientDeleteOptions) (armprivatedns.RecordSetsClientDeleteResponse, error)
+	NewListPager(resourceGroupName string, privateZoneName string, options *armprivatedns.RecordSetsClientListOptions) *runtime.Pager[armprivatedns.RecordSetsClientListResponse]
 }
 
 // The SDK clients are the implementations.
@@ -91,4 +99,5 @@ var (
 	_ PrivateZonesAPI        = (*armprivatedns.PrivateZonesClient)(nil)
 	_ VirtualNetworkLinksAPI = (*armprivatedns.VirtualNetworkLinksClient)(nil)
 	_ RecordSetsAPI          = (*armprivatedns.RecordSetsClient)(nil)
+	_ ResourceGroupsAPI      = (*armresources.ResourceGroupsClient)(nil)
 )
