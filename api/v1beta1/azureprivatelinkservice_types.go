@@ -50,6 +50,12 @@ const (
 	// has the address spec.loadBalancerIP.
 	InternalLoadBalancerNotFoundReason = "InternalLoadBalancerNotFound"
 
+	// InternalLoadBalancerAmbiguousReason: frontends of load balancers in
+	// more than one VNet of the management cluster's resource group have
+	// the address spec.loadBalancerIP; the operator needs the management
+	// cluster's VNet (--azure-vnet-id) to tell which is its own.
+	InternalLoadBalancerAmbiguousReason = "InternalLoadBalancerAmbiguous"
+
 	// NATSubnetNotFoundReason: the subnet named by spec.natSubnetID does not
 	// exist.
 	NATSubnetNotFoundReason = "NATSubnetNotFound"

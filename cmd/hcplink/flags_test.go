@@ -98,7 +98,7 @@ func TestAzureOperatorConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := azureOperatorConfig(tt.platform, tt.rg, func(k string) string { return env[k] })
+			cfg, err := azureOperatorConfig(tt.platform, tt.rg, "", func(k string) string { return env[k] })
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
 			}

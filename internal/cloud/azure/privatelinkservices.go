@@ -48,6 +48,11 @@ type Frontend struct {
 	PrivateIP string
 	// SubnetID is the subnet the frontend's address is in.
 	SubnetID string
+	// Location is the load balancer's region: a Private Link Service must
+	// be in it (Azure refuses a service whose frontend is in another
+	// region with InvalidResourceReference, "...both resources are in the
+	// same region"), whatever the region of the endpoints that connect.
+	Location string
 }
 
 // VNetID is the VNet of the frontend's subnet ("" when unknown).
@@ -59,30 +64,66 @@ func (f Frontend) VNetID() string {
 	return s.VNetID()
 }
 
-// FindFrontendByIP reads every page of the load balancers of resourceGroup
-// (every resource group of the subscription when it is "") and returns the
-// internal frontend whose private IP is ip; nil when none has it.
-func (p *PrivateLinkServices) FindFrontendByIP(ctx context.Context, resourceGroup, ip string) (*Frontend, error) {
+// LoadBalancerScope is where one management cluster's internal load
+// balancers are: management clusters commonly reuse VNet address ranges,
+// so an address alone names no frontend in a subscription.
+type LoadBalancerScope struct {
+	// ResourceGroup holds the management cluster's load balancers
+	// (required: the subscription is never scanned).
+	ResourceGroup string
+	// VNetID, when set, is the management cluster's VNet: a frontend in
+	// another VNet is not the cluster's.
+	VNetID string
+}
+
+// FindFrontendsByIP reads every page of the load balancers of the scope's
+// resource group and returns the internal frontends whose private IP is
+// ip and whose subnet is in the scope's VNet (any VNet when unset).
+func (p *PrivateLinkServices) FindFrontendsByIP(ctx context.Context, scope LoadBalancerScope, ip string) ([]Frontend, error) {
+	if scope.ResourceGroup == "" {
+		return nil, &cloud.Error{Doing: "listing load balancers", Class: cloud.ClassInvalidInput, Code: "ResourceGroupNotConfigured",
+			Message: "the management cluster's resource group is not configured (--azure-pls-resource-group)."}
+	}
 	ctx, cancel := p.Timeouts.list(ctx)
 	defer cancel()
-	var found *Frontend
-	visit := func(lbs []*armnetwork.LoadBalancer) {
-		for _, lb := range lbs {
-			if f := internalFrontend(lb, ip); f != nil && found == nil {
-				found = f
+	var found []Frontend
+	err := eachPage(ctx, p.LoadBalancers.NewListPager(scope.ResourceGroup, nil), func(r armnetwork.LoadBalancersClientListResponse) {
+		for _, lb := range r.Value {
+			if f := internalFrontend(lb, ip); f != nil && (scope.VNetID == "" || strings.EqualFold(f.VNetID(), scope.VNetID)) {
+				found = append(found, *f)
 			}
 		}
-	}
-	var err error
-	if resourceGroup == "" {
-		err = eachPage(ctx, p.LoadBalancers.NewListAllPager(nil), func(r armnetwork.LoadBalancersClientListAllResponse) { visit(r.Value) })
-	} else {
-		err = eachPage(ctx, p.LoadBalancers.NewListPager(resourceGroup, nil), func(r armnetwork.LoadBalancersClientListResponse) { visit(r.Value) })
-	}
+	})
 	if err != nil {
 		return nil, Wrap("listing load balancers", err)
 	}
 	return found, nil
+}
+
+// FrontendByID reads the load balancer of frontendID and returns that
+// frontend as it is now; nil when the load balancer or the frontend is
+// gone, or the frontend is no longer internal.
+func (p *PrivateLinkServices) FrontendByID(ctx context.Context, frontendID string) (*Frontend, error) {
+	i := strings.LastIndex(strings.ToLower(frontendID), "/frontendipconfigurations/")
+	if i < 0 {
+		return nil, &cloud.Error{Doing: "reading the load balancer", Class: cloud.ClassInvalidInput, Code: "InvalidResourceID", Message: "not a frontend IP configuration ID."}
+	}
+	lbID := frontendID[:i]
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	resp, err := p.LoadBalancers.Get(ctx, ResourceGroupOf(lbID), frontendID[strings.LastIndex(lbID, "/")+1:i], nil)
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, Wrap("reading the load balancer", err)
+	}
+	for _, fe := range resp.Properties.FrontendIPConfigurations {
+		if fe != nil && strings.EqualFold(deref(fe.ID), frontendID) && fe.Properties != nil {
+			return internalFrontend(&resp.LoadBalancer, deref(fe.Properties.PrivateIPAddress)), nil
+		}
+	}
+	return nil, nil
 }
 
 // internalFrontend is lb's frontend with private address ip in a subnet
@@ -96,7 +137,7 @@ func internalFrontend(lb *armnetwork.LoadBalancer, ip string) *Frontend {
 			continue
 		}
 		if deref(fe.Properties.PrivateIPAddress) == ip {
-			return &Frontend{LoadBalancerID: deref(lb.ID), ID: deref(fe.ID), PrivateIP: ip, SubnetID: deref(fe.Properties.Subnet.ID)}
+			return &Frontend{LoadBalancerID: deref(lb.ID), ID: deref(fe.ID), PrivateIP: ip, SubnetID: deref(fe.Properties.Subnet.ID), Location: deref(lb.Location)}
 		}
 	}
 	return nil

@@ -111,6 +111,9 @@ type Reconciler struct {
 	Events *events.Recorder
 
 	once sync.Once
+	// frontends remembers each object's frontend (by UID) once found, so
+	// that a pass does not list the load balancers again.
+	frontends sync.Map
 }
 
 func (r *Reconciler) init() {

@@ -13,22 +13,36 @@ import (
 )
 
 // ensureFrontend finds the internal load balancer frontend whose address
-// is spec.loadBalancerIP (the load balancer in status first: one read) and
-// records the load balancer in status.
+// is spec.loadBalancerIP among this management cluster's load balancers
+// (one listing of its resource group), once: later passes reuse it while
+// the address stays the same, since a frontend a Private Link Service
+// uses cannot be removed and a failed write forgets it. The load
+// balancer goes to status.
 func (r *Reconciler) ensureFrontend(ctx context.Context, s *scope) outcome.Outcome {
 	ip := s.cr.Spec.LoadBalancerIP
 	if ip == "" {
 		return waitingForIP()
 	}
-	fe, err := r.Cloud.FrontendByIP(ctx, ip, s.status.InternalLoadBalancerID)
+	if fe, ok := r.frontends.Load(s.cr.UID); ok && fe.(Frontend).PrivateIP == ip {
+		f := fe.(Frontend)
+		s.frontend = &f
+		s.status.InternalLoadBalancerID = f.LoadBalancerID
+		return outcome.Continue()
+	}
+	fes, err := r.Cloud.FrontendsByIP(ctx, ip)
 	if err != nil {
 		return outcome.FromError(err)
 	}
-	if fe == nil {
-		return frontendNotFound(ip)
+	switch len(fes) {
+	case 0:
+		return frontendNotFound(ip, r.Cloud.LoadBalancers.ResourceGroup)
+	case 1:
+	default:
+		return frontendAmbiguous(ip, fes)
 	}
-	s.frontend = fe
-	s.status.InternalLoadBalancerID = fe.LoadBalancerID
+	r.frontends.Store(s.cr.UID, fes[0])
+	s.frontend = &fes[0]
+	s.status.InternalLoadBalancerID = fes[0].LoadBalancerID
 	return outcome.Continue()
 }
 
@@ -140,14 +154,13 @@ func (r *Reconciler) serviceReady(s *scope, pls *armnetwork.PrivateLinkService, 
 // desired is the service the object asks for. The subscriptions come from
 // the HostedCluster itself (the control-plane operator's copy in the spec
 // follows later), so that a change reaches the service in the pass the
-// HostedCluster's update starts. The location is the cluster's
-// (spec.location): the management cluster serves clusters of its own
-// region, and Azure refuses a service in another region than its load
-// balancer.
+// HostedCluster's update starts. The location is the
+// load balancer's: Azure refuses a service in another region than its
+// load balancer, and endpoints in any region may connect to it.
 func (r *Reconciler) desired(s *scope) desiredService {
 	return desiredService{
 		Name:          serviceName(s),
-		Location:      s.cr.Spec.Location,
+		Location:      s.frontend.Location,
 		FrontendID:    s.frontend.ID,
 		NATSubnetID:   s.status.NATSubnetID,
 		Subscriptions: subscriptions(s.cr.Spec.GuestSubnetID, additionalSubscriptions(s)),

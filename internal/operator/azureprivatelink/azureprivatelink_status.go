@@ -178,12 +178,26 @@ func waitingForIP() outcome.Outcome {
 		"Waiting for the control-plane operator to report the private router's internal load balancer address (spec.loadBalancerIP).")
 }
 
-// frontendNotFound: no internal load balancer frontend has the address;
-// the cloud provider may still be creating it, so look again soon, then
-// rarely.
-func frontendNotFound(ip string) outcome.Outcome {
+// frontendNotFound: no internal load balancer frontend of the management
+// cluster has the address; the cloud provider may still be creating it,
+// so look again soon, then rarely.
+func frontendNotFound(ip, resourceGroup string) outcome.Outcome {
 	return outcome.WaitOnPerson(hcplinkv1beta1.InternalLoadBalancerNotFoundReason, fmt.Sprintf(
-		"No internal load balancer in the management subscription has a frontend with address %s; the private router's Service must have an internal load balancer.", ip))
+		"No internal load balancer of resource group %s has a frontend with address %s in the management cluster's VNet; the private router's Service must have an internal load balancer, and --azure-pls-resource-group must name the management cluster's resource group.", resourceGroup, ip))
+}
+
+// frontendAmbiguous: frontends in several VNets hold the address (two
+// clusters with the same address ranges in one resource group); taking
+// either could publish another cluster's load balancer.
+func frontendAmbiguous(ip string, fes []Frontend) outcome.Outcome {
+	vnets := make([]string, 0, len(fes))
+	for _, fe := range fes {
+		vnets = append(vnets, lastSegment(fe.VNetID()))
+	}
+	slices.Sort(vnets)
+	return outcome.WaitOnPerson(hcplinkv1beta1.InternalLoadBalancerAmbiguousReason, fmt.Sprintf(
+		"Internal load balancer frontends in %d places (VNets %s) have address %s; set the operator's --azure-vnet-id to the management cluster's VNet.",
+		len(fes), strings.Join(slices.Compact(vnets), ", "), ip))
 }
 
 // natSubnetNotFound: the subnet spec.natSubnetID names does not exist.

@@ -150,7 +150,8 @@ func TestServiceStateOutcome(t *testing.T) {
 // Messages never name a subscription: only resource names and counts.
 func TestMessagesNameNoSubscription(t *testing.T) {
 	for _, msg := range []string{
-		waitingForIP().Message, frontendNotFound("10.0.1.4").Message, natSubnetNotFound("nat").Message,
+		waitingForIP().Message, frontendNotFound("10.0.1.4", mgmtRG).Message,
+		frontendAmbiguous("10.0.1.4", []Frontend{{SubnetID: "/subscriptions/" + guestSub + "/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/a/subnets/s"}}).Message, natSubnetNotFound("nat").Message,
 		natSubnetPoliciesOn("nat").Message, notOurs("pls-x", "it is tagged for another cluster").Message,
 		connectionsPending("pls-x", 2).Message, waitingForControlPlane().Message, deleting("the NAT subnet").Message,
 		createdMessage("pls-x", []string{guestSub, otherSub}),

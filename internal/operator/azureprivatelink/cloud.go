@@ -26,23 +26,17 @@ type Cloud struct {
 	// Subscription is the management subscription the provider's clients
 	// work in.
 	Subscription string
-	// ResourceGroup narrows the search for load balancers to the
-	// management cluster's resource group; "" searches the subscription.
-	ResourceGroup string
+	// LoadBalancers is where this management cluster's internal load
+	// balancers are: its resource group (required) and, when known, its
+	// VNet. The subscription is never scanned: another management cluster
+	// may hold the same address.
+	LoadBalancers azurecloud.LoadBalancerScope
 }
 
-// FrontendByIP finds the internal load balancer frontend whose private
-// address is ip: in the resource group of hint (the load balancer recorded
-// in status) first, so that a steady pass lists one group, then in
-// ResourceGroup (or the whole subscription).
-func (c *Cloud) FrontendByIP(ctx context.Context, ip, hint string) (*Frontend, error) {
-	if rg := azurecloud.ResourceGroupOf(hint); rg != "" {
-		fe, err := c.Provider.FindFrontendByIP(ctx, rg, ip)
-		if err != nil || fe != nil {
-			return fe, err
-		}
-	}
-	return c.Provider.FindFrontendByIP(ctx, c.ResourceGroup, ip)
+// FrontendsByIP lists the internal load balancer frontends of this
+// management cluster whose private address is ip.
+func (c *Cloud) FrontendsByIP(ctx context.Context, ip string) ([]Frontend, error) {
+	return c.Provider.FindFrontendsByIP(ctx, c.LoadBalancers, ip)
 }
 
 // Subnet reads a subnet by ID.

@@ -1,0 +1,71 @@
+package azureprivatelink
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+)
+
+// Two management clusters in one subscription reuse the same VNet ranges,
+// so their routers' internal load balancers hold the same address: one in
+// the world's resource group, the other in its own group, and a third in
+// the world's group but another VNet. Each operator, scoped to its
+// cluster's resource group (and VNet), puts its service on its own load
+// balancer; an operator scoped to a group holding the address in two VNets
+// does not guess.
+func TestEachManagementClusterTakesOnlyItsOwnLoadBalancer(t *testing.T) {
+	w := newWorld(t)
+	admin := w.f.AzureAdminCredential(t)
+	const otherRG = "mgmt-b-rg"
+	w.group(admin, mgmtSub, otherRG)
+	// The other management cluster: same ranges, its own group.
+	other := w.vnet(w.mgmt, otherRG, "mgmt", "10.0.0.0/16", subnet("nodes", "10.0.0.0/24", ""), subnet("lb", "10.0.1.0/24", ""))
+	w.internalLBIn(otherRG, "eastus", "kubernetes-internal", *other.ID+"/subnets/lb", lbIP)
+
+	mine := w.reconciler(nil)
+	theirs := w.reconciler(nil)
+	theirs.ManagementClusterID = "mgmt-cluster-2"
+	theirs.Cloud.LoadBalancers = azurecloud.LoadBalancerScope{ResourceGroup: otherRG}
+
+	a, b := w.cluster(), w.cluster()
+	w.settle(mine, a.cr)
+	w.settle(theirs, b.cr)
+	get(t, a.cr)
+	get(t, b.cr)
+	if got := azurecloud.ResourceGroupOf(a.cr.Status.InternalLoadBalancerID); got != mgmtRG {
+		t.Errorf("this management cluster's service is on a load balancer of %s (%s), want %s", got, a.cr.Status.InternalLoadBalancerID, mgmtRG)
+	}
+	if got := azurecloud.ResourceGroupOf(b.cr.Status.InternalLoadBalancerID); got != otherRG {
+		t.Errorf("the other management cluster's service is on a load balancer of %s (%s), want %s", got, b.cr.Status.InternalLoadBalancerID, otherRG)
+	}
+	if pls := w.pls(azurecloud.PrivateLinkServiceName(a.hc.Spec.ClusterID)); pls == nil ||
+		!strings.HasPrefix(strings.ToLower(frontendIDs(pls.Properties.LoadBalancerFrontendIPConfigurations)[0]), strings.ToLower(w.vnetID[:strings.Index(w.vnetID, "/providers/")])) {
+		t.Errorf("this management cluster's service is not on its own frontend: %+v", pls)
+	}
+
+	// A third load balancer with the address, in this cluster's group but
+	// another VNet: without the VNet the operator cannot tell, and says so;
+	// with it, it takes its own.
+	third := w.vnet(w.mgmt, mgmtRG, "mgmt-c", "10.0.0.0/16", subnet("lb", "10.0.1.0/24", ""))
+	w.internalLBIn(mgmtRG, "eastus", "kubernetes-internal-c", *third.ID+"/subnets/lb", lbIP)
+	fresh := w.reconciler(nil)
+	c := w.cluster()
+	w.reconcile(fresh, c.cr)
+	if cond := condition(t, c.cr, hcplinkv1beta1.AzureInternalLoadBalancerAvailableCondition); cond.Status != metav1.ConditionFalse ||
+		cond.Reason != hcplinkv1beta1.InternalLoadBalancerAmbiguousReason || !strings.Contains(cond.Message, "--azure-vnet-id") {
+		t.Errorf("with two VNets holding the address: %+v", cond)
+	}
+	if w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID)) != nil {
+		t.Error("a Private Link Service was created on a guess")
+	}
+	fresh.Cloud.LoadBalancers.VNetID = w.vnetID
+	w.settle(fresh, c.cr)
+	get(t, c.cr)
+	if !strings.HasSuffix(c.cr.Status.InternalLoadBalancerID, "/loadBalancers/kubernetes-internal") {
+		t.Errorf("with the VNet: load balancer %s, want kubernetes-internal", c.cr.Status.InternalLoadBalancerID)
+	}
+}
