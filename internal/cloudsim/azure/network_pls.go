@@ -56,7 +56,7 @@ func putPrivateLinkService(req *Request, existing *Resource) (*Reply, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkServiceFrontends(req, props); err != nil {
+	if err := checkServiceFrontends(req, props, NormalizeLocation(env.Location)); err != nil {
 		return nil, err
 	}
 	if err := placeNATConfigurations(req, props); err != nil {
@@ -86,8 +86,14 @@ func putPrivateLinkService(req *Request, existing *Resource) (*Reply, *Error) {
 }
 
 // checkServiceFrontends: at least one frontend, each an existing frontend
-// of a load balancer the caller may join.
-func checkServiceFrontends(req *Request, props *armnetwork.PrivateLinkServiceProperties) *Error {
+// of a load balancer in the service's region that the caller may join. A
+// load balancer in another region is, to Azure, not found: it answers
+// InvalidResourceReference ("...make sure that the referenced resource
+// exists, and that both resources are in the same region"), its answer to
+// any cross-region reference between network resources. The endpoints
+// that connect may be in any region
+// (https://learn.microsoft.com/azure/private-link/private-link-service-overview).
+func checkServiceFrontends(req *Request, props *armnetwork.PrivateLinkServiceProperties, location string) *Error {
 	if len(props.LoadBalancerFrontendIPConfigurations) == 0 {
 		return BadRequest("InvalidRequestFormat", "Cannot parse the request: private link service %s needs at least one load balancer frontend IP configuration.", req.ID)
 	}
@@ -97,14 +103,13 @@ func checkServiceFrontends(req *Request, props *armnetwork.PrivateLinkServicePro
 			id = deref(fe.ID)
 		}
 		lb, frontend := frontendOf(req.Store, id)
-		if frontend == nil {
+		if frontend == nil || lb.Location != location {
 			return ErrInvalidResourceReference(id, req.ID.String())
 		}
 		if err := req.AuthorizeLinked(actionFrontendJoin, id); err != nil {
 			return err
 		}
 		*fe = armnetwork.FrontendIPConfiguration{ID: ptr(deref(frontend.ID))}
-		_ = lb
 	}
 	return nil
 }

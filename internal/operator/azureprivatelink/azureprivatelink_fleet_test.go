@@ -69,3 +69,19 @@ func TestEachManagementClusterTakesOnlyItsOwnLoadBalancer(t *testing.T) {
 		t.Errorf("with the VNet: load balancer %s, want kubernetes-internal", c.cr.Status.InternalLoadBalancerID)
 	}
 }
+
+// A customer in another region than the management cluster: the service
+// goes in its load balancer's region (Azure refuses any other), and the
+// customer's endpoint may connect from its own.
+func TestTheServiceIsInItsLoadBalancersRegion(t *testing.T) {
+	w := newWorld(t)
+	c := w.cluster(func(hc *hcplinkv1beta1.HostedCluster, cr *hcplinkv1beta1.AzurePrivateLinkService) {
+		hc.Spec.Platform.Azure.Location, cr.Spec.Location = "westus", "westus"
+	})
+	r := w.reconciler(nil)
+	w.settle(r, c.cr)
+	pls := w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID))
+	if pls == nil || deref(pls.Location) != "eastus" {
+		t.Fatalf("the service's location = %v, want the load balancer's (eastus)", pls)
+	}
+}

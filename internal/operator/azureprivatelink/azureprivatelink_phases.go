@@ -131,6 +131,8 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want desiredService) outcome.Outcome {
 	pls, err := r.Cloud.PutPrivateLinkService(ctx, rg, want.Name, want.body())
 	if err != nil {
+		// The frontend may be what Azure refused: find it again next time.
+		r.frontends.Delete(s.cr.UID)
 		return outcome.FromError(err)
 	}
 	if id := deref(pls.ID); id != "" {
