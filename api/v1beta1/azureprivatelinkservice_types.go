@@ -79,6 +79,11 @@ const (
 	// recreated (new alias), so the Private Endpoint is being replaced.
 	PrivateLinkServiceReplacedReason = "PrivateLinkServiceReplaced"
 
+	// ConnectionNotAllowedReason (an Event): a pending private endpoint
+	// connection from a subscription the cluster does not allow was
+	// rejected.
+	ConnectionNotAllowedReason = "ConnectionNotAllowed"
+
 	// ConflictReason: Azure reported a conflicting operation in progress;
 	// the controller retries shortly.
 	ConflictReason = "Conflict"
@@ -240,6 +245,17 @@ type AzurePrivateLinkServiceStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	PrivateEndpointID string `json:"privateEndpointID,omitempty"`
+
+	// privateEndpointConnectionState is the state, as Azure spells it
+	// (Approved, Pending, Rejected, Disconnected), of the Private Link
+	// Service's connection from the Private Endpoint status.privateEndpointID
+	// names; empty when the service has no connection from it. Written by
+	// the management operator from its listing of the services, so that
+	// the control-plane operator need not read the endpoint every pass.
+	//
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	PrivateEndpointConnectionState string `json:"privateEndpointConnectionState,omitempty"`
 
 	// privateEndpointIP is the Private Endpoint's address in the customer's
 	// subnet.

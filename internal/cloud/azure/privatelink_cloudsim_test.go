@@ -110,14 +110,14 @@ func TestPrivateLinkEndToEnd(t *testing.T) {
 	if err != nil || len(conns) != 1 || azurecloud.ConnectionStatus(conns[0].Properties) != azurecloud.ConnectionApproved {
 		t.Fatalf("connections = %v, %v", conns, err)
 	}
-	if err := pls.RejectConnection(w.ctx, mgmtRG, name, conns[0]); err != nil {
+	if err := pls.RejectConnection(w.ctx, mgmtRG, name, conns[0], "the cluster is being deleted"); err != nil {
 		t.Fatalf("rejecting: %v", err)
 	}
 	conns, _ = pls.Connections(w.ctx, mgmtRG, name)
 	if len(conns) != 1 || azurecloud.ConnectionStatus(conns[0].Properties) != azurecloud.ConnectionRejected {
 		t.Errorf("after rejecting, connections = %v", conns)
 	}
-	if err := pls.RejectConnection(w.ctx, mgmtRG, name, conns[0]); err != nil {
+	if err := pls.RejectConnection(w.ctx, mgmtRG, name, conns[0], "the cluster is being deleted"); err != nil {
 		t.Errorf("rejecting a rejected connection again: %v", err)
 	}
 	if pe, _ = pes.Get(w.ctx, guestRG, peName); pe == nil {

@@ -362,25 +362,49 @@ func (p *PrivateLinkServices) Connections(ctx context.Context, resourceGroup, na
 }
 
 // RejectConnection rejects one connection (so that the service can be
-// deleted with no customer endpoint attached); a connection already
-// rejected is left alone.
-func (p *PrivateLinkServices) RejectConnection(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection) error {
+// deleted with no customer endpoint attached, or because its endpoint's
+// subscription is not allowed); a connection already rejected is left
+// alone.
+func (p *PrivateLinkServices) RejectConnection(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection, why string) error {
 	if conn == nil || ConnectionStatus(conn.Properties) == ConnectionRejected {
 		return nil
 	}
+	return p.setConnectionStatus(ctx, resourceGroup, name, conn, ConnectionRejected, "rejected by hcplink: "+why, "rejecting a private endpoint connection")
+}
+
+// ApproveConnection approves one pending connection: Azure approves
+// automatically only when the endpoint is made, so a connection requested
+// before its subscription was allowed waits for the owner.
+func (p *PrivateLinkServices) ApproveConnection(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection) error {
+	if conn == nil || ConnectionStatus(conn.Properties) == ConnectionApproved {
+		return nil
+	}
+	return p.setConnectionStatus(ctx, resourceGroup, name, conn, ConnectionApproved, "approved by hcplink: the endpoint's subscription is allowed", "approving a private endpoint connection")
+}
+
+func (p *PrivateLinkServices) setConnectionStatus(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection, status, description, doing string) error {
 	ctx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
 	body := armnetwork.PrivateEndpointConnection{Name: conn.Name, Properties: &armnetwork.PrivateEndpointConnectionProperties{
 		PrivateLinkServiceConnectionState: &armnetwork.PrivateLinkServiceConnectionState{
-			Status:      to.Ptr(ConnectionRejected),
-			Description: to.Ptr("rejected by hcplink: the cluster is being deleted"),
+			Status:      to.Ptr(status),
+			Description: to.Ptr(description),
 		},
 	}}
 	_, err := p.Services.UpdatePrivateEndpointConnection(ctx, resourceGroup, name, deref(conn.Name), body, nil)
 	if IsNotFound(err) {
 		return nil
 	}
-	return Wrap("rejecting a private endpoint connection", err)
+	return Wrap(doing, err)
+}
+
+// ConnectionEndpointID is the resource ID of a connection's private
+// endpoint ("" when unknown).
+func ConnectionEndpointID(conn *armnetwork.PrivateEndpointConnection) string {
+	if conn == nil || conn.Properties == nil || conn.Properties.PrivateEndpoint == nil {
+		return ""
+	}
+	return deref(conn.Properties.PrivateEndpoint.ID)
 }
 
 // DeleteConnection removes one connection (absent counts as deleted):

@@ -204,12 +204,17 @@ type ownedStatus struct {
 	NATSubnetID             string `json:"natSubnetID"`
 	PrivateLinkServiceID    string `json:"privateLinkServiceID"`
 	PrivateLinkServiceAlias string `json:"privateLinkServiceAlias"`
+	// PrivateEndpointConnectionState is the state of the service's
+	// connection from status.privateEndpointID (the control-plane
+	// operator's endpoint), read from the service.
+	PrivateEndpointConnectionState string `json:"privateEndpointConnectionState"`
 }
 
 func ownedStatusOf(cr *hcplinkv1beta1.AzurePrivateLinkService) ownedStatus {
 	st := cr.Status
 	return ownedStatus{InternalLoadBalancerID: st.InternalLoadBalancerID, NATSubnetID: st.NATSubnetID,
-		PrivateLinkServiceID: st.PrivateLinkServiceID, PrivateLinkServiceAlias: st.PrivateLinkServiceAlias}
+		PrivateLinkServiceID: st.PrivateLinkServiceID, PrivateLinkServiceAlias: st.PrivateLinkServiceAlias,
+		PrivateEndpointConnectionState: st.PrivateEndpointConnectionState}
 }
 
 // Reconcile publishes one AzurePrivateLinkService's load balancer as a

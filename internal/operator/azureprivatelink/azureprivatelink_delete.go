@@ -122,7 +122,7 @@ func (r *Reconciler) removeConnections(ctx context.Context, rg string, pls *armn
 		}
 		n++
 		if connectionStatus(c) != connectionRejected {
-			if err := r.Cloud.RejectConnection(ctx, rg, name, c); err != nil {
+			if err := r.Cloud.RejectConnection(ctx, rg, name, c, "the cluster is being deleted"); err != nil {
 				return n, outcome.FromError(err)
 			}
 			ctrl.LoggerFrom(ctx).Info("rejected a private endpoint connection", "privateLinkService", name, "connection", deref(c.Name))

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -83,5 +84,64 @@ func TestTheServiceIsInItsLoadBalancersRegion(t *testing.T) {
 	pls := w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID))
 	if pls == nil || deref(pls.Location) != "eastus" {
 		t.Fatalf("the service's location = %v, want the load balancer's (eastus)", pls)
+	}
+}
+
+// A Pending connection from an allowed subscription is approved (Azure
+// approves automatically only when the endpoint is made: here the
+// service's auto-approval had been emptied behind hcplink's back when the
+// customer connected); one from a subscription that is not allowed is
+// rejected. status.privateEndpointConnectionState follows the
+// connection of status.privateEndpointID.
+func TestPendingConnectionsFromAllowedSubscriptionsAreApproved(t *testing.T) {
+	w := newWorld(t)
+	c := w.cluster()
+	setAdditional(t, c.hc, []string{foreignSub})
+	r := w.reconciler(nil)
+	w.settle(r, c.cr)
+	name := azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID)
+
+	// Behind hcplink's back: visible to every subscription, approving none.
+	openUp := func() {
+		pls := w.pls(name)
+		pls.Properties.AutoApproval.Subscriptions = nil
+		pls.Properties.Visibility.Subscriptions = []*string{to.Ptr("*")}
+		pls.Properties.PrivateEndpointConnections, pls.Properties.NetworkInterfaces = nil, nil
+		p, err := w.mgmt.NewPrivateLinkServicesClient().BeginCreateOrUpdate(w.ctx, mgmtRG, name, *pls, nil)
+		finish(w, p, err)
+	}
+	openUp()
+	get(t, c.cr)
+	pe := w.foreignEndpoint(c.cr.Status.PrivateLinkServiceAlias)
+	if got := endpointStatus(w.endpoint(pe)); got != "Pending" {
+		t.Fatalf("the endpoint made while its subscription was not auto-approved is %s, want Pending", got)
+	}
+	patchStatus(t, c.cr, map[string]any{"privateEndpointID": *w.endpoint(pe).ID})
+	w.clk.Advance(testDrift)
+	w.settle(r, c.cr)
+	w.reconcile(r, c.cr)
+	if got := endpointStatus(w.endpoint(pe)); got != "Approved" {
+		t.Errorf("the endpoint from an allowed subscription is %s, want Approved", got)
+	}
+	get(t, c.cr)
+	if got := c.cr.Status.PrivateEndpointConnectionState; got != "Approved" {
+		t.Errorf("status.privateEndpointConnectionState = %q, want Approved", got)
+	}
+
+	// The foreign subscription is no longer allowed; an endpoint it makes
+	// while the service is open to all is rejected.
+	setAdditional(t, c.hc, nil)
+	w.settle(r, c.cr)
+	openUp()
+	get(t, c.cr)
+	other := w.foreignEndpointNamed("foreign-pe-2", c.cr.Status.PrivateLinkServiceAlias)
+	w.clk.Advance(testDrift)
+	w.settle(r, c.cr)
+	w.reconcile(r, c.cr)
+	if got := endpointStatus(w.endpoint(other)); got != "Rejected" {
+		t.Errorf("the endpoint from a subscription that is not allowed is %s, want Rejected", got)
+	}
+	if got := endpointStatus(w.endpoint(pe)); got != "Approved" {
+		t.Errorf("the endpoint approved earlier is %s; hcplink leaves approved connections alone", got)
 	}
 }

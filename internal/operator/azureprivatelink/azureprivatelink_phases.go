@@ -2,6 +2,8 @@ package azureprivatelink
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
@@ -123,6 +125,9 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 		log.Info("the Private Link Service drifted; putting it back", "privateLinkService", want.Name, "differs", d)
 		return r.putService(ctx, s, rg, want)
 	}
+	if o := r.reviewConnections(ctx, s, rg, pls, want); !o.Done() {
+		return o
+	}
 	return r.serviceReady(s, pls, want)
 }
 
@@ -165,9 +170,57 @@ func (r *Reconciler) desired(s *scope) desiredService {
 		Location:      s.frontend.Location,
 		FrontendID:    s.frontend.ID,
 		NATSubnetID:   s.status.NATSubnetID,
-		Subscriptions: subscriptions(s.cr.Spec.GuestSubnetID, additionalSubscriptions(s)),
+		Subscriptions: subscriptions(guestSubscription(s), additionalSubscriptions(s)),
 		Tags:          azurecloud.ManagementTags(s.hc.Spec.InfraID, s.cr.Name, r.ManagementClusterID),
 	}
+}
+
+// guestSubscription is the subscription the control-plane operator makes
+// the Private Endpoint in: the cluster's spec.subscriptionID (CEL ties the
+// guest VNet and subnet to it).
+func guestSubscription(s *scope) string {
+	if s.hc != nil && s.hc.Spec.Platform.Azure != nil && s.hc.Spec.Platform.Azure.SubscriptionID != "" {
+		return s.hc.Spec.Platform.Azure.SubscriptionID
+	}
+	return s.cr.Spec.SubscriptionID
+}
+
+// reviewConnections settles the service's connections and records the
+// state of the cluster's own: a Pending connection from an allowed
+// subscription is approved (Azure approves automatically only when the
+// endpoint is made, so one made before its subscription was allowed
+// would wait for ever), a Pending one from any other subscription is
+// rejected and reported. Approved and Rejected ones are left as they are.
+func (r *Reconciler) reviewConnections(ctx context.Context, s *scope, rg string, pls *armnetwork.PrivateLinkService, want desiredService) outcome.Outcome {
+	s.status.PrivateEndpointConnectionState = ""
+	if pls.Properties == nil {
+		return outcome.Continue()
+	}
+	for _, c := range pls.Properties.PrivateEndpointConnections {
+		endpoint := azurecloud.ConnectionEndpointID(c)
+		state := azurecloud.ConnectionStatus(c.Properties)
+		if state == azurecloud.ConnectionPending {
+			if slices.Contains(want.Subscriptions, strings.ToLower(azurecloud.SubscriptionOf(endpoint))) {
+				if err := r.Cloud.ApproveConnection(ctx, rg, want.Name, c); err != nil {
+					return outcome.FromError(err)
+				}
+				ctrl.LoggerFrom(ctx).Info("approved a pending connection from an allowed subscription", "privateLinkService", want.Name, "connection", deref(c.Name))
+				state = azurecloud.ConnectionApproved
+			} else {
+				if err := r.Cloud.RejectConnection(ctx, rg, want.Name, c, "the endpoint's subscription is not allowed"); err != nil {
+					return outcome.FromError(err)
+				}
+				ctrl.LoggerFrom(ctx).Info("rejected a pending connection from a subscription that is not allowed", "privateLinkService", want.Name, "connection", deref(c.Name))
+				r.Events.Warning(s.cr, hcplinkv1beta1.ConnectionNotAllowedReason, "RejectPrivateEndpointConnection", fmt.Sprintf(
+					"Private Link Service %s: rejected private endpoint %s, whose subscription is not allowed; add it to additionalAllowedSubscriptions and connect again to let it in.", want.Name, lastSegment(endpoint)))
+				state = azurecloud.ConnectionRejected
+			}
+		}
+		if endpoint != "" && strings.EqualFold(endpoint, s.cr.Status.PrivateEndpointID) {
+			s.status.PrivateEndpointConnectionState = state
+		}
+	}
+	return outcome.Continue()
 }
 
 func additionalSubscriptions(s *scope) []string {

@@ -32,11 +32,11 @@ const (
 )
 
 // subscriptions is the set the Private Link Service shows itself to and
-// approves automatically: the guest subnet's subscription and the
+// approves automatically: the cluster's subscription and the
 // cluster's additionalAllowedSubscriptions, lowercased, sorted, unique
 // (Azure compares subscription IDs without case).
-func subscriptions(guestSubnetID string, additional []string) []string {
-	return azurecloud.NormalizeSubscriptions(append([]string{azurecloud.SubscriptionOf(guestSubnetID)}, additional...))
+func subscriptions(guest string, additional []string) []string {
+	return azurecloud.NormalizeSubscriptions(append([]string{guest}, additional...))
 }
 
 // desiredService is what the Private Link Service must be.

@@ -93,9 +93,14 @@ func (c *Cloud) DeletePrivateLinkService(ctx context.Context, rg, name string) (
 	return err == nil && token == "", err
 }
 
-// RejectConnection sets a connection Rejected.
-func (c *Cloud) RejectConnection(ctx context.Context, rg, service string, conn *armnetwork.PrivateEndpointConnection) error {
-	return c.Provider.RejectConnection(ctx, rg, service, conn)
+// RejectConnection sets a connection Rejected, saying why.
+func (c *Cloud) RejectConnection(ctx context.Context, rg, service string, conn *armnetwork.PrivateEndpointConnection, why string) error {
+	return c.Provider.RejectConnection(ctx, rg, service, conn, why)
+}
+
+// ApproveConnection sets a pending connection Approved.
+func (c *Cloud) ApproveConnection(ctx context.Context, rg, service string, conn *armnetwork.PrivateEndpointConnection) error {
+	return c.Provider.ApproveConnection(ctx, rg, service, conn)
 }
 
 // DeleteConnection starts removing a connection (Azure refuses to delete a

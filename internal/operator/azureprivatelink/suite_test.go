@@ -360,7 +360,13 @@ func (w *world) deleteAndSettle(r *Reconciler, cr *hcplinkv1beta1.AzurePrivateLi
 // connecting manually to the alias; it returns its name.
 func (w *world) foreignEndpoint(alias string) string {
 	w.t.Helper()
-	p, err := w.foreign.NewPrivateEndpointsClient().BeginCreateOrUpdate(w.ctx, "foreign-rg", "foreign-pe", armnetwork.PrivateEndpoint{
+	return w.foreignEndpointNamed("foreign-pe", alias)
+}
+
+// foreignEndpointNamed is foreignEndpoint with the endpoint's name.
+func (w *world) foreignEndpointNamed(name, alias string) string {
+	w.t.Helper()
+	p, err := w.foreign.NewPrivateEndpointsClient().BeginCreateOrUpdate(w.ctx, "foreign-rg", name, armnetwork.PrivateEndpoint{
 		Location: to.Ptr("eastus"),
 		Properties: &armnetwork.PrivateEndpointProperties{
 			Subnet: &armnetwork.Subnet{ID: to.Ptr(w.foreignSubnet)},
@@ -369,7 +375,7 @@ func (w *world) foreignEndpoint(alias string) string {
 		},
 	}, nil)
 	finish(w, p, err)
-	return "foreign-pe"
+	return name
 }
 
 func (w *world) endpoint(name string) armnetwork.PrivateEndpoint {
