@@ -60,6 +60,11 @@ const (
 	// exist.
 	NATSubnetNotFoundReason = "NATSubnetNotFound"
 
+	// NATSubnetNameTakenReason: a subnet with the name of the NAT subnet
+	// the operator would create exists, and the operator did not create
+	// it (no record in status, not used by the cluster's service).
+	NATSubnetNameTakenReason = "NATSubnetNameTaken"
+
 	// WaitingForPrivateLinkServiceReason: the control-plane operator waits
 	// for the operator to publish status.privateLinkServiceAlias.
 	WaitingForPrivateLinkServiceReason = "WaitingForPrivateLinkService"

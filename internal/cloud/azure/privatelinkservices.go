@@ -228,12 +228,34 @@ func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name,
 	if err != nil || existing != nil {
 		return existing, "", err
 	}
-	r, token, err := begin(ctx, "", start)
-	if err != nil || r == nil {
-		return nil, token, Wrap("creating the NAT subnet", err)
+	// Another worker or operator may place a subnet in the same free range
+	// between our read of the VNet and our write; Azure then refuses ours
+	// as overlapping, and a fresh read finds the next free range.
+	for attempt := 1; ; attempt++ {
+		r, token, err := begin(ctx, "", start)
+		if ErrorCode(err) == CodeSubnetRangesOverlap {
+			if attempt < natSubnetAttempts {
+				continue
+			}
+			return nil, "", &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassDependency, Code: CodeSubnetRangesOverlap,
+				Message: "other subnets kept taking the free range the NAT subnet was placed in; it is placed again shortly.", Err: err}
+		}
+		if err != nil || r == nil {
+			return nil, token, Wrap("creating the NAT subnet", err)
+		}
+		return &r.Subnet, "", nil
 	}
-	return &r.Subnet, "", nil
 }
+
+// CodeSubnetRangesOverlap is Azure's refusal of a subnet whose range
+// overlaps another subnet of its VNet (HTTP 400). For a NAT subnet hcplink
+// places it means another writer took the range first: a conflict.
+const CodeSubnetRangesOverlap = "NetcfgSubnetRangesOverlap"
+
+// natSubnetAttempts bounds the placements of one NAT subnet in one call
+// (each a read of the VNet and a write); a VNet that busy is retried on
+// the next pass.
+const natSubnetAttempts = 3
 
 // natSubnetBody places a NAT subnet in the VNet's free address space.
 func (p *PrivateLinkServices) natSubnetBody(ctx context.Context, vnetID string) (armnetwork.Subnet, error) {

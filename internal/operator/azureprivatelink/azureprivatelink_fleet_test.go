@@ -1,11 +1,17 @@
 package azureprivatelink
 
 import (
+	"net/netip"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
@@ -143,5 +149,92 @@ func TestPendingConnectionsFromAllowedSubscriptionsAreApproved(t *testing.T) {
 	}
 	if got := endpointStatus(w.endpoint(pe)); got != "Approved" {
 		t.Errorf("the endpoint approved earlier is %s; hcplink leaves approved connections alone", got)
+	}
+}
+
+// A subnet someone else made with the name hcplink would give the
+// cluster's NAT subnet is neither used nor deleted: the condition says
+// so, no service is made on it, and deleting the cluster leaves it.
+func TestAForeignSubnetWithOurNameIsNeverUsedOrDeleted(t *testing.T) {
+	w := newWorld(t)
+	c := w.cluster()
+	name := azurecloud.NATSubnetName(c.hc.Spec.ClusterID)
+	p, err := w.mgmt.NewSubnetsClient().BeginCreateOrUpdate(w.ctx, mgmtRG, "mgmt", name, azurecloud.NATSubnetBody("10.0.200.0/28"), nil)
+	finish(w, p, err)
+	foreign := w.vnetID + "/subnets/" + name
+
+	r := w.reconciler(nil)
+	for range 3 {
+		w.reconcile(r, c.cr)
+		w.clk.Advance(time.Minute)
+	}
+	if cond := condition(t, c.cr, hcplinkv1beta1.AzurePLSCreatedCondition); cond.Status != metav1.ConditionFalse || cond.Reason != hcplinkv1beta1.NATSubnetNameTakenReason {
+		t.Errorf("AzurePLSCreated = %+v, want False/%s", cond, hcplinkv1beta1.NATSubnetNameTakenReason)
+	}
+	if w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID)) != nil {
+		t.Error("a Private Link Service was made on a subnet hcplink did not create")
+	}
+	get(t, c.cr)
+	if c.cr.Status.NATSubnetID != "" {
+		t.Errorf("status.natSubnetID = %s: the foreign subnet was recorded as ours", c.cr.Status.NATSubnetID)
+	}
+	w.deleteAndSettle(r, c.cr)
+	if !w.subnetExists(foreign) {
+		t.Error("deleting the cluster deleted a subnet hcplink did not create")
+	}
+}
+
+// Many clusters at once, on concurrent workers: each gets its own NAT
+// subnet, none overlapping another.
+func TestManyClustersAtOnceGetDistinctNATSubnets(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(nil)
+	var clusters []*cluster
+	for range 6 {
+		clusters = append(clusters, w.cluster())
+	}
+	ready := map[int]bool{}
+	for round := 0; len(ready) < len(clusters) && round < 40; round++ {
+		var wg sync.WaitGroup
+		for i, c := range clusters {
+			if ready[i] {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = r.Reconcile(w.ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(c.cr)})
+			}()
+		}
+		wg.Wait()
+		for i, c := range clusters {
+			get(t, c.cr)
+			if cond := meta.FindStatusCondition(c.cr.Status.Conditions, hcplinkv1beta1.AzurePLSCreatedCondition); cond != nil && cond.Status == metav1.ConditionTrue {
+				ready[i] = true
+			}
+		}
+		w.clk.Advance(time.Minute)
+	}
+	var prefixes []netip.Prefix
+	for _, c := range clusters {
+		get(t, c.cr)
+		if !meta.IsStatusConditionTrue(c.cr.Status.Conditions, hcplinkv1beta1.AzurePLSCreatedCondition) {
+			t.Fatalf("cluster %s is not ready: %+v", c.hc.Name, c.cr.Status.Conditions)
+		}
+		ref, err := azurecloud.ParseSubnetID(c.cr.Status.NATSubnetID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.mgmt.NewSubnetsClient().Get(w.ctx, ref.ResourceGroup, ref.VNet, ref.Name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := netip.MustParsePrefix(*got.Properties.AddressPrefix)
+		for _, q := range prefixes {
+			if p.Overlaps(q) {
+				t.Errorf("NAT subnets %s and %s overlap", p, q)
+			}
+		}
+		prefixes = append(prefixes, p)
 	}
 }

@@ -67,19 +67,62 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		return outcome.Continue()
 	}
 	name := azurecloud.NATSubnetName(clusterID(s.hc))
+	if o := r.recordNATSubnet(ctx, s, name); !o.Done() {
+		return o
+	}
 	subnet, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name)
 	if err != nil {
 		return outcome.FromError(err)
-	}
-	if id := deref(subnet.ID); id != "" && s.status.NATSubnetID != id {
-		ctrl.LoggerFrom(ctx).Info("using a NAT subnet created by hcplink", "subnet", name)
-		r.Events.Created(s.cr, "NAT subnet", name)
-		s.status.NATSubnetID = id
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
 		return natSubnetCreating(name)
 	}
 	return outcome.Continue()
+}
+
+// recordNATSubnet writes status.natSubnetID before the NAT subnet is
+// created: subnets carry no tags in Azure, so that record (and the
+// cluster's own service using the subnet, should status be lost) is what
+// makes a subnet hcplink's — to use and, later, to delete. A subnet of
+// our name that neither names was made by someone else: it is left alone
+// and the condition says so.
+func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) outcome.Outcome {
+	id := vnetOf(s.frontend.SubnetID) + "/subnets/" + name
+	if strings.EqualFold(s.status.NATSubnetID, id) {
+		return outcome.Continue()
+	}
+	existing, err := r.Cloud.Subnet(ctx, id)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	if existing != nil {
+		ours, err := r.serviceUsesSubnet(ctx, s, id)
+		if err != nil {
+			return outcome.FromError(err)
+		}
+		if !ours {
+			return natSubnetNameTaken(name)
+		}
+	}
+	s.status.NATSubnetID = id
+	if err := r.writeStatus(ctx, s); err != nil {
+		return outcome.FromError(err)
+	}
+	if existing == nil {
+		ctrl.LoggerFrom(ctx).Info("creating a NAT subnet", "subnet", name)
+		r.Events.Created(s.cr, "NAT subnet", name)
+	}
+	return outcome.Continue()
+}
+
+// serviceUsesSubnet: the cluster's own Private Link Service (tagged for
+// it) takes its NAT addresses from subnetID.
+func (r *Reconciler) serviceUsesSubnet(ctx context.Context, s *scope, subnetID string) (bool, error) {
+	pls, err := r.Cloud.PrivateLinkService(ctx, azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID), serviceName(s))
+	if err != nil || pls == nil || pls.Properties == nil || r.notOursBecause(pls, s) != "" {
+		return false, err
+	}
+	return slices.ContainsFunc(natSubnetIDs(pls.Properties.IPConfigurations), func(id string) bool { return strings.EqualFold(id, subnetID) }), nil
 }
 
 // ensureService makes the Private Link Service what it must be: created

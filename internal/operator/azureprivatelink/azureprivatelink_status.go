@@ -206,6 +206,13 @@ func natSubnetNotFound(name string) outcome.Outcome {
 		"NAT subnet "+name+" (spec.natSubnetID) does not exist; create it with Private Link Service network policies disabled, in the load balancer's region.")
 }
 
+// natSubnetNameTaken: a subnet with the name hcplink gives the cluster's
+// NAT subnet exists, and nothing says hcplink made it.
+func natSubnetNameTaken(name string) outcome.Outcome {
+	return outcome.WaitOnPerson(hcplinkv1beta1.NATSubnetNameTakenReason,
+		"Subnet "+name+" exists in the load balancer's VNet but hcplink did not create it; hcplink neither uses nor deletes it. Rename or delete it, or give the cluster a NAT subnet of your own (natSubnetID).")
+}
+
 // natSubnetPoliciesOn: the given NAT subnet refuses Private Link Services.
 func natSubnetPoliciesOn(name string) outcome.Outcome {
 	return outcome.WaitOnPerson(hcplinkv1beta1.InvalidParameterReason,
