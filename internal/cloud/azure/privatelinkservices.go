@@ -339,6 +339,21 @@ func (p *PrivateLinkServices) Get(ctx context.Context, resourceGroup, name strin
 	return &resp.PrivateLinkService, nil
 }
 
+// List reads every page of the Private Link Services of a resource group,
+// their connections inline (one call a page for every cluster's service).
+func (p *PrivateLinkServices) List(ctx context.Context, resourceGroup string) ([]*armnetwork.PrivateLinkService, error) {
+	ctx, cancel := p.Timeouts.list(ctx)
+	defer cancel()
+	var out []*armnetwork.PrivateLinkService
+	err := eachPage(ctx, p.Services.NewListPager(resourceGroup, nil), func(r armnetwork.PrivateLinkServicesClientListResponse) {
+		out = append(out, r.Value...)
+	})
+	if err != nil {
+		return nil, Wrap("listing the Private Link Services", err)
+	}
+	return out, nil
+}
+
 // CreateOrUpdate puts the Private Link Service (create, or update to
 // body); while the operation runs it returns the token to resume with.
 func (p *PrivateLinkServices) CreateOrUpdate(ctx context.Context, resourceGroup, name string, body armnetwork.PrivateLinkService, resumeToken string) (*armnetwork.PrivateLinkService, string, error) {

@@ -39,6 +39,7 @@ type SubnetsAPI interface {
 // PrivateLinkServicesAPI is the Private Link Service and its connections.
 type PrivateLinkServicesAPI interface {
 	Get(ctx context.Context, resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientGetOptions) (armnetwork.PrivateLinkServicesClientGetResponse, error)
+	NewListPager(resourceGroupName string, options *armnetwork.PrivateLinkServicesClientListOptions) *runtime.Pager[armnetwork.PrivateLinkServicesClientListResponse]
 	BeginCreateOrUpdate(ctx context.Context, resourceGroupName string, serviceName string, parameters armnetwork.PrivateLinkService, options *armnetwork.PrivateLinkServicesClientBeginCreateOrUpdateOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientCreateOrUpdateResponse], error)
 	BeginDelete(ctx context.Context, resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientBeginDeleteOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeleteResponse], error)
 	NewListPrivateEndpointConnectionsPager(resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsOptions) *runtime.Pager[armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsResponse]

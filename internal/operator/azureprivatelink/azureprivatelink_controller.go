@@ -109,6 +109,10 @@ type Reconciler struct {
 	// Events tells people what was created, adopted or deleted and how the
 	// conditions changed; nil tells nothing.
 	Events *events.Recorder
+	// Services batches the reads of Private Link Services (one listing per
+	// resource group per drift interval for every object); nil builds one
+	// on Cloud.
+	Services *ServiceCache
 
 	once sync.Once
 	// frontends remembers each object's frontend (by UID) once found, so
@@ -126,6 +130,9 @@ func (r *Reconciler) init() {
 		}
 		if r.Tracker == nil {
 			r.Tracker = &outcome.Tracker{Now: r.Now}
+		}
+		if r.Services == nil {
+			r.Services = &ServiceCache{Cloud: r.Cloud, Now: r.Now, TTL: r.DriftInterval}
 		}
 	})
 }

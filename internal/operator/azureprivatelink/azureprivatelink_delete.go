@@ -80,6 +80,7 @@ func (r *Reconciler) deleteService(ctx context.Context, s *scope) outcome.Outcom
 		return outcome.FromError(err)
 	}
 	if pls == nil {
+		r.Services.Forget(rg, name)
 		s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
 		return outcome.Continue()
 	}
@@ -97,6 +98,7 @@ func (r *Reconciler) deleteService(ctx context.Context, s *scope) outcome.Outcom
 		return connectionsPending(name, n)
 	}
 	gone, err := r.Cloud.DeletePrivateLinkService(ctx, rg, name)
+	r.Services.Invalidate(rg, name)
 	if err != nil {
 		return outcome.FromError(err)
 	}

@@ -53,6 +53,10 @@ func (r *Reconciler) ensureFrontend(ctx context.Context, s *scope) outcome.Outco
 // balancer's VNet, and records it in status.
 func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outcome {
 	if id := s.cr.Spec.NATSubnetID; id != "" {
+		if r.listedServiceUses(ctx, s, id) {
+			s.status.NATSubnetID = id
+			return outcome.Continue()
+		}
 		subnet, err := r.Cloud.Subnet(ctx, id)
 		if err != nil {
 			return outcome.FromError(err)
@@ -69,6 +73,9 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	name := azurecloud.NATSubnetName(clusterID(s.hc))
 	if o := r.recordNATSubnet(ctx, s, name); !o.Done() {
 		return o
+	}
+	if r.listedServiceUses(ctx, s, s.status.NATSubnetID) {
+		return outcome.Continue()
 	}
 	subnet, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name)
 	if err != nil {
@@ -115,10 +122,37 @@ func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string)
 	return outcome.Continue()
 }
 
+// listedServiceUses: the listing shows the cluster's own service
+// provisioned on the NAT subnet subnetID, so the subnet exists as the
+// service needs it (Azure refuses to delete a subnet a service uses, or to
+// turn its policies back on): no read of it is needed.
+func (r *Reconciler) listedServiceUses(ctx context.Context, s *scope, subnetID string) bool {
+	pls := r.Services.Listed(ctx, azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID), serviceName(s))
+	if pls == nil || subnetID == "" || provisioning(pls.Properties.ProvisioningState) != armnetwork.ProvisioningStateSucceeded || r.notOursBecause(pls, s) != "" {
+		return false
+	}
+	got := natSubnetIDs(pls.Properties.IPConfigurations)
+	return len(got) == 1 && strings.EqualFold(got[0], subnetID)
+}
+
+// hasConnectionFrom: the listing's copy of a service will do only when it
+// already shows the connection of the control-plane operator's endpoint
+// (a listing older than the endpoint does not).
+func hasConnectionFrom(endpointID string) func(*armnetwork.PrivateLinkService) bool {
+	return func(pls *armnetwork.PrivateLinkService) bool {
+		if endpointID == "" {
+			return true
+		}
+		return slices.ContainsFunc(pls.Properties.PrivateEndpointConnections, func(c *armnetwork.PrivateEndpointConnection) bool {
+			return strings.EqualFold(azurecloud.ConnectionEndpointID(c), endpointID)
+		})
+	}
+}
+
 // serviceUsesSubnet: the cluster's own Private Link Service (tagged for
 // it) takes its NAT addresses from subnetID.
 func (r *Reconciler) serviceUsesSubnet(ctx context.Context, s *scope, subnetID string) (bool, error) {
-	pls, err := r.Cloud.PrivateLinkService(ctx, azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID), serviceName(s))
+	pls, err := r.Services.Get(ctx, azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID), serviceName(s), nil)
 	if err != nil || pls == nil || pls.Properties == nil || r.notOursBecause(pls, s) != "" {
 		return false, err
 	}
@@ -134,7 +168,7 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 	log := ctrl.LoggerFrom(ctx)
 	want := r.desired(s)
 	rg := azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID)
-	pls, err := r.Cloud.PrivateLinkService(ctx, rg, want.Name)
+	pls, err := r.Services.Get(ctx, rg, want.Name, hasConnectionFrom(s.cr.Status.PrivateEndpointID))
 	if err != nil {
 		return outcome.FromError(err)
 	}
@@ -178,6 +212,7 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 // within the call, else the next pass reads its state.
 func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want desiredService) outcome.Outcome {
 	pls, err := r.Cloud.PutPrivateLinkService(ctx, rg, want.Name, want.body())
+	r.Services.Invalidate(rg, want.Name)
 	if err != nil {
 		// The frontend may be what Azure refused: find it again next time.
 		r.frontends.Delete(s.cr.UID)
@@ -244,12 +279,14 @@ func (r *Reconciler) reviewConnections(ctx context.Context, s *scope, rg string,
 		state := azurecloud.ConnectionStatus(c.Properties)
 		if state == azurecloud.ConnectionPending {
 			if slices.Contains(want.Subscriptions, strings.ToLower(azurecloud.SubscriptionOf(endpoint))) {
+				r.Services.Invalidate(rg, want.Name)
 				if err := r.Cloud.ApproveConnection(ctx, rg, want.Name, c); err != nil {
 					return outcome.FromError(err)
 				}
 				ctrl.LoggerFrom(ctx).Info("approved a pending connection from an allowed subscription", "privateLinkService", want.Name, "connection", deref(c.Name))
 				state = azurecloud.ConnectionApproved
 			} else {
+				r.Services.Invalidate(rg, want.Name)
 				if err := r.Cloud.RejectConnection(ctx, rg, want.Name, c, "the endpoint's subscription is not allowed"); err != nil {
 					return outcome.FromError(err)
 				}
