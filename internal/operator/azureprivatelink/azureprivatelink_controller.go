@@ -132,7 +132,11 @@ func (r *Reconciler) init() {
 			r.Tracker = &outcome.Tracker{Now: r.Now}
 		}
 		if r.Services == nil {
-			r.Services = &ServiceCache{Cloud: r.Cloud, Now: r.Now, TTL: r.DriftInterval}
+			// A listing serves a little less than the shortest jittered
+			// interval (-15 %), so that each object's drift check sees a
+			// listing made since its last one: drift is repaired within
+			// one interval.
+			r.Services = &ServiceCache{Cloud: r.Cloud, Now: r.Now, TTL: r.DriftInterval * 4 / 5}
 		}
 	})
 }
