@@ -60,6 +60,11 @@ const (
 	// exist.
 	NATSubnetNotFoundReason = "NATSubnetNotFound"
 
+	// LoadBalancerPrivateLinkServiceLimitReason: the private router's
+	// internal load balancer already has Azure's limit of Private Link
+	// Services (8); the router must be placed on another load balancer.
+	LoadBalancerPrivateLinkServiceLimitReason = "LoadBalancerPrivateLinkServiceLimit"
+
 	// NATSubnetNameTakenReason: a subnet with the name of the NAT subnet
 	// the operator would create exists, and the operator did not create
 	// it (no record in status, not used by the cluster's service).

@@ -488,6 +488,12 @@ type PrivateLinkServiceSpec struct {
 	Tags          map[string]*string
 }
 
+// MaxPrivateLinkServicesPerLoadBalancer is Azure's limit of Private Link
+// Services on one Standard load balancer
+// (https://learn.microsoft.com/azure/private-link/private-link-faq: "up to
+// eight Private Link services per load balancer").
+const MaxPrivateLinkServicesPerLoadBalancer = 8
+
 // NATIPConfigurationName is the name of the PLS's one NAT IP configuration.
 const NATIPConfigurationName = "nat"
 

@@ -109,9 +109,47 @@ func checkServiceFrontends(req *Request, props *armnetwork.PrivateLinkServicePro
 		if err := req.AuthorizeLinked(actionFrontendJoin, id); err != nil {
 			return err
 		}
+		if n := servicesOnLoadBalancer(req.Store, lb, req.ID); n >= MaxPrivateLinkServicesPerLoadBalancer {
+			return BadRequest(CodePrivateLinkServiceLimitOnLoadBalancer,
+				"Load balancer %s already has %d private link services; a load balancer can have at most %d.", lb.ID, n, MaxPrivateLinkServicesPerLoadBalancer)
+		}
 		*fe = armnetwork.FrontendIPConfiguration{ID: ptr(deref(frontend.ID))}
 	}
 	return nil
+}
+
+// MaxPrivateLinkServicesPerLoadBalancer is Azure's limit of Private Link
+// Services on one Standard load balancer ("We allow up to eight Private
+// Link services per load balancer",
+// https://learn.microsoft.com/azure/private-link/private-link-faq, and
+// the Private Link limits of
+// https://learn.microsoft.com/azure/azure-resource-manager/management/azure-subscription-service-limits).
+const MaxPrivateLinkServicesPerLoadBalancer = 8
+
+// CodePrivateLinkServiceLimitOnLoadBalancer is cloudsim's answer to a ninth
+// service on a load balancer (HTTP 400). The limit is documented; the
+// exact code Azure answers is not in the documentation we could find, so
+// clients (hcplink included) must not depend on it: the operator counts
+// the services on a load balancer itself.
+const CodePrivateLinkServiceLimitOnLoadBalancer = "PrivateLinkServicesPerLoadBalancerLimitReached"
+
+// servicesOnLoadBalancer counts the Private Link Services other than self
+// in front of any frontend of lb.
+func servicesOnLoadBalancer(s *Store, lb *Resource, self ID) int {
+	prefix := strings.ToLower(lb.ID.String()) + "/frontendipconfigurations/"
+	n := 0
+	for _, r := range s.Find(typePrivateLinkService, nil) {
+		if strings.EqualFold(r.ID.String(), self.String()) {
+			continue
+		}
+		for _, fe := range r.Properties.(*armnetwork.PrivateLinkServiceProperties).LoadBalancerFrontendIPConfigurations {
+			if fe != nil && strings.HasPrefix(strings.ToLower(deref(fe.ID)), prefix) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // placeNATConfigurations gives each NAT IP configuration its address in a

@@ -1,6 +1,7 @@
 package azureprivatelink
 
 import (
+	"fmt"
 	"net/netip"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -236,5 +238,53 @@ func TestManyClustersAtOnceGetDistinctNATSubnets(t *testing.T) {
 			}
 		}
 		prefixes = append(prefixes, p)
+	}
+}
+
+// Azure allows 8 Private Link Services per load balancer: with nine
+// clusters' routers on one internal load balancer (the cloud provider's
+// default: one shared internal load balancer), eight get their service
+// and the ninth a condition naming the load balancer, the count and what
+// to configure — not a generic error.
+func TestTheNinthServiceOnALoadBalancerIsAClearCondition(t *testing.T) {
+	w := newWorld(t)
+	var fes []*armnetwork.FrontendIPConfiguration
+	var ips []string
+	for i := range 9 {
+		ip := fmt.Sprintf("10.0.1.%d", 20+i)
+		ips = append(ips, ip)
+		fes = append(fes, &armnetwork.FrontendIPConfiguration{Name: to.Ptr(fmt.Sprintf("router-%d", i)), Properties: &armnetwork.FrontendIPConfigurationPropertiesFormat{
+			Subnet: &armnetwork.Subnet{ID: to.Ptr(w.vnetID + "/subnets/lb")}, PrivateIPAllocationMethod: to.Ptr(armnetwork.IPAllocationMethodStatic), PrivateIPAddress: to.Ptr(ip),
+		}})
+	}
+	p, err := w.mgmt.NewLoadBalancersClient().BeginCreateOrUpdate(w.ctx, mgmtRG, "shared-internal", armnetwork.LoadBalancer{
+		Location: to.Ptr("eastus"), SKU: &armnetwork.LoadBalancerSKU{Name: to.Ptr(armnetwork.LoadBalancerSKUNameStandard)},
+		Properties: &armnetwork.LoadBalancerPropertiesFormat{FrontendIPConfigurations: fes, BackendAddressPools: []*armnetwork.BackendAddressPool{{Name: to.Ptr("pool")}}},
+	}, nil)
+	finish(w, p, err)
+
+	r := w.reconciler(nil)
+	var clusters []*cluster
+	for _, ip := range ips {
+		clusters = append(clusters, w.cluster(func(_ *hcplinkv1beta1.HostedCluster, cr *hcplinkv1beta1.AzurePrivateLinkService) {
+			cr.Spec.LoadBalancerIP = ip
+		}))
+	}
+	for _, c := range clusters[:8] {
+		w.settle(r, c.cr)
+	}
+	ninth := clusters[8]
+	for range 3 {
+		w.reconcile(r, ninth.cr)
+		w.clk.Advance(time.Minute)
+	}
+	cond := condition(t, ninth.cr, hcplinkv1beta1.AzurePLSCreatedCondition)
+	if cond.Status != metav1.ConditionFalse || cond.Reason != hcplinkv1beta1.LoadBalancerPrivateLinkServiceLimitReason ||
+		!strings.Contains(cond.Message, "shared-internal") || !strings.Contains(cond.Message, "8 Private Link Services") ||
+		!strings.Contains(cond.Message, "multipleStandardLoadBalancerConfigurations") {
+		t.Errorf("the ninth cluster: %+v", cond)
+	}
+	if w.pls(azurecloud.PrivateLinkServiceName(ninth.hc.Spec.ClusterID)) != nil {
+		t.Error("a ninth Private Link Service exists on the load balancer")
 	}
 }

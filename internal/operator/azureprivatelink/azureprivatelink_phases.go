@@ -216,6 +216,11 @@ func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want d
 	if err != nil {
 		// The frontend may be what Azure refused: find it again next time.
 		r.frontends.Delete(s.cr.UID)
+		if s.status.PrivateLinkServiceID == "" {
+			if o, full := r.loadBalancerFull(ctx, s, rg, want.Name); full {
+				return o
+			}
+		}
 		return outcome.FromError(err)
 	}
 	if id := deref(pls.ID); id != "" {
@@ -226,6 +231,30 @@ func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want d
 	}
 	ctrl.LoggerFrom(ctx).Info("wrote the Private Link Service", "privateLinkService", want.Name)
 	return r.serviceReady(s, pls, want)
+}
+
+// loadBalancerFull: a refused creation is explained when the load balancer
+// already carries Azure's limit of Private Link Services (counted on a
+// fresh listing, whatever code Azure gave the refusal).
+func (r *Reconciler) loadBalancerFull(ctx context.Context, s *scope, rg, name string) (outcome.Outcome, bool) {
+	all, err := r.Services.Relisted(ctx, rg)
+	if err != nil {
+		return outcome.Outcome{}, false
+	}
+	prefix := strings.ToLower(s.frontend.LoadBalancerID) + "/frontendipconfigurations/"
+	n := 0
+	for _, pls := range all {
+		if strings.EqualFold(deref(pls.Name), name) || pls.Properties == nil {
+			continue
+		}
+		if slices.ContainsFunc(frontendIDs(pls.Properties.LoadBalancerFrontendIPConfigurations), func(id string) bool { return strings.HasPrefix(strings.ToLower(id), prefix) }) {
+			n++
+		}
+	}
+	if n < azurecloud.MaxPrivateLinkServicesPerLoadBalancer {
+		return outcome.Outcome{}, false
+	}
+	return loadBalancerFullOutcome(lastSegment(s.frontend.LoadBalancerID), n), true
 }
 
 // serviceReady records the alias of a service that matches.

@@ -206,6 +206,15 @@ func natSubnetNotFound(name string) outcome.Outcome {
 		"NAT subnet "+name+" (spec.natSubnetID) does not exist; create it with Private Link Service network policies disabled, in the load balancer's region.")
 }
 
+// loadBalancerFullOutcome: the router's load balancer carries Azure's
+// limit of Private Link Services; the cluster needs its router on another
+// load balancer, which the cloud provider makes when configured with
+// several.
+func loadBalancerFullOutcome(lb string, n int) outcome.Outcome {
+	return outcome.WaitOnPerson(hcplinkv1beta1.LoadBalancerPrivateLinkServiceLimitReason, fmt.Sprintf(
+		"Internal load balancer %s already has %d Private Link Services, Azure's limit per load balancer; give the management cluster more internal load balancers (cloud-provider-azure multipleStandardLoadBalancerConfigurations) and place this cluster's private router on one with room (Service annotation service.beta.kubernetes.io/azure-load-balancer-configurations), or delete a cluster on it.", lb, n))
+}
+
 // natSubnetNameTaken: a subnet with the name hcplink gives the cluster's
 // NAT subnet exists, and nothing says hcplink made it.
 func natSubnetNameTaken(name string) outcome.Outcome {

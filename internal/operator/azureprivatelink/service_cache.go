@@ -103,6 +103,21 @@ func (c *ServiceCache) Listed(ctx context.Context, rg, name string) *armnetwork.
 	return nil
 }
 
+// Relisted lists the resource group's services anew (every caller sharing
+// the one listing in flight).
+func (c *ServiceCache) Relisted(ctx context.Context, rg string) ([]armnetwork.PrivateLinkService, error) {
+	c.batch(rg).Expire()
+	items, err := c.listed(ctx, rg)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]armnetwork.PrivateLinkService, 0, len(items))
+	for _, s := range items {
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // Invalidate marks a service the operator changed.
 func (c *ServiceCache) Invalidate(rg, name string) { c.batch(rg).Invalidate(strings.ToLower(name)) }
 
