@@ -196,6 +196,16 @@ func (p *PrivateLinkServices) Subnet(ctx context.Context, subnetID string) (*arm
 // that overlaps no subnet) with Private Link Service network policies
 // disabled. While the creation runs it returns the token to resume with.
 func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name, resumeToken string) (*armnetwork.Subnet, string, error) {
+	return p.ensureNATSubnet(ctx, vnetID, name, resumeToken, false)
+}
+
+// CreateNATSubnet is EnsureNATSubnet for a caller that has just read that
+// the subnet does not exist: it places it without reading it again.
+func (p *PrivateLinkServices) CreateNATSubnet(ctx context.Context, vnetID, name, resumeToken string) (*armnetwork.Subnet, string, error) {
+	return p.ensureNATSubnet(ctx, vnetID, name, resumeToken, true)
+}
+
+func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name, resumeToken string, knownAbsent bool) (*armnetwork.Subnet, string, error) {
 	vnetRef, err := ParseVNetID(vnetID)
 	if err != nil {
 		return nil, "", err
@@ -223,10 +233,13 @@ func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name,
 		}
 		// Forgotten: the subnet may exist by now; placing it again would
 		// move it, so look first.
+		knownAbsent = false
 	}
-	existing, err := p.Subnet(ctx, ref.ID())
-	if err != nil || existing != nil {
-		return existing, "", err
+	if !knownAbsent {
+		existing, err := p.Subnet(ctx, ref.ID())
+		if err != nil || existing != nil {
+			return existing, "", err
+		}
 	}
 	// Another worker or operator may place a subnet in the same free range
 	// between our read of the VNet and our write; Azure then refuses ours

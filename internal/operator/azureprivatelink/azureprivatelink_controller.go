@@ -118,6 +118,10 @@ type Reconciler struct {
 	// frontends remembers each object's frontend (by UID) once found, so
 	// that a pass does not list the load balancers again.
 	frontends sync.Map
+	// natSubnets remembers, by UID, the NAT subnet hcplink made once seen
+	// provisioned, or the token of its creation while it runs (natToken),
+	// so that a pass neither reads it again nor re-runs its placement.
+	natSubnets sync.Map
 }
 
 func (r *Reconciler) init() {

@@ -71,15 +71,24 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		return outcome.Continue()
 	}
 	name := azurecloud.NATSubnetName(clusterID(s.hc))
-	if o := r.recordNATSubnet(ctx, s, name); !o.Done() {
+	absent, o := r.recordNATSubnet(ctx, s, name)
+	if !o.Done() {
 		return o
 	}
-	if r.listedServiceUses(ctx, s, s.status.NATSubnetID) {
+	known, _ := r.natSubnets.Load(s.cr.UID)
+	state, _ := known.(natSubnetState)
+	if state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID) {
 		return outcome.Continue()
 	}
-	subnet, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name)
+	subnet, token, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name, state.token, absent)
 	if err != nil {
+		r.natSubnets.Delete(s.cr.UID)
 		return outcome.FromError(err)
+	}
+	if token != "" {
+		r.natSubnets.Store(s.cr.UID, natSubnetState{token: token})
+	} else if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
+		r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
 		return natSubnetCreating(name)
@@ -93,34 +102,41 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 // makes a subnet hcplink's — to use and, later, to delete. A subnet of
 // our name that neither names was made by someone else: it is left alone
 // and the condition says so.
-func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) outcome.Outcome {
+//
+// absent: it has just read that no subnet of that name exists.
+func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) (absent bool, o outcome.Outcome) {
 	id := vnetOf(s.frontend.SubnetID) + "/subnets/" + name
 	if strings.EqualFold(s.status.NATSubnetID, id) {
-		return outcome.Continue()
+		return false, outcome.Continue()
 	}
 	existing, err := r.Cloud.Subnet(ctx, id)
 	if err != nil {
-		return outcome.FromError(err)
+		return false, outcome.FromError(err)
 	}
 	if existing != nil {
 		ours, err := r.serviceUsesSubnet(ctx, s, id)
 		if err != nil {
-			return outcome.FromError(err)
+			return false, outcome.FromError(err)
 		}
 		if !ours {
-			return natSubnetNameTaken(name)
+			return false, natSubnetNameTaken(name)
 		}
 	}
 	s.status.NATSubnetID = id
 	if err := r.writeStatus(ctx, s); err != nil {
-		return outcome.FromError(err)
+		return false, outcome.FromError(err)
 	}
 	if existing == nil {
 		ctrl.LoggerFrom(ctx).Info("creating a NAT subnet", "subnet", name)
 		r.Events.Created(s.cr, "NAT subnet", name)
 	}
-	return outcome.Continue()
+	return existing == nil, outcome.Continue()
 }
+
+// natSubnetState is what a Reconciler remembers of an object's NAT subnet
+// between passes: the token of its creation while it runs, then the ID
+// once seen provisioned.
+type natSubnetState struct{ token, ready string }
 
 // listedServiceUses: the listing shows the cluster's own service
 // provisioned on the NAT subnet subnetID, so the subnet exists as the
@@ -214,8 +230,10 @@ func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want d
 	pls, err := r.Cloud.PutPrivateLinkService(ctx, rg, want.Name, want.body())
 	r.Services.Invalidate(rg, want.Name)
 	if err != nil {
-		// The frontend may be what Azure refused: find it again next time.
+		// The frontend or the NAT subnet may be what Azure refused: look
+		// at them again next time.
 		r.frontends.Delete(s.cr.UID)
+		r.natSubnets.Delete(s.cr.UID)
 		if s.status.PrivateLinkServiceID == "" {
 			if o, full := r.loadBalancerFull(ctx, s, rg, want.Name); full {
 				return o

@@ -45,21 +45,26 @@ func (c *Cloud) Subnet(ctx context.Context, id string) (*armnetwork.Subnet, erro
 }
 
 // EnsureNATSubnet gets the subnet name in the VNet of frontendSubnetID, or
-// starts creating it in that VNet's free address space; while it is being
-// created the answer is the subnet as Azure shows it (Updating).
-func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name string) (*armnetwork.Subnet, error) {
+// starts creating it in that VNet's free address space (without reading it
+// first when the caller just found it absent); while it is being created
+// the answer is the subnet as Azure shows it (Updating) and the token to
+// resume with, so that the next pass polls only the operation.
+func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name, token string, absent bool) (*armnetwork.Subnet, string, error) {
 	ref, err := azurecloud.ParseSubnetID(frontendSubnetID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	subnet, token, err := c.Provider.EnsureNATSubnet(ctx, ref.VNetID(), name, "")
+	ensure := c.Provider.EnsureNATSubnet
+	if absent {
+		ensure = c.Provider.CreateNATSubnet
+	}
+	subnet, next, err := ensure(ctx, ref.VNetID(), name, token)
 	if err != nil || subnet != nil {
-		return subnet, err
+		return subnet, "", err
 	}
-	_ = token // see Cloud: the next pass reads the subnet's state
 	id := azurecloud.SubnetRef{SubscriptionID: ref.SubscriptionID, ResourceGroup: ref.ResourceGroup, VNet: ref.VNet, Name: name}.ID()
 	updating := armnetwork.ProvisioningStateUpdating
-	return &armnetwork.Subnet{ID: &id, Name: &name, Properties: &armnetwork.SubnetPropertiesFormat{ProvisioningState: &updating}}, nil
+	return &armnetwork.Subnet{ID: &id, Name: &name, Properties: &armnetwork.SubnetPropertiesFormat{ProvisioningState: &updating}}, next, nil
 }
 
 // DeleteSubnet starts deleting a subnet; gone when it no longer exists.
