@@ -4,23 +4,32 @@
 //
 //   - waits for spec.loadBalancerIP (the control-plane operator reports
 //     the private router's internal load balancer address), then finds
-//     the internal load balancer frontend with that address
-//     (status.internalLoadBalancerID, condition
+//     the internal load balancer frontend with that address among this
+//     management cluster's load balancers only (its resource group and,
+//     when configured, VNet; status.internalLoadBalancerID, condition
 //     AzureInternalLoadBalancerAvailable);
 //   - takes the NAT subnet spec.natSubnetID names, or creates one inside
-//     the free address space of the load balancer's VNet (deleted with the
-//     object), and records it in status.natSubnetID;
+//     the free address space of the load balancer's VNet, recorded in
+//     status.natSubnetID before it is created (that record is what makes
+//     it hcplink's, to use and to delete with the object);
 //   - creates the Private Link Service pls-<clusterID> in front of that
-//     frontend, visible to and auto-approving the guest subnet's
-//     subscription and the cluster's additionalAllowedSubscriptions, or
-//     adopts the one of that name tagged for the cluster and this
-//     management cluster (created before a lost status write); publishes
-//     its ID and alias (condition AzurePLSCreated);
+//     frontend, in the load balancer's region, visible to and
+//     auto-approving the cluster's subscription and its
+//     additionalAllowedSubscriptions, or adopts the one of that name
+//     tagged for the cluster and this management cluster (created before a
+//     lost status write); publishes its ID and alias (condition
+//     AzurePLSCreated); a load balancer already carrying Azure's limit of
+//     services is a condition saying so;
+//   - approves a Pending connection from an allowed subscription, rejects
+//     one from any other, and writes status.privateEndpointConnectionState
+//     for the control-plane operator's endpoint;
 //   - checks it for drift (frontend, NAT subnet, provisioning state,
-//     subscriptions, our tags) every drift interval and at once when the
-//     HostedCluster changes, and puts it back; a service deleted behind
-//     hcplink's back is created again (a new alias, which makes the
-//     control-plane operator replace its Private Endpoint);
+//     subscriptions, our tags) every drift interval, from one listing of
+//     the resource group's services shared by every object
+//     (ServiceCache), and at once when the HostedCluster changes, and puts
+//     it back; a service deleted behind hcplink's back is created again (a
+//     new alias, which makes the control-plane operator replace its
+//     Private Endpoint);
 //   - on deletion waits for the control-plane operator's cleanup, rejects
 //     and removes the remaining connections, deletes the service, then the
 //     NAT subnet it created.

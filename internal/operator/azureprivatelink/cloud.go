@@ -16,11 +16,13 @@ type Frontend = azurecloud.Frontend
 // Cloud is every management-side Azure call the controller makes, on the
 // provider (internal/cloud/azure). Reads return nil for what does not
 // exist. Writes start a long-running operation and take one look at it
-// within the provider's per-call timeout; they never wait for it. The
-// controller resumes by reading the resource's provisioningState on its
-// next pass rather than by resume token: names are deterministic, so a
-// restart loses nothing, and a token kept across passes could resume an
-// old PUT after the desired state changed.
+// within the provider's per-call timeout; they never wait for it. The NAT
+// subnet's creation is resumed from its token (kept in memory: its body
+// never changes); the service's PUT is followed by reading its
+// provisioningState on the next pass, since a token kept across passes
+// could resume an old PUT after the desired state changed (and polling
+// the operation would cost its final read too). Names are deterministic,
+// so a restart loses nothing.
 type Cloud struct {
 	Provider *azurecloud.PrivateLinkServices
 	// Subscription is the management subscription the provider's clients
