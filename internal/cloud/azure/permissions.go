@@ -72,7 +72,6 @@ var Permissions = []Permission{
 // hcplink writes.
 var MethodActions = map[string][]string{
 	"LoadBalancersAPI.NewListPager":       {"Microsoft.Network/loadBalancers/read"},
-	"LoadBalancersAPI.Get":                {"Microsoft.Network/loadBalancers/read"},
 	"VirtualNetworksAPI.Get":              {"Microsoft.Network/virtualNetworks/read"},
 	"SubnetsAPI.Get":                      {"Microsoft.Network/virtualNetworks/subnets/read"},
 	"SubnetsAPI.BeginCreateOrUpdate":      {"Microsoft.Network/virtualNetworks/subnets/write"},

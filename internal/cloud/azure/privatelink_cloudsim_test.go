@@ -37,9 +37,6 @@ func TestPrivateLinkEndToEnd(t *testing.T) {
 	if fe.ID != w.frontendID || fe.SubnetID != w.nodesSubnetID || fe.VNetID() != w.mgmtVNetID || fe.Location == "" {
 		t.Errorf("frontend = %+v, want %s in %s, with the load balancer's location", fe, w.frontendID, w.nodesSubnetID)
 	}
-	if byID, err := pls.FrontendByID(w.ctx, fe.ID); err != nil || byID == nil || *byID != fe {
-		t.Errorf("FrontendByID = %+v, %v; want %+v", byID, err, fe)
-	}
 	if none, err := pls.FindFrontendsByIP(w.ctx, scope, "10.0.0.99"); err != nil || len(none) != 0 {
 		t.Errorf("an address no frontend has: %v, %v", none, err)
 	}

@@ -100,32 +100,6 @@ func (p *PrivateLinkServices) FindFrontendsByIP(ctx context.Context, scope LoadB
 	return found, nil
 }
 
-// FrontendByID reads the load balancer of frontendID and returns that
-// frontend as it is now; nil when the load balancer or the frontend is
-// gone, or the frontend is no longer internal.
-func (p *PrivateLinkServices) FrontendByID(ctx context.Context, frontendID string) (*Frontend, error) {
-	i := strings.LastIndex(strings.ToLower(frontendID), "/frontendipconfigurations/")
-	if i < 0 {
-		return nil, &cloud.Error{Doing: "reading the load balancer", Class: cloud.ClassInvalidInput, Code: "InvalidResourceID", Message: "not a frontend IP configuration ID."}
-	}
-	lbID := frontendID[:i]
-	ctx, cancel := p.Timeouts.call(ctx)
-	defer cancel()
-	resp, err := p.LoadBalancers.Get(ctx, ResourceGroupOf(lbID), frontendID[strings.LastIndex(lbID, "/")+1:i], nil)
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, Wrap("reading the load balancer", err)
-	}
-	for _, fe := range resp.Properties.FrontendIPConfigurations {
-		if fe != nil && strings.EqualFold(deref(fe.ID), frontendID) && fe.Properties != nil {
-			return internalFrontend(&resp.LoadBalancer, deref(fe.Properties.PrivateIPAddress)), nil
-		}
-	}
-	return nil, nil
-}
-
 // internalFrontend is lb's frontend with private address ip in a subnet
 // (an internal frontend), or nil.
 func internalFrontend(lb *armnetwork.LoadBalancer, ip string) *Frontend {

@@ -21,7 +21,6 @@ import (
 // LoadBalancersAPI reads the management cluster's internal load balancers.
 type LoadBalancersAPI interface {
 	NewListPager(resourceGroupName string, options *armnetwork.LoadBalancersClientListOptions) *runtime.Pager[armnetwork.LoadBalancersClientListResponse]
-	Get(ctx context.Context, resourceGroupName string, loadBalancerName string, options *armnetwork.LoadBalancersClientGetOptions) (armnetwork.LoadBalancersClientGetResponse, error)
 }
 
 // VirtualNetworksAPI reads a VNet's address space and subnets.
