@@ -189,6 +189,7 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 		return outcome.FromError(err)
 	}
 	if pls == nil {
+		s.status.PrivateEndpointConnectionState = ""
 		if s.status.PrivateLinkServiceID != "" {
 			log.Info("the Private Link Service recorded in status no longer exists; creating another", "privateLinkService", want.Name)
 			s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
