@@ -74,9 +74,25 @@ const (
 	// has the address spec.loadBalancerIP.
 	InternalLoadBalancerNotFoundReason = "InternalLoadBalancerNotFound"
 
+	// InternalLoadBalancerAmbiguousReason: frontends of load balancers in
+	// more than one VNet of the management cluster's resource group have
+	// the address spec.loadBalancerIP; the operator needs the management
+	// cluster's VNet (--azure-vnet-id) to tell which is its own.
+	InternalLoadBalancerAmbiguousReason = "InternalLoadBalancerAmbiguous"
+
 	// NATSubnetNotFoundReason: the subnet named by spec.natSubnetID does not
 	// exist.
 	NATSubnetNotFoundReason = "NATSubnetNotFound"
+
+	// LoadBalancerPrivateLinkServiceLimitReason: the private router's
+	// internal load balancer already has Azure's limit of Private Link
+	// Services (8); the router must be placed on another load balancer.
+	LoadBalancerPrivateLinkServiceLimitReason = "LoadBalancerPrivateLinkServiceLimit"
+
+	// NATSubnetNameTakenReason: a subnet with the name of the NAT subnet
+	// the operator would create exists, and the operator did not create
+	// it (no record in status, not used by the cluster's service).
+	NATSubnetNameTakenReason = "NATSubnetNameTaken"
 
 	// WaitingForPrivateLinkServiceReason: the control-plane operator waits
 	// for the operator to publish status.privateLinkServiceAlias.
@@ -107,6 +123,11 @@ const (
 	// to another private zone of the same name (in another resource group),
 	// so Azure refuses the link of the cluster's zone.
 	PrivateDNSZoneLinkConflictReason = "PrivateDNSZoneLinkConflict"
+
+	// ConnectionNotAllowedReason (an Event): a pending private endpoint
+	// connection from a subscription the cluster does not allow was
+	// rejected.
+	ConnectionNotAllowedReason = "ConnectionNotAllowed"
 
 	// ConflictReason: Azure reported a conflicting operation in progress;
 	// the controller retries shortly.
@@ -270,6 +291,17 @@ type AzurePrivateLinkServiceStatus struct {
 	// +kubebuilder:validation:MaxLength=512
 	PrivateEndpointID string `json:"privateEndpointID,omitempty"`
 
+	// privateEndpointConnectionState is the state, as Azure spells it
+	// (Approved, Pending, Rejected, Disconnected), of the Private Link
+	// Service's connection from the Private Endpoint status.privateEndpointID
+	// names; empty when the service has no connection from it. Written by
+	// the management operator from its listing of the services, so that
+	// the control-plane operator need not read the endpoint every pass.
+	//
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	PrivateEndpointConnectionState string `json:"privateEndpointConnectionState,omitempty"`
+
 	// privateEndpointIP is the Private Endpoint's address in the customer's
 	// subnet.
 	//
@@ -277,17 +309,6 @@ type AzurePrivateLinkServiceStatus struct {
 	// +kubebuilder:validation:MaxLength=39
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="privateEndpointIP must be an IPv4 or IPv6 address"
 	PrivateEndpointIP string `json:"privateEndpointIP,omitempty"`
-
-	// privateEndpointConnectionState is the state, as ARM spells it
-	// (Approved, Pending, Rejected, Disconnected), of the Private Link
-	// Service's connection from status.privateEndpointID; empty when the
-	// service has no connection from it. The management operator writes it
-	// from its one batched listing of Private Link Services per drift
-	// interval; the control-plane operator reads it instead of the endpoint.
-	//
-	// +optional
-	// +kubebuilder:validation:MaxLength=32
-	PrivateEndpointConnectionState string `json:"privateEndpointConnectionState,omitempty"`
 
 	// privateDNSZoneID is the resource ID of the Private DNS zone.
 	//

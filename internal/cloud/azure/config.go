@@ -74,9 +74,13 @@ type Config struct {
 	SubscriptionID string
 	// ResourceGroup, for the management operator, is the management
 	// cluster's resource group: where its internal load balancers, and so
-	// their Private Link Services, are looked for. Empty searches the whole
-	// subscription.
+	// their Private Link Services, are looked for. Empty: the operator
+	// reads it from a Node's spec.providerID at start-up.
 	ResourceGroup string
+	// VNetID, for the management operator, is the management cluster's
+	// VNet: only load balancer frontends in it are the cluster's. Empty:
+	// any VNet of ResourceGroup, as long as one holds the address.
+	VNetID string
 	// Component labels this config's requests in the cloud request
 	// metrics ("operator", "control-plane-operator"); empty is "hcplink".
 	Component string

@@ -73,14 +73,14 @@ var Permissions = []Permission{
 // run time, so their methods carry the actions of the A and SOA types
 // hcplink writes.
 var MethodActions = map[string][]string{
-	"LoadBalancersAPI.NewListPager":    {"Microsoft.Network/loadBalancers/read"},
-	"LoadBalancersAPI.NewListAllPager": {"Microsoft.Network/loadBalancers/read"},
-	"VirtualNetworksAPI.Get":           {"Microsoft.Network/virtualNetworks/read"},
-	"ResourceGroupsAPI.Get":            {"Microsoft.Resources/subscriptions/resourceGroups/read"},
-	"SubnetsAPI.Get":                   {"Microsoft.Network/virtualNetworks/subnets/read"},
-	"SubnetsAPI.BeginCreateOrUpdate":   {"Microsoft.Network/virtualNetworks/subnets/write"},
-	"SubnetsAPI.BeginDelete":           {"Microsoft.Network/virtualNetworks/subnets/delete"},
-	"PrivateLinkServicesAPI.Get":       {"Microsoft.Network/privateLinkServices/read"},
+	"LoadBalancersAPI.NewListPager":       {"Microsoft.Network/loadBalancers/read"},
+	"VirtualNetworksAPI.Get":              {"Microsoft.Network/virtualNetworks/read"},
+	"ResourceGroupsAPI.Get":               {"Microsoft.Resources/subscriptions/resourceGroups/read"},
+	"SubnetsAPI.Get":                      {"Microsoft.Network/virtualNetworks/subnets/read"},
+	"SubnetsAPI.BeginCreateOrUpdate":      {"Microsoft.Network/virtualNetworks/subnets/write"},
+	"SubnetsAPI.BeginDelete":              {"Microsoft.Network/virtualNetworks/subnets/delete"},
+	"PrivateLinkServicesAPI.Get":          {"Microsoft.Network/privateLinkServices/read"},
+	"PrivateLinkServicesAPI.NewListPager": {"Microsoft.Network/privateLinkServices/read"},
 	"PrivateLinkServicesAPI.BeginCreateOrUpdate": {"Microsoft.Network/privateLinkServices/write",
 		"Microsoft.Network/loadBalancers/frontendIPConfigurations/join/action", "Microsoft.Network/virtualNetworks/subnets/join/action"},
 	"PrivateLinkServicesAPI.BeginDelete":                            {"Microsoft.Network/privateLinkServices/delete"},

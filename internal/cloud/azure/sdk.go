@@ -22,7 +22,6 @@ import (
 // LoadBalancersAPI reads the management cluster's internal load balancers.
 type LoadBalancersAPI interface {
 	NewListPager(resourceGroupName string, options *armnetwork.LoadBalancersClientListOptions) *runtime.Pager[armnetwork.LoadBalancersClientListResponse]
-	NewListAllPager(options *armnetwork.LoadBalancersClientListAllOptions) *runtime.Pager[armnetwork.LoadBalancersClientListAllResponse]
 }
 
 // VirtualNetworksAPI reads a VNet's address space and subnets.
@@ -46,6 +45,7 @@ type SubnetsAPI interface {
 // PrivateLinkServicesAPI is the Private Link Service and its connections.
 type PrivateLinkServicesAPI interface {
 	Get(ctx context.Context, resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientGetOptions) (armnetwork.PrivateLinkServicesClientGetResponse, error)
+	NewListPager(resourceGroupName string, options *armnetwork.PrivateLinkServicesClientListOptions) *runtime.Pager[armnetwork.PrivateLinkServicesClientListResponse]
 	BeginCreateOrUpdate(ctx context.Context, resourceGroupName string, serviceName string, parameters armnetwork.PrivateLinkService, options *armnetwork.PrivateLinkServicesClientBeginCreateOrUpdateOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientCreateOrUpdateResponse], error)
 	BeginDelete(ctx context.Context, resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientBeginDeleteOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeleteResponse], error)
 	NewListPrivateEndpointConnectionsPager(resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsOptions) *runtime.Pager[armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsResponse]
