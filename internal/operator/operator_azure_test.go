@@ -78,7 +78,7 @@ func TestRunServesAzurePrivateLink(t *testing.T) {
 			RestConfig:      env.Config,
 			PrivatePlatform: PlatformAzure,
 			Azure: &azurecloud.Config{Cloud: f.AzureCloud(), CACertPEM: f.Server.CACertPEM(), TenantID: sp.TenantID, ClientID: sp.ClientID,
-				ClientSecret: sp.ClientSecret, SubscriptionID: cloudsimtest.ProviderSubscription},
+				ClientSecret: sp.ClientSecret, SubscriptionID: cloudsimtest.ProviderSubscription, ResourceGroup: "mgmt-rg"},
 			ControlPlaneOperatorImage: "registry.example.com/hcplink:test",
 		})
 	}()
