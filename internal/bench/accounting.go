@@ -265,6 +265,20 @@ func spreadOverOperations(in SteadyInput, jobs []Job, jobOf func(account, op str
 	return rows
 }
 
+// callsPerDriftPass is what one drift pass of both operators costs per
+// cluster: the floor the steady state is judged by, independent of the
+// drift interval (issue 18: at most one read per resource kind that can
+// drift, batched listings counting 1/N).
+func callsPerDriftPass(jobs []Job) float64 {
+	var t float64
+	for _, j := range jobs {
+		if j.Job == jobCPODrift || j.Job == jobOperatorDrift {
+			t += j.CallsPerRun
+		}
+	}
+	return t
+}
+
 func totalPerClusterHour(jobs []Job) float64 {
 	var t float64
 	for _, j := range jobs {

@@ -264,6 +264,8 @@ func TestReportJSONHasTheIssueKeys(t *testing.T) {
 		"steadyMutatingCalls":       0,
 		"operatorBytesPerCluster":   2000,
 		"steadyCallsPerClusterHour": 1*6 + 2*0.5 + 0.5*2, // drift 8÷2÷4 × 6, modelled sweeps
+		// 8 reads in 4 passes of 2 clusters; sweeps and tokens are no pass's.
+		"steadyCallsPerClusterPerPass": 1,
 	}
 	for key, value := range want {
 		v, ok := got[key].(float64)
@@ -435,6 +437,9 @@ func TestAzureReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
 	// drift 8 ÷ 2 clusters ÷ 4 runs × 12/h, plus the modelled tokens (1 + ½ per hour).
 	if v, _ := az["steadyCallsPerClusterHour"].(float64); !near(v, 1*12+1.5) {
 		t.Errorf("steadyCallsPerClusterHour = %v, want 13.5", az["steadyCallsPerClusterHour"])
+	}
+	if v, _ := az["steadyCallsPerClusterPerPass"].(float64); !near(v, 1) {
+		t.Errorf("steadyCallsPerClusterPerPass = %v, want 1 (8 reads in 4 passes of 2 clusters)", az["steadyCallsPerClusterPerPass"])
 	}
 	if v, _ := az["lowerBoundSeconds"].(float64); !near(v, azureProvisioningChain(azure.FastDelays()).Seconds()) {
 		t.Errorf("lowerBoundSeconds = %v, want the chain alone (no bucket is past its burst)", az["lowerBoundSeconds"])

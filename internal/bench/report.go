@@ -41,11 +41,14 @@ type Report struct {
 	ProvisioningChainS float64  `json:"provisioningChainSeconds"`
 	Buckets            []Bucket `json:"buckets"`
 
-	CreateCallsPerCluster    float64          `json:"createCallsPerCluster"`
-	CreateCallsWithLB        float64          `json:"createCallsPerClusterWithLoadBalancer"`
-	CreateByOperation        []OperationCount `json:"createByOperation"`
-	CreateByOperationWithLB  []OperationCount `json:"createByOperationWithLoadBalancer"`
-	SteadyCallsPerClusterHr  float64          `json:"steadyCallsPerClusterHour"`
+	CreateCallsPerCluster   float64          `json:"createCallsPerCluster"`
+	CreateCallsWithLB       float64          `json:"createCallsPerClusterWithLoadBalancer"`
+	CreateByOperation       []OperationCount `json:"createByOperation"`
+	CreateByOperationWithLB []OperationCount `json:"createByOperationWithLoadBalancer"`
+	SteadyCallsPerClusterHr float64          `json:"steadyCallsPerClusterHour"`
+	// SteadyCallsPerPass is both operators' drift checks together: the
+	// calls one drift pass costs per cluster, whatever the interval.
+	SteadyCallsPerPass       float64          `json:"steadyCallsPerClusterPerPass"`
 	SteadyMutatingCalls      int64            `json:"steadyMutatingCalls"`
 	SteadyJobs               []Job            `json:"steadyJobs"`
 	SteadyByOperation        []OperationCount `json:"steadyByOperation"`
@@ -81,6 +84,7 @@ func measure(m measurement) Report {
 		CreateByOperation:        perOperation(create, m.clusters),
 		CreateByOperationWithLB:  perOperation(m.create, m.clusters),
 		SteadyCallsPerClusterHr:  totalPerClusterHour(jobs),
+		SteadyCallsPerPass:       callsPerDriftPass(jobs),
 		SteadyMutatingCalls:      sim.Totals(m.quiet).Mutating,
 		SteadyJobs:               jobs,
 		SteadyByOperation:        spreadOverOperations(in, jobs, acct.jobOf, acct.modelled),
@@ -175,6 +179,7 @@ func (r Report) print(out io.Writer) {
 		fmt.Fprintf(out, "  %-44s %6.2f calls/run × %5.2f runs/h = %6.2f  [every %s; %s]\n", j.Job, j.CallsPerRun, j.RunsPerHour, j.PerClusterHour, j.Period, j.Source)
 	}
 	fmt.Fprintf(out, "  %-52s %12.2f\n", "calls per cluster-hour", r.SteadyCallsPerClusterHr)
+	fmt.Fprintf(out, "  %-52s %12.2f\n", "calls per cluster per drift pass (both operators)", r.SteadyCallsPerPass)
 	fmt.Fprintf(out, "  %-52s %12d\n", "mutating calls in the window (must be 0)", r.SteadyMutatingCalls)
 	for _, c := range r.SteadyByOperation {
 		fmt.Fprintf(out, "    %-50s %12.2f per cluster-hour\n", c.Operation, c.Calls)
