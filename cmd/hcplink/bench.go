@@ -31,11 +31,13 @@ ratio; cloud calls per cluster on the create path, by operation, before and
 after leaving out the load-balancer stand-in's calls; calls per cluster-hour
 at steady state, each periodic job at its production period (drift observed
 over --window with a short drift interval); mutating calls in the quiet
-window (must be 0); and the management operator's memory per cluster (the
-slope of its resident memory between half and all of the clusters Available;
-it runs as its own process; on AWS only, as devenv runs an Azure operator
-in-process). --output json prints one JSON object, with the same keys on both
-clouds.`,
+window (must be 0); calls per cluster per drift pass, both operators
+together; and the management operator's memory per cluster (it runs as its
+own process with --debug-live-heap: its live heap after a forced collection,
+three samples before the clusters and three after the quiet window, the
+least-squares slope and the samples' spread; on AWS only, as devenv runs an
+Azure operator in-process). --output json prints one JSON object, with the
+same keys on both clouds.`,
 		Example: `  hcplink bench --clusters 50
   hcplink bench --platform azure --clusters 50 --output json`,
 		Args: cobra.NoArgs,

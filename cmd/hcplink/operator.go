@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/liveheap"
 	"github.com/hcplink/hcplink/internal/operator"
 )
 
@@ -69,6 +70,7 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 	f.StringVar(&azurePLSResourceGroup, "azure-pls-resource-group", "", "with --private-platform=Azure: the management cluster's resource group, where its internal load balancers are looked for (default: the resource group in the first Node's spec.providerID)")
 	f.StringVar(&azureVNetID, "azure-vnet-id", "", "with --private-platform=Azure: the management cluster's VNet (resource ID); only load balancer frontends in it are taken (needed when clusters with the same address ranges share the resource group)")
 	f.DurationVar(&opts.EndpointServiceSweepInterval, "sweep-interval", 0, "how often endpoint services tagged for objects that no longer exist are looked for, jittered (0: 30m)")
+	f.BoolVar(&opts.DebugLiveHeap, "debug-live-heap", false, "serve the live heap after a forced garbage collection at "+liveheap.Path+" on the metrics endpoint (for hcplink bench; each request pauses the operator briefly)")
 	_ = cmd.MarkFlagRequired("control-plane-operator-image")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	zapOpts.BindFlags(goFlags)

@@ -381,19 +381,3 @@ func lowerBound(bs []Bucket, chain time.Duration) (seconds float64, binding *Buc
 	}
 	return seconds, binding
 }
-
-// MemorySample is the operator's resident memory with so many clusters
-// Available.
-type MemorySample struct {
-	Clusters int   `json:"clusters"`
-	Bytes    int64 `json:"bytes"`
-}
-
-// slope is the memory each further cluster costs between two samples (0
-// when the counts are equal or a sample is missing).
-func slope(a, b MemorySample) float64 {
-	if a.Bytes == 0 || b.Bytes == 0 || a.Clusters == b.Clusters {
-		return 0
-	}
-	return float64(b.Bytes-a.Bytes) / float64(b.Clusters-a.Clusters)
-}

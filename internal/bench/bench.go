@@ -14,8 +14,9 @@
 // × runs per hour): drift is observed in the quiet window with a short drift
 // interval, credentials checks and token exchanges cost what their first run
 // cost, sweeps are modelled — and the raw count of mutating calls in the
-// window; and the management operator's memory per cluster, the slope of its
-// resident memory between two cluster counts.
+// window; and the management operator's memory per cluster, the
+// least-squares slope of its live heap after a forced collection over
+// cluster counts, with the spread of its samples.
 package bench
 
 import (
@@ -91,6 +92,10 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// What the operator did before the clusters (its first credentials
 	// check) counts as start-up; the setup's own calls do not.
 	operatorStart := f.operatorStart(env.Cloud.Counters.Snapshot())
+	heap := newHeapProbe(env.OperatorMetricsURL, env.OperatorPID != 0)
+	if err := heap.sample(ctx, 0); err != nil {
+		return err
+	}
 	env.Cloud.Counters.Reset()
 	env.LoadBalancerCalls.Reset()
 
@@ -98,8 +103,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	start := time.Now()
 	waitCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	// Created while the count is watched: creating many takes a while, and
-	// the memory probe must see the count pass half of them.
+	// Created while the count is watched: creating many takes a while.
 	created := make(chan error, 1)
 	go func() {
 		err := createAll(waitCtx, env, clusters, f.create)
@@ -108,8 +112,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}
 		created <- err
 	}()
-	memory := &memoryProbe{pid: env.OperatorPID, half: (len(clusters) + 1) / 2}
-	available, err := waitAvailable(waitCtx, env, clusters, progress, memory.observe)
+	available, err := waitAvailable(waitCtx, env, clusters, progress)
 	elapsed := time.Since(start)
 	if createErr := <-created; createErr != nil {
 		return createErr
@@ -136,34 +139,22 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	quietCalls := env.Cloud.Counters.Snapshot()
 	lbQuiet := env.LoadBalancerCalls.Snapshot()
+	// After the window: every cluster reconciled by the restarted
+	// operator, as the samples before the clusters were by a fresh one.
+	if err := heap.sample(ctx, len(clusters)); err != nil {
+		return err
+	}
 
 	r := measure(measurement{
 		platform: f.name(), clusters: opts.Clusters, accounts: f.accounts(), elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
 		create: createCalls, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
-		accounting: f.accounting(env), memory: memory.samples, peak: peak,
+		accounting: f.accounting(env), memory: heap.taken(), peak: peak,
 	})
 	if opts.JSON {
 		return r.writeJSON(opts.Out)
 	}
 	r.print(opts.Out)
 	return nil
-}
-
-// memoryProbe samples the operator's resident memory when half the
-// clusters are Available and when all are.
-type memoryProbe struct {
-	pid     int
-	half    int
-	samples []MemorySample
-}
-
-func (m *memoryProbe) observe(ready, total int) {
-	if m.pid == 0 {
-		return
-	}
-	if (len(m.samples) == 0 && ready >= m.half && ready < total) || (ready == total && (len(m.samples) == 0 || m.samples[len(m.samples)-1].Clusters != total)) {
-		m.samples = append(m.samples, MemorySample{Clusters: ready, Bytes: currentRSS(m.pid)})
-	}
 }
 
 // routeServices publishes the API server by Route at host, as a private
@@ -198,7 +189,7 @@ func createAll(ctx context.Context, env *devenv.Env, clusters []cluster, create 
 // waitAvailable polls until every cluster reports Available, printing the
 // count as it grows. One list a second, not a read per cluster; clusters
 // not created yet count as not Available.
-func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out io.Writer, observe func(ready, total int)) (int, error) {
+func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out io.Writer) (int, error) {
 	wanted := map[types.NamespacedName]bool{}
 	for _, c := range clusters {
 		wanted[types.NamespacedName{Namespace: c.namespace, Name: c.name}] = true
@@ -215,7 +206,6 @@ func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out
 				ready++
 			}
 		}
-		observe(ready, len(clusters))
 		if ready != last {
 			fmt.Fprintf(out, "  %d/%d available\n", ready, len(clusters))
 			last = ready
@@ -233,9 +223,6 @@ func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out
 
 // peakRSS reads the process's high-water resident memory (VmHWM), in bytes.
 func peakRSS(pid int) int64 { return procStatus(pid, "VmHWM:") }
-
-// currentRSS reads the process's resident memory (VmRSS), in bytes.
-func currentRSS(pid int) int64 { return procStatus(pid, "VmRSS:") }
 
 func procStatus(pid int, field string) int64 {
 	if pid == 0 {

@@ -214,21 +214,26 @@ func TestBucketsAndLowerBound(t *testing.T) {
 	}
 }
 
-func TestSlope(t *testing.T) {
+func TestFitMemory(t *testing.T) {
+	const kib = 1 << 10
 	tests := []struct {
-		name string
-		a, b MemorySample
-		want float64
+		name          string
+		samples       []MemorySample
+		slope, spread float64
 	}{
-		{"64 KiB per cluster", MemorySample{25, 100 << 20}, MemorySample{50, 100<<20 + 25*64<<10}, 64 << 10},
-		{"shrinking", MemorySample{3, 2000}, MemorySample{6, 1700}, -100},
-		{"same count", MemorySample{6, 1}, MemorySample{6, 2}, 0},
-		{"missing sample", MemorySample{3, 0}, MemorySample{6, 2}, 0},
+		{"64 KiB per cluster, no spread", []MemorySample{{0, 100 << 20}, {0, 100 << 20}, {50, 100<<20 + 50*64*kib}, {50, 100<<20 + 50*64*kib}}, 64 * kib, 0},
+		// means 1000 and 6000 → 100 per cluster; ranges 200 and 400 → ±(200+400)/2/50.
+		{"spread from each end's range", []MemorySample{{0, 900}, {0, 1000}, {0, 1100}, {50, 5800}, {50, 6000}, {50, 6200}}, 100, 6},
+		{"least squares over three counts", []MemorySample{{0, 0}, {10, 1200}, {20, 2000}}, 100, 0},
+		{"shrinking", []MemorySample{{3, 2000}, {6, 1700}}, -100, 0},
+		{"one count only", []MemorySample{{6, 1}, {6, 2}}, 0, 0},
+		{"no samples", nil, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := slope(tc.a, tc.b); !near(got, tc.want) {
-				t.Fatalf("slope = %v, want %v", got, tc.want)
+			slope, spread := fitMemory(tc.samples)
+			if !near(slope, tc.slope) || !near(spread, tc.spread) {
+				t.Fatalf("fitMemory = %v ± %v, want %v ± %v", slope, spread, tc.slope, tc.spread)
 			}
 		})
 	}
@@ -245,7 +250,7 @@ func TestReportJSONHasTheIssueKeys(t *testing.T) {
 		quiet:      Snapshot{customer: {"ec2:DescribeVpcEndpoints": {Total: 8}}},
 		throttling: sim.AWSDefaultThrottling(),
 		delays:     sim.Delays{LoadBalancerProvisioning: sim.Duration(4 * time.Second), EndpointPending: sim.Duration(time.Second)},
-		memory:     []MemorySample{{1, 1000}, {2, 3000}},
+		memory:     []MemorySample{{0, 1000}, {0, 1100}, {0, 900}, {2, 5000}, {2, 5200}, {2, 4800}},
 	})
 	var buf bytes.Buffer
 	if err := r.writeJSON(&buf); err != nil {
@@ -256,14 +261,15 @@ func TestReportJSONHasTheIssueKeys(t *testing.T) {
 		t.Fatalf("not one JSON object: %v\n%s", err, buf.String())
 	}
 	want := map[string]float64{
-		"clusters":                  2,
-		"secondsToAvailable":        10,
-		"lowerBoundSeconds":         5,
-		"ratio":                     2,
-		"createCallsPerCluster":     1, // the stand-in's CreateLoadBalancer left out
-		"steadyMutatingCalls":       0,
-		"operatorBytesPerCluster":   2000,
-		"steadyCallsPerClusterHour": 1*6 + 2*0.5 + 0.5*2, // drift 8÷2÷4 × 6, modelled sweeps
+		"clusters":                      2,
+		"secondsToAvailable":            10,
+		"lowerBoundSeconds":             5,
+		"ratio":                         2,
+		"createCallsPerCluster":         1, // the stand-in's CreateLoadBalancer left out
+		"steadyMutatingCalls":           0,
+		"operatorBytesPerCluster":       2000,                // the live heap's least-squares slope
+		"operatorBytesPerClusterSpread": 150,                 // (200 + 400) ÷ 2 ÷ 2 clusters
+		"steadyCallsPerClusterHour":     1*6 + 2*0.5 + 0.5*2, // drift 8÷2÷4 × 6, modelled sweeps
 		// 8 reads in 4 passes of 2 clusters; sweeps and tokens are no pass's.
 		"steadyCallsPerClusterPerPass": 1,
 	}
@@ -273,14 +279,15 @@ func TestReportJSONHasTheIssueKeys(t *testing.T) {
 			t.Errorf("%s = %v, want %v", key, got[key], value)
 		}
 	}
-	for _, key := range []string{"createByOperation", "createByOperationWithLoadBalancer", "steadyJobs", "steadyByOperation", "accounts", "operatorPeakBytes", "operatorMemorySamples", "steadyAccounting"} {
+	for _, key := range []string{"createByOperation", "createByOperationWithLoadBalancer", "steadyJobs", "steadyByOperation", "accounts", "operatorPeakBytes", "operatorMemorySamples", "operatorMemoryMethod", "steadyAccounting"} {
 		if _, ok := got[key]; !ok {
 			t.Errorf("no %q in %s", key, buf.String())
 		}
 	}
 	var table bytes.Buffer
 	r.print(&table)
-	if !bytes.Contains(table.Bytes(), []byte("each periodic job at its production period")) || !bytes.Contains(table.Bytes(), []byte("(VmRSS 1→2)")) {
+	if !bytes.Contains(table.Bytes(), []byte("each periodic job at its production period")) || !bytes.Contains(table.Bytes(), []byte("2.0 ± 0.1 KiB")) ||
+		!bytes.Contains(table.Bytes(), []byte("method: live heap after a forced collection")) {
 		t.Fatalf("the table does not explain its accounting or its memory counts:\n%s", table.String())
 	}
 }

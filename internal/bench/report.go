@@ -48,16 +48,20 @@ type Report struct {
 	SteadyCallsPerClusterHr float64          `json:"steadyCallsPerClusterHour"`
 	// SteadyCallsPerPass is both operators' drift checks together: the
 	// calls one drift pass costs per cluster, whatever the interval.
-	SteadyCallsPerPass       float64          `json:"steadyCallsPerClusterPerPass"`
-	SteadyMutatingCalls      int64            `json:"steadyMutatingCalls"`
-	SteadyJobs               []Job            `json:"steadyJobs"`
-	SteadyByOperation        []OperationCount `json:"steadyByOperation"`
-	SteadyWindowSeconds      float64          `json:"steadyWindowSeconds"`
-	SteadyDriftDuringRun     string           `json:"steadyDriftIntervalDuringRun"`
-	OperatorBytesPerCluster  float64          `json:"operatorBytesPerCluster"`
-	OperatorMemorySamples    []MemorySample   `json:"operatorMemorySamples"`
-	OperatorPeakBytes        int64            `json:"operatorPeakBytes"`
-	SteadyAccountingExplains string           `json:"steadyAccounting"`
+	SteadyCallsPerPass      float64          `json:"steadyCallsPerClusterPerPass"`
+	SteadyMutatingCalls     int64            `json:"steadyMutatingCalls"`
+	SteadyJobs              []Job            `json:"steadyJobs"`
+	SteadyByOperation       []OperationCount `json:"steadyByOperation"`
+	SteadyWindowSeconds     float64          `json:"steadyWindowSeconds"`
+	SteadyDriftDuringRun    string           `json:"steadyDriftIntervalDuringRun"`
+	OperatorBytesPerCluster float64          `json:"operatorBytesPerCluster"`
+	// OperatorBytesPerClusterSpread is how far the samples' spread lets
+	// the figure move (±).
+	OperatorBytesPerClusterSpread float64        `json:"operatorBytesPerClusterSpread"`
+	OperatorMemoryMethod          string         `json:"operatorMemoryMethod,omitempty"`
+	OperatorMemorySamples         []MemorySample `json:"operatorMemorySamples"`
+	OperatorPeakBytes             int64          `json:"operatorPeakBytes"`
+	SteadyAccountingExplains      string         `json:"steadyAccounting"`
 }
 
 const awsSteadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window, credentials checks and token exchanges at their first run's cost, sweeps modelled"
@@ -97,8 +101,8 @@ func measure(m measurement) Report {
 	if bound > 0 {
 		r.Ratio = r.SecondsToAvail / bound
 	}
-	if len(m.memory) == 2 {
-		r.OperatorBytesPerCluster = slope(m.memory[0], m.memory[1])
+	if r.OperatorBytesPerCluster, r.OperatorBytesPerClusterSpread = fitMemory(m.memory); len(m.memory) > 0 {
+		r.OperatorMemoryMethod = memoryMethod
 	}
 	return r
 }
@@ -185,9 +189,13 @@ func (r Report) print(out io.Writer) {
 		fmt.Fprintf(out, "    %-50s %12.2f per cluster-hour\n", c.Operation, c.Calls)
 	}
 
-	if len(r.OperatorMemorySamples) == 2 {
-		a, b := r.OperatorMemorySamples[0], r.OperatorMemorySamples[1]
-		fmt.Fprintf(out, "\n%-58s %10.1f KiB\n", fmt.Sprintf("management operator memory per cluster (VmRSS %d→%d)", a.Clusters, b.Clusters), r.OperatorBytesPerCluster/1024)
+	if r.OperatorMemoryMethod != "" {
+		fmt.Fprintf(out, "\n%-58s %10.1f ± %.1f KiB\n", "management operator memory per cluster", r.OperatorBytesPerCluster/1024, r.OperatorBytesPerClusterSpread/1024)
+		fmt.Fprintf(out, "  method: %s\n  samples (clusters: KiB):", r.OperatorMemoryMethod)
+		for _, s := range r.OperatorMemorySamples {
+			fmt.Fprintf(out, " %d: %.0f", s.Clusters, float64(s.Bytes)/1024)
+		}
+		fmt.Fprintln(out)
 	}
 	if r.OperatorPeakBytes > 0 {
 		fmt.Fprintf(out, "%-58s %10.1f MiB\n", "management operator peak memory (VmHWM)", float64(r.OperatorPeakBytes)/(1<<20))

@@ -27,6 +27,8 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 		"--control-plane-operator-image", "hcplink:devenv",
 		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", "0",
+		// The bench reads the live heap (loopback only, devenv's own).
+		"--debug-live-heap",
 	}
 	if e.driftInterval > 0 {
 		args = append(args, "--drift-interval", e.driftInterval.String())
