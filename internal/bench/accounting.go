@@ -18,6 +18,10 @@ import (
 // Snapshot is cloudsim's counters: account → "service:Operation" → counts.
 type Snapshot = map[string]map[string]sim.CallCount
 
+// PrincipalSnapshot is cloudsim's counters per caller, where it knows the
+// caller (Azure): subscription → principal object ID → operation → counts.
+type PrincipalSnapshot = map[string]map[string]map[string]sim.CallCount
+
 // OperationCount is one operation's calls, per cluster.
 type OperationCount struct {
 	Operation string  `json:"operation"`

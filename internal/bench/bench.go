@@ -121,6 +121,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return fmt.Errorf("%d of %d clusters available after %v: %w", available, len(clusters), elapsed.Round(time.Second), err)
 	}
 	createCalls := env.Cloud.Counters.Snapshot()
+	createByPrincipal := env.Cloud.Counters.SnapshotByPrincipal()
 	// Before the restart below: the process that created the clusters.
 	peak := peakRSS(env.OperatorPID)
 	lbCreate := env.LoadBalancerCalls.Snapshot()
@@ -147,7 +148,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 
 	r := measure(measurement{
 		platform: f.name(), clusters: opts.Clusters, accounts: f.accounts(), elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
-		create: createCalls, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
+		create: createCalls, createByPrincipal: createByPrincipal, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
 		accounting: f.accounting(env), memory: heap.taken(), peak: peak,
 	})
 	if opts.JSON {

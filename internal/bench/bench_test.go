@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -345,44 +346,61 @@ func TestARMKind(t *testing.T) {
 	}
 }
 
-func TestARMBucketsBoundWhatTheirCallersAreKnownToBe(t *testing.T) {
+func TestARMBucketsArePerPrincipalAndTheBusiestBinds(t *testing.T) {
 	const mgmt, guest = "mgmt-sub", "guest-sub"
 	limits := sim.ServiceLimits{NonMutating: sim.Limit{Burst: 250, PerSecond: 25}, Mutating: sim.Limit{Burst: 200, PerSecond: 10}}
 	all := Snapshot{
 		mgmt:  {"Microsoft.Network:privateLinkServices/write": {Total: 500, Throttled: 50}, "Microsoft.Network:loadBalancers/write": {Total: 100}},
-		guest: {"Microsoft.Network:privateEndpoints/write": {Total: 4000}},
+		guest: {"Microsoft.Network:privateEndpoints/write": {Total: 4000}, "Microsoft.Network:privateEndpoints/read": {Total: 300}},
 	}
-	hcplinkOnly := Snapshot{
-		mgmt:  {"Microsoft.Network:privateLinkServices/write": {Total: 500, Throttled: 50}},
-		guest: {"Microsoft.Network:privateEndpoints/write": {Total: 4000}},
+	// The guest's 4000 writes: one busy control-plane operator (600) and
+	// 34 quiet ones (100 each); its reads are one operator's.
+	byPrincipal := PrincipalSnapshot{
+		mgmt: {
+			"operator": {"Microsoft.Network:privateLinkServices/write": {Total: 500, Throttled: 50}},
+			"stand-in": {"Microsoft.Network:loadBalancers/write": {Total: 100}},
+		},
+		guest: {"busy-cpo": {"Microsoft.Network:privateEndpoints/write": {Total: 600}, "Microsoft.Network:privateEndpoints/read": {Total: 300}}},
 	}
-	bs := armBuckets(all, hcplinkOnly, limits, mgmt, 10)
-	find := func(sub, scope string) Bucket {
+	for i := range 34 {
+		byPrincipal[guest][fmt.Sprintf("cpo-%d", i)] = map[string]sim.CallCount{"Microsoft.Network:privateEndpoints/write": {Total: 100}}
+	}
+	bs := armBuckets(all, byPrincipal, limits)
+	find := func(sub, scope, kind string) Bucket {
 		for _, b := range bs {
-			if b.Account == sub && b.Service == "arm "+scope && b.Operation == "writes" {
+			if b.Account == sub && b.Service == "arm "+scope && b.Operation == kind {
 				return b
 			}
 		}
-		t.Fatalf("no %s %s writes bucket in %+v", sub, scope, bs)
+		t.Fatalf("no %s %s %s bucket in %+v", sub, scope, kind, bs)
 		return Bucket{}
 	}
+	// The busy operator's own writes: 600, 400 beyond the burst at 10/s.
+	if b := find(guest, "(principal busy-cpo)", "writes"); b.Calls != 600 || !near(b.Seconds, 40) {
+		t.Errorf("busy control-plane operator's writes = %+v, want 600 calls, 40 s", b)
+	}
+	if b := find(guest, "(principal busy-cpo)", "reads"); b.Calls != 300 || !near(b.Seconds, 2) {
+		t.Errorf("busy control-plane operator's reads = %+v, want 300 calls, 2 s", b)
+	}
 	// The operator's own bucket: 450 calls took a token, 250 beyond the burst at 10/s.
-	if b := find(mgmt, scopeOperator); b.Calls != 450 || !near(b.Seconds, 25) {
+	if b := find(mgmt, "(principal operator)", "writes"); b.Calls != 450 || !near(b.Seconds, 25) {
 		t.Errorf("operator bucket = %+v, want 450 calls, 25 s", b)
 	}
-	// The management subscription's global bucket sees the stand-in too, at 15×.
-	if b := find(mgmt, scopeGlobal); b.Calls != 550 || b.Burst != 3000 || b.Seconds != 0 {
+	// The stand-in has its own bucket; the global one sees it too, at 15×.
+	if b := find(mgmt, "(principal stand-in)", "writes"); b.Calls != 100 || b.Seconds != 0 {
+		t.Errorf("stand-in bucket = %+v", b)
+	}
+	if b := find(mgmt, scopeGlobal, "writes"); b.Calls != 550 || b.Burst != 3000 || b.Seconds != 0 {
 		t.Errorf("management global bucket = %+v", b)
 	}
-	// 4000 guest writes: global 1000 beyond 3000 at 150/s; each of 10 operators 400, 200 beyond at 10/s.
-	if b := find(guest, scopeGlobal); !near(b.Seconds, 1000.0/150) {
+	// 4000 guest writes: global 1000 beyond 3000 at 150/s.
+	if b := find(guest, scopeGlobal, "writes"); !near(b.Seconds, 1000.0/150) {
 		t.Errorf("guest global bucket = %+v", b)
 	}
-	if b := find(guest, scopeOneCPO); b.Calls != 400 || !near(b.Seconds, 20) {
-		t.Errorf("one control-plane operator's bucket = %+v", b)
-	}
-	if bs[0].Seconds != 25 {
-		t.Errorf("buckets not sorted by time, the binding first: %+v", bs[0])
+	// The busiest real bucket binds, not an average share (4000 ÷ 35 would
+	// be within the burst).
+	if bound, binding := lowerBound(bs, 0); binding == nil || binding.Service != "arm (principal busy-cpo)" || !near(bound, 40) {
+		t.Errorf("lower bound = %v from %+v, want 40 s from the busy operator's writes", bound, binding)
 	}
 }
 

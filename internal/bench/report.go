@@ -17,10 +17,12 @@ type measurement struct {
 	elapsed            time.Duration
 	window, drift      time.Duration
 	create, quiet      Snapshot
-	lbCreate, lbQuiet  map[string]int64
-	operatorStart      Snapshot // the operator's STS calls before the clusters
-	throttling         sim.Throttling
-	delays             sim.Delays
+	// createByPrincipal is the create path's counts per caller (Azure).
+	createByPrincipal PrincipalSnapshot
+	lbCreate, lbQuiet map[string]int64
+	operatorStart     Snapshot // the operator's STS calls before the clusters
+	throttling        sim.Throttling
+	delays            sim.Delays
 	// accounting turns the counts into figures; nil means AWS's, from
 	// throttling and delays.
 	accounting *accounting
@@ -76,7 +78,7 @@ func measure(m measurement) Report {
 	startup := merge(m.operatorStart, create)
 	in := SteadyInput{Clusters: m.clusters, Quiet: quiet, Window: m.window, DriftDuringRun: m.drift, Startup: startup}
 	jobs := acct.jobs(in)
-	bs := acct.buckets(m.create, create, m.clusters)
+	bs := acct.buckets(m.create, create, m.createByPrincipal, m.clusters)
 	chain := acct.chain
 	bound, binding := lowerBound(bs, chain)
 	r := Report{
