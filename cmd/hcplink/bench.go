@@ -39,7 +39,8 @@ least-squares slope and the samples' spread; on AWS only, as devenv runs an
 Azure operator in-process). --output json prints one JSON object, with the
 same keys on both clouds.`,
 		Example: `  hcplink bench --clusters 50
-  hcplink bench --platform azure --clusters 50 --output json`,
+  hcplink bench --platform azure --clusters 50 --output json
+  hcplink bench --platform azure --clusters 50 --realistic`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrllog.SetLogger(logr.Discard())
@@ -73,6 +74,7 @@ same keys on both clouds.`,
 	cmd.Flags().DurationVar(&opts.Window, "window", 60*time.Second, "how long to observe the steady state")
 	cmd.Flags().DurationVar(&opts.DriftInterval, "drift-interval", 15*time.Second, "the operators' drift-check interval while the steady state is observed (clusters are created at the production interval)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 15*time.Minute, "how long to wait for all clusters to become Available")
+	cmd.Flags().BoolVar(&opts.Realistic, "realistic", false, "cloudsim's realistic delays (load balancers, endpoint services, Private Link Services and endpoints provision as long as the clouds take) instead of the fast ones; the lower bound's provisioning chain follows")
 	cmd.Flags().BoolVar(&inProcess, "in-process-operator", false, "run the management operator in this process (no memory figure)")
 	return cmd
 }

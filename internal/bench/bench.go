@@ -63,6 +63,10 @@ type Options struct {
 	OperatorBinary string
 	// Timeout bounds the wait for all clusters to become available.
 	Timeout time.Duration
+	// Realistic runs cloudsim with its realistic delays (provisioning as
+	// long as the clouds take) instead of the fast ones; the lower bound's
+	// provisioning chain is then theirs.
+	Realistic bool
 }
 
 // Run performs the benchmark and prints its figures.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"testing"
 	"time"
@@ -468,5 +469,31 @@ func TestAzureReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
 	}
 	if v, _ := az["lowerBoundSeconds"].(float64); !near(v, azureProvisioningChain(azure.FastDelays()).Seconds()) {
 		t.Errorf("lowerBoundSeconds = %v, want the chain alone (no bucket is past its burst)", az["lowerBoundSeconds"])
+	}
+}
+
+func TestRealisticDelaysReachCloudsimAndTheBound(t *testing.T) {
+	az, err := newAzureFleet(Options{Realistic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := az.devenvOptions(Options{}, io.Discard).AzureDelays["privateEndpointUpdating"].D(); got != time.Minute {
+		t.Errorf("Azure endpoint provisioning given to cloudsim = %v, want the realistic 1m", got)
+	}
+	// load balancer 10 s + Private Link Service 30 s + endpoint 60 s.
+	if got := azureAccounting(az.limits, az.delays, "mgmt").chain; got != 100*time.Second {
+		t.Errorf("Azure provisioning chain = %v, want 1m40s", got)
+	}
+	fast, _ := newAzureFleet(Options{})
+	if got := azureAccounting(fast.limits, fast.delays, "mgmt").chain; got >= time.Second {
+		t.Errorf("Azure provisioning chain without --realistic = %v, want the fast presets'", got)
+	}
+	aws := newAWSFleet(Options{Realistic: true})
+	if got := aws.devenvOptions(Options{}, io.Discard).Delays.EndpointPending.D(); got != 90*time.Second {
+		t.Errorf("AWS endpoint provisioning given to cloudsim = %v, want the realistic 1m30s", got)
+	}
+	// NLB 150 s + endpoint service 10 s + endpoint 90 s.
+	if got := awsAccounting(aws.throttling, aws.delays).chain; got != 250*time.Second {
+		t.Errorf("AWS provisioning chain = %v, want 4m10s", got)
 	}
 }

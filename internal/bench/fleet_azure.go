@@ -28,7 +28,11 @@ func newAzureFleet(opts Options) (*azureFleet, error) {
 	if opts.CustomerAccounts > 1 {
 		return nil, fmt.Errorf("--customer-accounts is for AWS; the Azure devenv has one guest subscription")
 	}
-	return &azureFleet{limits: azure.DefaultThrottling(), delays: azure.FastDelays()}, nil
+	delays := azure.FastDelays()
+	if opts.Realistic {
+		delays = azure.RealisticDelays()
+	}
+	return &azureFleet{limits: azure.DefaultThrottling(), delays: delays}, nil
 }
 
 func (f *azureFleet) name() string  { return "Azure" }
@@ -41,9 +45,10 @@ func (f *azureFleet) throttlingSays() string {
 // runs an Azure operator (no memory figure then).
 func (f *azureFleet) devenvOptions(_ Options, progress io.Writer) devenv.Options {
 	return devenv.Options{
-		Progress: progress,
-		Platform: devenv.PlatformAzure,
-		Faults:   &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
+		Progress:    progress,
+		Platform:    devenv.PlatformAzure,
+		AzureDelays: f.delays,
+		Faults:      &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
 	}
 }
 
