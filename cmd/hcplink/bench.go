@@ -34,10 +34,10 @@ over --window with a short drift interval); mutating calls in the quiet
 window (must be 0); calls per cluster per drift pass, both operators
 together; and the management operator's memory per cluster (it runs as its
 own process with --debug-live-heap: its live heap after a forced collection,
-three samples before the clusters and three after the quiet window, the
-least-squares slope and the samples' spread; on AWS only, as devenv runs an
-Azure operator in-process). --output json prints one JSON object, with the
-same keys on both clouds.`,
+three samples with every cluster after the quiet window and three after
+half of them are deleted, each by a freshly restarted operator; the
+least-squares slope and the samples' spread). --output json prints one JSON
+object, with the same keys on both clouds.`,
 		Example: `  hcplink bench --clusters 50
   hcplink bench --platform azure --clusters 50 --output json
   hcplink bench --platform azure --clusters 50 --realistic`,
@@ -48,7 +48,7 @@ same keys on both clouds.`,
 			if opts.JSON || output.file != "" {
 				opts.Progress = cmd.ErrOrStderr() // the result alone on stdout or in the file
 			}
-			if !inProcess && opts.Platform != bench.PlatformAzure {
+			if !inProcess {
 				self, err := os.Executable()
 				if err != nil {
 					return fmt.Errorf("finding this binary to run the operator: %w", err)

@@ -29,8 +29,11 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
@@ -58,8 +61,7 @@ type Options struct {
 	// the production interval.
 	DriftInterval time.Duration
 	// OperatorBinary runs the management operator as its own process, so
-	// that its memory is its own (AWS only: devenv runs an Azure operator
-	// in-process).
+	// that its memory is its own.
 	OperatorBinary string
 	// Timeout bounds the wait for all clusters to become available.
 	Timeout time.Duration
@@ -97,9 +99,6 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// check) counts as start-up; the setup's own calls do not.
 	operatorStart := f.operatorStart(env.Cloud.Counters.Snapshot())
 	heap := newHeapProbe(env.OperatorMetricsURL, env.OperatorPID != 0)
-	if err := heap.sample(ctx, 0); err != nil {
-		return err
-	}
 	env.Cloud.Counters.Reset()
 	env.LoadBalancerCalls.Reset()
 
@@ -144,9 +143,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	quietCalls := env.Cloud.Counters.Snapshot()
 	lbQuiet := env.LoadBalancerCalls.Snapshot()
-	// After the window: every cluster reconciled by the restarted
-	// operator, as the samples before the clusters were by a fresh one.
-	if err := heap.sample(ctx, len(clusters)); err != nil {
+	if err := measureMemory(ctx, env, heap, clusters, opts, progress); err != nil {
 		return err
 	}
 
@@ -159,6 +156,60 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return r.writeJSON(opts.Out)
 	}
 	r.print(opts.Out)
+	return nil
+}
+
+// measureMemory samples the operator's live heap with every cluster (the
+// operator restarted for the quiet window has reconciled them all), then
+// deletes half of the clusters, restarts the operators and samples again:
+// two counts, each seen by a fresh process after its first full pass, so
+// that what the operator costs once (clients, caches' first fill, code
+// paths' lazy state) is in both and only the clusters differ.
+func measureMemory(ctx context.Context, env *devenv.Env, heap *heapProbe, clusters []cluster, opts Options, progress io.Writer) error {
+	if heap == nil || len(clusters) < 2 {
+		return nil
+	}
+	if err := heap.sample(ctx, len(clusters)); err != nil {
+		return err
+	}
+	gone := clusters[:len(clusters)/2]
+	fmt.Fprintf(progress, "deleting %d clusters and restarting the operators, for the memory figure at %d\n", len(gone), len(clusters)-len(gone))
+	deleteCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	if err := deleteAndWait(deleteCtx, env, gone); err != nil {
+		return err
+	}
+	if err := settleWithDrift(ctx, env, len(clusters)-len(gone), opts.DriftInterval); err != nil {
+		return err
+	}
+	return heap.sample(ctx, len(clusters)-len(gone))
+}
+
+// deleteAndWait deletes the clusters and their NodePools and waits until
+// every one is gone.
+func deleteAndWait(ctx context.Context, env *devenv.Env, clusters []cluster) error {
+	for _, c := range clusters {
+		if err := env.Client.DeleteAllOf(ctx, &hcplinkv1beta1.NodePool{}, client.InNamespace(c.namespace)); err != nil {
+			return fmt.Errorf("deleting the NodePools of %s/%s: %w", c.namespace, c.name, err)
+		}
+		hc := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name}}
+		if err := env.Client.Delete(ctx, hc); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting %s/%s: %w", c.namespace, c.name, err)
+		}
+	}
+	for _, c := range clusters {
+		for {
+			err := env.Client.Get(ctx, types.NamespacedName{Namespace: c.namespace, Name: c.name}, &hcplinkv1beta1.HostedCluster{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s/%s not deleted: %w", c.namespace, c.name, ctx.Err())
+			case <-time.After(time.Second):
+			}
+		}
+	}
 	return nil
 }
 

@@ -41,14 +41,15 @@ func (f *azureFleet) throttlingSays() string {
 	return "cloudsim throttles with ARM's token buckets: per subscription, principal and kind, and each subscription's global ones"
 }
 
-// devenvOptions: the management operator runs in this process, as devenv
-// runs an Azure operator (no memory figure then).
-func (f *azureFleet) devenvOptions(_ Options, progress io.Writer) devenv.Options {
+// devenvOptions: the management operator runs as its own process (unless
+// --in-process-operator), so that its memory is its own.
+func (f *azureFleet) devenvOptions(opts Options, progress io.Writer) devenv.Options {
 	return devenv.Options{
-		Progress:    progress,
-		Platform:    devenv.PlatformAzure,
-		AzureDelays: f.delays,
-		Faults:      &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
+		Progress:       progress,
+		OperatorBinary: opts.OperatorBinary,
+		Platform:       devenv.PlatformAzure,
+		AzureDelays:    f.delays,
+		Faults:         &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
 	}
 }
 

@@ -29,7 +29,7 @@ const memorySampleGap = 2 * time.Second
 
 // memoryMethod says how the figure is made; the report prints it beside
 // the figure.
-const memoryMethod = "live heap after a forced collection (the operator's --debug-live-heap endpoint), 3 samples before the clusters and 3 at the end of the quiet window; slope by least squares; spread ± (range of the samples at the lowest count + range at the highest) ÷ (2 × the counts' difference)"
+const memoryMethod = "live heap after a forced collection (the operator's --debug-live-heap endpoint): 3 samples with all N clusters at the end of the quiet window, 3 with N − N/2 after deleting N/2, each by a freshly restarted operator after its first full pass; slope by least squares; spread ± (range of the samples at the lowest count + range at the highest) ÷ (2 × the counts' difference)"
 
 // heapProbe reads the management operator's live heap (devenv runs it as
 // its own process with --debug-live-heap).
@@ -60,13 +60,34 @@ func (p *heapProbe) sample(ctx context.Context, clusters int) error {
 				return ctx.Err()
 			}
 		}
-		b, err := p.read(ctx)
+		b, err := p.readWhenUp(ctx)
 		if err != nil {
 			return fmt.Errorf("reading the operator's live heap: %w", err)
 		}
 		p.samples = append(p.samples, MemorySample{Clusters: clusters, Bytes: b})
 	}
 	return nil
+}
+
+// operatorUpTimeout bounds the wait for a just-started operator's metrics
+// endpoint to answer.
+const operatorUpTimeout = time.Minute
+
+// readWhenUp reads the live heap, polling while the endpoint does not
+// answer yet (the operator process has just started).
+func (p *heapProbe) readWhenUp(ctx context.Context) (int64, error) {
+	deadline := time.Now().Add(operatorUpTimeout)
+	for {
+		b, err := p.read(ctx)
+		if err == nil || time.Now().After(deadline) {
+			return b, err
+		}
+		select {
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
 }
 
 func (p *heapProbe) read(ctx context.Context) (int64, error) {

@@ -158,9 +158,6 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if e.Platform == "" {
 		e.Platform = PlatformAWS
 	}
-	if e.Platform == PlatformAzure && opts.OperatorBinary != "" {
-		return nil, errors.New("devenv runs the Azure management operator in this process only: leave OperatorBinary empty")
-	}
 	defer func() {
 		if err != nil {
 			_ = e.Stop()
