@@ -31,6 +31,10 @@ const memorySampleGap = 2 * time.Second
 // the figure.
 const memoryMethod = "live heap after a forced collection (the operator's --debug-live-heap endpoint): 3 samples with all N clusters at the end of the quiet window, 3 with N − N/2 after deleting N/2, each by a freshly restarted operator after its first full pass; slope by least squares; spread ± (range of the samples at the lowest count + range at the highest) ÷ (2 × the counts' difference)"
 
+// heapClient bounds each read: a forced collection takes milliseconds, so
+// an endpoint that does not answer in this time is not going to.
+var heapClient = &http.Client{Timeout: 30 * time.Second}
+
 // heapProbe reads the management operator's live heap (devenv runs it as
 // its own process with --debug-live-heap).
 type heapProbe struct {
@@ -95,7 +99,7 @@ func (p *heapProbe) read(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := heapClient.Do(req)
 	if err != nil {
 		return 0, err
 	}
