@@ -80,6 +80,9 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 func (e *Env) operatorCloud(ctx context.Context) (args, env []string, err error) {
 	if e.Platform == PlatformAzure {
 		args = []string{"--private-platform", operator.PlatformAzure, "--azure-pls-resource-group", e.azureOperator.ResourceGroup}
+		if e.azureOperator.VNetID != "" {
+			args = append(args, "--azure-vnet-id", e.azureOperator.VNetID)
+		}
 		return args, azureOperatorEnv(e.azureOperator, e.AzureCABundle), nil
 	}
 	key, err := e.operatorKeyEnv(ctx)
