@@ -1,11 +1,14 @@
 package main
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 
+	"github.com/hcplink/hcplink/internal/controlplane"
 	"github.com/hcplink/hcplink/internal/install"
 )
 
@@ -41,6 +44,44 @@ func TestWorkerAndClusterIDFlags(t *testing.T) {
 			}
 			if !tt.wantErr && f.Value.String() != tt.setTo {
 				t.Errorf("--%s = %q after parsing, want %q", tt.flag, f.Value.String(), tt.setTo)
+			}
+		})
+	}
+}
+
+// TestDriftIntervalFlagsNameEachPlatformsDefault: both operators take one
+// --drift-interval whose default is per platform, and say which.
+func TestDriftIntervalFlagsNameEachPlatformsDefault(t *testing.T) {
+	for _, cmd := range []*cobra.Command{newOperatorCommand(), newControlPlaneOperatorCommand()} {
+		f := cmd.Flags().Lookup("drift-interval")
+		if f == nil {
+			t.Fatalf("%s has no --drift-interval", cmd.Name())
+		}
+		if !strings.Contains(f.Usage, "AWS 10m0s, Azure 5m0s") {
+			t.Errorf("%s --drift-interval does not name the per-platform defaults: %q", cmd.Name(), f.Usage)
+		}
+	}
+	tests := []struct {
+		name               string
+		args               []string
+		wantAWS, wantAzure time.Duration
+	}{
+		{"defaults", nil, 0, 0},
+		{"one interval for either cloud", []string{"--drift-interval=2m"}, 2 * time.Minute, 2 * time.Minute},
+		{"the older Azure flag still wins for Azure", []string{"--drift-interval=2m", "--azure-drift-interval=7m"}, 2 * time.Minute, 7 * time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := newControlPlaneOperatorCommand()
+			if err := cmd.Flags().Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			opts := controlplane.Options{}
+			opts.AWSDriftInterval, _ = cmd.Flags().GetDuration("drift-interval")
+			opts.AzureDriftInterval, _ = cmd.Flags().GetDuration("azure-drift-interval")
+			oneDriftInterval(&opts, cmd.Flags().Changed("azure-drift-interval"))
+			if opts.AWSDriftInterval != tc.wantAWS || opts.AzureDriftInterval != tc.wantAzure {
+				t.Fatalf("AWS %v, Azure %v; want %v, %v", opts.AWSDriftInterval, opts.AzureDriftInterval, tc.wantAWS, tc.wantAzure)
 			}
 		})
 	}

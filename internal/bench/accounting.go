@@ -18,6 +18,10 @@ import (
 // Snapshot is cloudsim's counters: account → "service:Operation" → counts.
 type Snapshot = map[string]map[string]sim.CallCount
 
+// PrincipalSnapshot is cloudsim's counters per caller, where it knows the
+// caller (Azure): subscription → principal object ID → operation → counts.
+type PrincipalSnapshot = map[string]map[string]map[string]sim.CallCount
+
 // OperationCount is one operation's calls, per cluster.
 type OperationCount struct {
 	Operation string  `json:"operation"`
@@ -265,6 +269,20 @@ func spreadOverOperations(in SteadyInput, jobs []Job, jobOf func(account, op str
 	return rows
 }
 
+// callsPerDriftPass is what one drift pass of both operators costs per
+// cluster: the floor the steady state is judged by, independent of the
+// drift interval (issue 18: at most one read per resource kind that can
+// drift, batched listings counting 1/N).
+func callsPerDriftPass(jobs []Job) float64 {
+	var t float64
+	for _, j := range jobs {
+		if j.Job == jobCPODrift || j.Job == jobOperatorDrift {
+			t += j.CallsPerRun
+		}
+	}
+	return t
+}
+
 func totalPerClusterHour(jobs []Job) float64 {
 	var t float64
 	for _, j := range jobs {
@@ -366,20 +384,4 @@ func lowerBound(bs []Bucket, chain time.Duration) (seconds float64, binding *Buc
 		seconds += binding.Seconds
 	}
 	return seconds, binding
-}
-
-// MemorySample is the operator's resident memory with so many clusters
-// Available.
-type MemorySample struct {
-	Clusters int   `json:"clusters"`
-	Bytes    int64 `json:"bytes"`
-}
-
-// slope is the memory each further cluster costs between two samples (0
-// when the counts are equal or a sample is missing).
-func slope(a, b MemorySample) float64 {
-	if a.Bytes == 0 || b.Bytes == 0 || a.Clusters == b.Clusters {
-		return 0
-	}
-	return float64(b.Bytes-a.Bytes) / float64(b.Clusters-a.Clusters)
 }

@@ -34,8 +34,8 @@ func azureAccounting(limits sim.ServiceLimits, delays azure.Delays, management s
 		jobs:       func(in SteadyInput) []Job { return azureSteadyState(in, management) },
 		jobOf:      func(account, _ string) string { return azureJobOf(account, management) },
 		modelled:   map[string]string{jobEntraToken: "Entra ID token requests (modelled)"},
-		buckets: func(all, hcplinkOnly Snapshot, clusters int) []Bucket {
-			return armBuckets(all, hcplinkOnly, limits, management, clusters)
+		buckets: func(all, _ Snapshot, byPrincipal PrincipalSnapshot, _ int) []Bucket {
+			return armBuckets(all, byPrincipal, limits)
 		},
 		chain:    azureProvisioningChain(delays),
 		explains: azureSteadyAccounting,
@@ -94,49 +94,42 @@ func armKind(op string) string {
 	return "writes"
 }
 
-// armBuckets are ARM's buckets' shares of the lower bound. cloudsim's
-// counts do not say which principal called, so only buckets whose callers
-// are known are bounded: each subscription's global buckets (every call,
-// the stand-in's included), the operator's own buckets in the management
-// subscription (hcplink's calls there are all the operator's), and in
-// other subscriptions one control-plane operator's own buckets at the
-// average share (each cluster's operator has its own identity, and the
-// busiest has at least the average).
-func armBuckets(all, hcplinkOnly Snapshot, limits sim.ServiceLimits, management string, clusters int) []Bucket {
-	type key struct{ sub, scope, kind string }
+// armBuckets are ARM's buckets' shares of the lower bound, from who
+// called (cloudsim counts every ARM call per principal): each
+// subscription's global buckets (every principal's calls, the
+// load-balancer stand-in's too) and each principal's own, per kind. The
+// busiest real bucket binds.
+func armBuckets(all Snapshot, byPrincipal PrincipalSnapshot, limits sim.ServiceLimits) []Bucket {
+	type key struct{ sub, principal, kind string }
 	calls := map[key]int64{}
-	add := func(snap Snapshot, scope func(sub string) string) {
-		for sub, ops := range snap {
+	for sub, ops := range all {
+		for op, c := range ops {
+			calls[key{sub, "", armKind(op)}] += c.Total - c.Throttled
+		}
+	}
+	for sub, callers := range byPrincipal {
+		for principal, ops := range callers {
 			for op, c := range ops {
-				if s := scope(sub); s != "" {
-					calls[key{sub, s, armKind(op)}] += c.Total - c.Throttled
-				}
+				calls[key{sub, principal, armKind(op)}] += c.Total - c.Throttled
 			}
 		}
 	}
-	add(all, func(string) string { return scopeGlobal })
-	add(hcplinkOnly, func(sub string) string {
-		if strings.EqualFold(sub, management) {
-			return scopeOperator
-		}
-		return scopeOneCPO
-	})
 	out := make([]Bucket, 0, len(calls))
 	for k, n := range calls {
 		limit := limits.Mutating
 		if k.kind == "reads" {
 			limit = limits.NonMutating
 		}
-		switch k.scope {
-		case scopeGlobal:
+		scope := scopeGlobal
+		if k.principal == "" {
 			limit = sim.Limit{Burst: limit.Burst * armGlobalFactor, PerSecond: limit.PerSecond * armGlobalFactor}
-		case scopeOneCPO:
-			n /= int64(max(1, clusters))
+		} else {
+			scope = "(principal " + k.principal + ")"
 		}
 		if limit.PerSecond <= 0 {
 			continue
 		}
-		b := Bucket{Account: k.sub, Service: "arm " + k.scope, Operation: k.kind, Mutating: k.kind != "reads",
+		b := Bucket{Account: k.sub, Service: "arm " + scope, Operation: k.kind, Mutating: k.kind != "reads",
 			Calls: n, Burst: limit.Burst, PerSecond: limit.PerSecond}
 		b.Seconds = math.Max(0, float64(n)-b.Burst) / b.PerSecond
 		out = append(out, b)
@@ -145,12 +138,8 @@ func armBuckets(all, hcplinkOnly Snapshot, limits sim.ServiceLimits, management 
 	return out
 }
 
-// The buckets armBuckets bounds.
-const (
-	scopeGlobal   = "(subscription, every principal)"
-	scopeOperator = "(the operator's principal)"
-	scopeOneCPO   = "(one control-plane operator's principal, average)"
-)
+// scopeGlobal names a subscription's global buckets.
+const scopeGlobal = "(subscription, every principal)"
 
 // azureProvisioningChain is the modelled cloud-side wait of one Private
 // cluster, in the order each needs the one before: the load balancer's

@@ -14,8 +14,9 @@
 // × runs per hour): drift is observed in the quiet window with a short drift
 // interval, credentials checks and token exchanges cost what their first run
 // cost, sweeps are modelled — and the raw count of mutating calls in the
-// window; and the management operator's memory per cluster, the slope of its
-// resident memory between two cluster counts.
+// window; and the management operator's memory per cluster, the
+// least-squares slope of its live heap after a forced collection over
+// cluster counts, with the spread of its samples.
 package bench
 
 import (
@@ -28,8 +29,11 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
@@ -57,11 +61,14 @@ type Options struct {
 	// the production interval.
 	DriftInterval time.Duration
 	// OperatorBinary runs the management operator as its own process, so
-	// that its memory is its own (AWS only: devenv runs an Azure operator
-	// in-process).
+	// that its memory is its own.
 	OperatorBinary string
 	// Timeout bounds the wait for all clusters to become available.
 	Timeout time.Duration
+	// Realistic runs cloudsim with its realistic delays (provisioning as
+	// long as the clouds take) instead of the fast ones; the lower bound's
+	// provisioning chain is then theirs.
+	Realistic bool
 }
 
 // Run performs the benchmark and prints its figures.
@@ -91,6 +98,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// What the operator did before the clusters (its first credentials
 	// check) counts as start-up; the setup's own calls do not.
 	operatorStart := f.operatorStart(env.Cloud.Counters.Snapshot())
+	heap := newHeapProbe(env.OperatorMetricsURL, env.OperatorPID != 0)
 	env.Cloud.Counters.Reset()
 	env.LoadBalancerCalls.Reset()
 
@@ -98,8 +106,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	start := time.Now()
 	waitCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	// Created while the count is watched: creating many takes a while, and
-	// the memory probe must see the count pass half of them.
+	// Created while the count is watched: creating many takes a while.
 	created := make(chan error, 1)
 	go func() {
 		err := createAll(waitCtx, env, clusters, f.create)
@@ -108,8 +115,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}
 		created <- err
 	}()
-	memory := &memoryProbe{pid: env.OperatorPID, half: (len(clusters) + 1) / 2}
-	available, err := waitAvailable(waitCtx, env, clusters, progress, memory.observe)
+	available, err := waitAvailable(waitCtx, env, clusters, progress)
 	elapsed := time.Since(start)
 	if createErr := <-created; createErr != nil {
 		return createErr
@@ -118,6 +124,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return fmt.Errorf("%d of %d clusters available after %v: %w", available, len(clusters), elapsed.Round(time.Second), err)
 	}
 	createCalls := env.Cloud.Counters.Snapshot()
+	createByPrincipal := env.Cloud.Counters.SnapshotByPrincipal()
 	// Before the restart below: the process that created the clusters.
 	peak := peakRSS(env.OperatorPID)
 	lbCreate := env.LoadBalancerCalls.Snapshot()
@@ -136,11 +143,14 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	quietCalls := env.Cloud.Counters.Snapshot()
 	lbQuiet := env.LoadBalancerCalls.Snapshot()
+	if err := measureMemory(ctx, env, heap, clusters, opts, progress); err != nil {
+		return err
+	}
 
 	r := measure(measurement{
 		platform: f.name(), clusters: opts.Clusters, accounts: f.accounts(), elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
-		create: createCalls, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
-		accounting: f.accounting(env), memory: memory.samples, peak: peak,
+		create: createCalls, createByPrincipal: createByPrincipal, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
+		accounting: f.accounting(env), memory: heap.taken(), peak: peak,
 	})
 	if opts.JSON {
 		return r.writeJSON(opts.Out)
@@ -149,21 +159,58 @@ func Run(ctx context.Context, opts Options) (err error) {
 	return nil
 }
 
-// memoryProbe samples the operator's resident memory when half the
-// clusters are Available and when all are.
-type memoryProbe struct {
-	pid     int
-	half    int
-	samples []MemorySample
+// measureMemory samples the operator's live heap with every cluster (the
+// operator restarted for the quiet window has reconciled them all), then
+// deletes half of the clusters, restarts the operators and samples again:
+// two counts, each seen by a fresh process after its first full pass, so
+// that what the operator costs once (clients, caches' first fill, code
+// paths' lazy state) is in both and only the clusters differ.
+func measureMemory(ctx context.Context, env *devenv.Env, heap *heapProbe, clusters []cluster, opts Options, progress io.Writer) error {
+	if heap == nil || len(clusters) < 2 {
+		return nil
+	}
+	if err := heap.sample(ctx, len(clusters)); err != nil {
+		return err
+	}
+	gone := clusters[:len(clusters)/2]
+	fmt.Fprintf(progress, "deleting %d clusters and restarting the operators, for the memory figure at %d\n", len(gone), len(clusters)-len(gone))
+	deleteCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	if err := deleteAndWait(deleteCtx, env, gone); err != nil {
+		return err
+	}
+	if err := settleWithDrift(ctx, env, len(clusters)-len(gone), opts.DriftInterval); err != nil {
+		return err
+	}
+	return heap.sample(ctx, len(clusters)-len(gone))
 }
 
-func (m *memoryProbe) observe(ready, total int) {
-	if m.pid == 0 {
-		return
+// deleteAndWait deletes the clusters and their NodePools and waits until
+// every one is gone.
+func deleteAndWait(ctx context.Context, env *devenv.Env, clusters []cluster) error {
+	for _, c := range clusters {
+		if err := env.Client.DeleteAllOf(ctx, &hcplinkv1beta1.NodePool{}, client.InNamespace(c.namespace)); err != nil {
+			return fmt.Errorf("deleting the NodePools of %s/%s: %w", c.namespace, c.name, err)
+		}
+		hc := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name}}
+		if err := env.Client.Delete(ctx, hc); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting %s/%s: %w", c.namespace, c.name, err)
+		}
 	}
-	if (len(m.samples) == 0 && ready >= m.half && ready < total) || (ready == total && (len(m.samples) == 0 || m.samples[len(m.samples)-1].Clusters != total)) {
-		m.samples = append(m.samples, MemorySample{Clusters: ready, Bytes: currentRSS(m.pid)})
+	for _, c := range clusters {
+		for {
+			err := env.Client.Get(ctx, types.NamespacedName{Namespace: c.namespace, Name: c.name}, &hcplinkv1beta1.HostedCluster{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s/%s not deleted: %w", c.namespace, c.name, ctx.Err())
+			case <-time.After(time.Second):
+			}
+		}
 	}
+	return nil
 }
 
 // routeServices publishes the API server by Route at host, as a private
@@ -198,7 +245,7 @@ func createAll(ctx context.Context, env *devenv.Env, clusters []cluster, create 
 // waitAvailable polls until every cluster reports Available, printing the
 // count as it grows. One list a second, not a read per cluster; clusters
 // not created yet count as not Available.
-func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out io.Writer, observe func(ready, total int)) (int, error) {
+func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out io.Writer) (int, error) {
 	wanted := map[types.NamespacedName]bool{}
 	for _, c := range clusters {
 		wanted[types.NamespacedName{Namespace: c.namespace, Name: c.name}] = true
@@ -215,7 +262,6 @@ func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out
 				ready++
 			}
 		}
-		observe(ready, len(clusters))
 		if ready != last {
 			fmt.Fprintf(out, "  %d/%d available\n", ready, len(clusters))
 			last = ready
@@ -233,9 +279,6 @@ func waitAvailable(ctx context.Context, env *devenv.Env, clusters []cluster, out
 
 // peakRSS reads the process's high-water resident memory (VmHWM), in bytes.
 func peakRSS(pid int) int64 { return procStatus(pid, "VmHWM:") }
-
-// currentRSS reads the process's resident memory (VmRSS), in bytes.
-func currentRSS(pid int) int64 { return procStatus(pid, "VmRSS:") }
 
 func procStatus(pid int, field string) int64 {
 	if pid == 0 {

@@ -3,6 +3,8 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"testing"
 	"time"
@@ -214,21 +216,26 @@ func TestBucketsAndLowerBound(t *testing.T) {
 	}
 }
 
-func TestSlope(t *testing.T) {
+func TestFitMemory(t *testing.T) {
+	const kib = 1 << 10
 	tests := []struct {
-		name string
-		a, b MemorySample
-		want float64
+		name          string
+		samples       []MemorySample
+		slope, spread float64
 	}{
-		{"64 KiB per cluster", MemorySample{25, 100 << 20}, MemorySample{50, 100<<20 + 25*64<<10}, 64 << 10},
-		{"shrinking", MemorySample{3, 2000}, MemorySample{6, 1700}, -100},
-		{"same count", MemorySample{6, 1}, MemorySample{6, 2}, 0},
-		{"missing sample", MemorySample{3, 0}, MemorySample{6, 2}, 0},
+		{"64 KiB per cluster, no spread", []MemorySample{{0, 100 << 20}, {0, 100 << 20}, {50, 100<<20 + 50*64*kib}, {50, 100<<20 + 50*64*kib}}, 64 * kib, 0},
+		// means 1000 and 6000 → 100 per cluster; ranges 200 and 400 → ±(200+400)/2/50.
+		{"spread from each end's range", []MemorySample{{0, 900}, {0, 1000}, {0, 1100}, {50, 5800}, {50, 6000}, {50, 6200}}, 100, 6},
+		{"least squares over three counts", []MemorySample{{0, 0}, {10, 1200}, {20, 2000}}, 100, 0},
+		{"shrinking", []MemorySample{{3, 2000}, {6, 1700}}, -100, 0},
+		{"one count only", []MemorySample{{6, 1}, {6, 2}}, 0, 0},
+		{"no samples", nil, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := slope(tc.a, tc.b); !near(got, tc.want) {
-				t.Fatalf("slope = %v, want %v", got, tc.want)
+			slope, spread := fitMemory(tc.samples)
+			if !near(slope, tc.slope) || !near(spread, tc.spread) {
+				t.Fatalf("fitMemory = %v ± %v, want %v ± %v", slope, spread, tc.slope, tc.spread)
 			}
 		})
 	}
@@ -245,7 +252,7 @@ func TestReportJSONHasTheIssueKeys(t *testing.T) {
 		quiet:      Snapshot{customer: {"ec2:DescribeVpcEndpoints": {Total: 8}}},
 		throttling: sim.AWSDefaultThrottling(),
 		delays:     sim.Delays{LoadBalancerProvisioning: sim.Duration(4 * time.Second), EndpointPending: sim.Duration(time.Second)},
-		memory:     []MemorySample{{1, 1000}, {2, 3000}},
+		memory:     []MemorySample{{0, 1000}, {0, 1100}, {0, 900}, {2, 5000}, {2, 5200}, {2, 4800}},
 	})
 	var buf bytes.Buffer
 	if err := r.writeJSON(&buf); err != nil {
@@ -256,14 +263,17 @@ func TestReportJSONHasTheIssueKeys(t *testing.T) {
 		t.Fatalf("not one JSON object: %v\n%s", err, buf.String())
 	}
 	want := map[string]float64{
-		"clusters":                  2,
-		"secondsToAvailable":        10,
-		"lowerBoundSeconds":         5,
-		"ratio":                     2,
-		"createCallsPerCluster":     1, // the stand-in's CreateLoadBalancer left out
-		"steadyMutatingCalls":       0,
-		"operatorBytesPerCluster":   2000,
-		"steadyCallsPerClusterHour": 1*6 + 2*0.5 + 0.5*2, // drift 8÷2÷4 × 6, modelled sweeps
+		"clusters":                      2,
+		"secondsToAvailable":            10,
+		"lowerBoundSeconds":             5,
+		"ratio":                         2,
+		"createCallsPerCluster":         1, // the stand-in's CreateLoadBalancer left out
+		"steadyMutatingCalls":           0,
+		"operatorBytesPerCluster":       2000,                // the live heap's least-squares slope
+		"operatorBytesPerClusterSpread": 150,                 // (200 + 400) ÷ 2 ÷ 2 clusters
+		"steadyCallsPerClusterHour":     1*6 + 2*0.5 + 0.5*2, // drift 8÷2÷4 × 6, modelled sweeps
+		// 8 reads in 4 passes of 2 clusters; sweeps and tokens are no pass's.
+		"steadyCallsPerClusterPerPass": 1,
 	}
 	for key, value := range want {
 		v, ok := got[key].(float64)
@@ -271,14 +281,15 @@ func TestReportJSONHasTheIssueKeys(t *testing.T) {
 			t.Errorf("%s = %v, want %v", key, got[key], value)
 		}
 	}
-	for _, key := range []string{"createByOperation", "createByOperationWithLoadBalancer", "steadyJobs", "steadyByOperation", "accounts", "operatorPeakBytes", "operatorMemorySamples", "steadyAccounting"} {
+	for _, key := range []string{"createByOperation", "createByOperationWithLoadBalancer", "steadyJobs", "steadyByOperation", "accounts", "operatorPeakBytes", "operatorMemorySamples", "operatorMemoryMethod", "steadyAccounting"} {
 		if _, ok := got[key]; !ok {
 			t.Errorf("no %q in %s", key, buf.String())
 		}
 	}
 	var table bytes.Buffer
 	r.print(&table)
-	if !bytes.Contains(table.Bytes(), []byte("each periodic job at its production period")) || !bytes.Contains(table.Bytes(), []byte("(VmRSS 1→2)")) {
+	if !bytes.Contains(table.Bytes(), []byte("each periodic job at its production period")) || !bytes.Contains(table.Bytes(), []byte("2.0 ± 0.1 KiB")) ||
+		!bytes.Contains(table.Bytes(), []byte("method: live heap after a forced collection")) {
 		t.Fatalf("the table does not explain its accounting or its memory counts:\n%s", table.String())
 	}
 }
@@ -336,44 +347,61 @@ func TestARMKind(t *testing.T) {
 	}
 }
 
-func TestARMBucketsBoundWhatTheirCallersAreKnownToBe(t *testing.T) {
+func TestARMBucketsArePerPrincipalAndTheBusiestBinds(t *testing.T) {
 	const mgmt, guest = "mgmt-sub", "guest-sub"
 	limits := sim.ServiceLimits{NonMutating: sim.Limit{Burst: 250, PerSecond: 25}, Mutating: sim.Limit{Burst: 200, PerSecond: 10}}
 	all := Snapshot{
 		mgmt:  {"Microsoft.Network:privateLinkServices/write": {Total: 500, Throttled: 50}, "Microsoft.Network:loadBalancers/write": {Total: 100}},
-		guest: {"Microsoft.Network:privateEndpoints/write": {Total: 4000}},
+		guest: {"Microsoft.Network:privateEndpoints/write": {Total: 4000}, "Microsoft.Network:privateEndpoints/read": {Total: 300}},
 	}
-	hcplinkOnly := Snapshot{
-		mgmt:  {"Microsoft.Network:privateLinkServices/write": {Total: 500, Throttled: 50}},
-		guest: {"Microsoft.Network:privateEndpoints/write": {Total: 4000}},
+	// The guest's 4000 writes: one busy control-plane operator (600) and
+	// 34 quiet ones (100 each); its reads are one operator's.
+	byPrincipal := PrincipalSnapshot{
+		mgmt: {
+			"operator": {"Microsoft.Network:privateLinkServices/write": {Total: 500, Throttled: 50}},
+			"stand-in": {"Microsoft.Network:loadBalancers/write": {Total: 100}},
+		},
+		guest: {"busy-cpo": {"Microsoft.Network:privateEndpoints/write": {Total: 600}, "Microsoft.Network:privateEndpoints/read": {Total: 300}}},
 	}
-	bs := armBuckets(all, hcplinkOnly, limits, mgmt, 10)
-	find := func(sub, scope string) Bucket {
+	for i := range 34 {
+		byPrincipal[guest][fmt.Sprintf("cpo-%d", i)] = map[string]sim.CallCount{"Microsoft.Network:privateEndpoints/write": {Total: 100}}
+	}
+	bs := armBuckets(all, byPrincipal, limits)
+	find := func(sub, scope, kind string) Bucket {
 		for _, b := range bs {
-			if b.Account == sub && b.Service == "arm "+scope && b.Operation == "writes" {
+			if b.Account == sub && b.Service == "arm "+scope && b.Operation == kind {
 				return b
 			}
 		}
-		t.Fatalf("no %s %s writes bucket in %+v", sub, scope, bs)
+		t.Fatalf("no %s %s %s bucket in %+v", sub, scope, kind, bs)
 		return Bucket{}
 	}
+	// The busy operator's own writes: 600, 400 beyond the burst at 10/s.
+	if b := find(guest, "(principal busy-cpo)", "writes"); b.Calls != 600 || !near(b.Seconds, 40) {
+		t.Errorf("busy control-plane operator's writes = %+v, want 600 calls, 40 s", b)
+	}
+	if b := find(guest, "(principal busy-cpo)", "reads"); b.Calls != 300 || !near(b.Seconds, 2) {
+		t.Errorf("busy control-plane operator's reads = %+v, want 300 calls, 2 s", b)
+	}
 	// The operator's own bucket: 450 calls took a token, 250 beyond the burst at 10/s.
-	if b := find(mgmt, scopeOperator); b.Calls != 450 || !near(b.Seconds, 25) {
+	if b := find(mgmt, "(principal operator)", "writes"); b.Calls != 450 || !near(b.Seconds, 25) {
 		t.Errorf("operator bucket = %+v, want 450 calls, 25 s", b)
 	}
-	// The management subscription's global bucket sees the stand-in too, at 15×.
-	if b := find(mgmt, scopeGlobal); b.Calls != 550 || b.Burst != 3000 || b.Seconds != 0 {
+	// The stand-in has its own bucket; the global one sees it too, at 15×.
+	if b := find(mgmt, "(principal stand-in)", "writes"); b.Calls != 100 || b.Seconds != 0 {
+		t.Errorf("stand-in bucket = %+v", b)
+	}
+	if b := find(mgmt, scopeGlobal, "writes"); b.Calls != 550 || b.Burst != 3000 || b.Seconds != 0 {
 		t.Errorf("management global bucket = %+v", b)
 	}
-	// 4000 guest writes: global 1000 beyond 3000 at 150/s; each of 10 operators 400, 200 beyond at 10/s.
-	if b := find(guest, scopeGlobal); !near(b.Seconds, 1000.0/150) {
+	// 4000 guest writes: global 1000 beyond 3000 at 150/s.
+	if b := find(guest, scopeGlobal, "writes"); !near(b.Seconds, 1000.0/150) {
 		t.Errorf("guest global bucket = %+v", b)
 	}
-	if b := find(guest, scopeOneCPO); b.Calls != 400 || !near(b.Seconds, 20) {
-		t.Errorf("one control-plane operator's bucket = %+v", b)
-	}
-	if bs[0].Seconds != 25 {
-		t.Errorf("buckets not sorted by time, the binding first: %+v", bs[0])
+	// The busiest real bucket binds, not an average share (4000 ÷ 35 would
+	// be within the burst).
+	if bound, binding := lowerBound(bs, 0); binding == nil || binding.Service != "arm (principal busy-cpo)" || !near(bound, 40) {
+		t.Errorf("lower bound = %v from %+v, want 40 s from the busy operator's writes", bound, binding)
 	}
 }
 
@@ -436,7 +464,36 @@ func TestAzureReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
 	if v, _ := az["steadyCallsPerClusterHour"].(float64); !near(v, 1*12+1.5) {
 		t.Errorf("steadyCallsPerClusterHour = %v, want 13.5", az["steadyCallsPerClusterHour"])
 	}
+	if v, _ := az["steadyCallsPerClusterPerPass"].(float64); !near(v, 1) {
+		t.Errorf("steadyCallsPerClusterPerPass = %v, want 1 (8 reads in 4 passes of 2 clusters)", az["steadyCallsPerClusterPerPass"])
+	}
 	if v, _ := az["lowerBoundSeconds"].(float64); !near(v, azureProvisioningChain(azure.FastDelays()).Seconds()) {
 		t.Errorf("lowerBoundSeconds = %v, want the chain alone (no bucket is past its burst)", az["lowerBoundSeconds"])
+	}
+}
+
+func TestRealisticDelaysReachCloudsimAndTheBound(t *testing.T) {
+	az, err := newAzureFleet(Options{Realistic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := az.devenvOptions(Options{}, io.Discard).AzureDelays["privateEndpointUpdating"].D(); got != time.Minute {
+		t.Errorf("Azure endpoint provisioning given to cloudsim = %v, want the realistic 1m", got)
+	}
+	// load balancer 10 s + Private Link Service 30 s + endpoint 60 s.
+	if got := azureAccounting(az.limits, az.delays, "mgmt").chain; got != 100*time.Second {
+		t.Errorf("Azure provisioning chain = %v, want 1m40s", got)
+	}
+	fast, _ := newAzureFleet(Options{})
+	if got := azureAccounting(fast.limits, fast.delays, "mgmt").chain; got >= time.Second {
+		t.Errorf("Azure provisioning chain without --realistic = %v, want the fast presets'", got)
+	}
+	aws := newAWSFleet(Options{Realistic: true})
+	if got := aws.devenvOptions(Options{}, io.Discard).Delays.EndpointPending.D(); got != 90*time.Second {
+		t.Errorf("AWS endpoint provisioning given to cloudsim = %v, want the realistic 1m30s", got)
+	}
+	// NLB 150 s + endpoint service 10 s + endpoint 90 s.
+	if got := awsAccounting(aws.throttling, aws.delays).chain; got != 250*time.Second {
+		t.Errorf("AWS provisioning chain = %v, want 4m10s", got)
 	}
 }

@@ -28,7 +28,11 @@ type awsFleet struct {
 }
 
 func newAWSFleet(opts Options) *awsFleet {
-	return &awsFleet{customerAccounts: max(1, opts.CustomerAccounts), throttling: sim.AWSDefaultThrottling(), delays: sim.FastDelays()}
+	delays := sim.FastDelays()
+	if opts.Realistic {
+		delays = sim.RealisticDelays()
+	}
+	return &awsFleet{customerAccounts: max(1, opts.CustomerAccounts), throttling: sim.AWSDefaultThrottling(), delays: delays}
 }
 
 func (f *awsFleet) name() string  { return "AWS" }

@@ -28,7 +28,11 @@ func newAzureFleet(opts Options) (*azureFleet, error) {
 	if opts.CustomerAccounts > 1 {
 		return nil, fmt.Errorf("--customer-accounts is for AWS; the Azure devenv has one guest subscription")
 	}
-	return &azureFleet{limits: azure.DefaultThrottling(), delays: azure.FastDelays()}, nil
+	delays := azure.FastDelays()
+	if opts.Realistic {
+		delays = azure.RealisticDelays()
+	}
+	return &azureFleet{limits: azure.DefaultThrottling(), delays: delays}, nil
 }
 
 func (f *azureFleet) name() string  { return "Azure" }
@@ -37,13 +41,15 @@ func (f *azureFleet) throttlingSays() string {
 	return "cloudsim throttles with ARM's token buckets: per subscription, principal and kind, and each subscription's global ones"
 }
 
-// devenvOptions: the management operator runs in this process, as devenv
-// runs an Azure operator (no memory figure then).
-func (f *azureFleet) devenvOptions(_ Options, progress io.Writer) devenv.Options {
+// devenvOptions: the management operator runs as its own process (unless
+// --in-process-operator), so that its memory is its own.
+func (f *azureFleet) devenvOptions(opts Options, progress io.Writer) devenv.Options {
 	return devenv.Options{
-		Progress: progress,
-		Platform: devenv.PlatformAzure,
-		Faults:   &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
+		Progress:       progress,
+		OperatorBinary: opts.OperatorBinary,
+		Platform:       devenv.PlatformAzure,
+		AzureDelays:    f.delays,
+		Faults:         &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
 	}
 }
 

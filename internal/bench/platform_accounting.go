@@ -20,8 +20,9 @@ type accounting struct {
 	// modelled names the by-operation rows of the jobs not observed.
 	modelled map[string]string
 	// buckets are the token buckets' shares of the lower bound, from the
-	// create path's counts with and without the stand-in's calls.
-	buckets func(all, hcplinkOnly Snapshot, clusters int) []Bucket
+	// create path's counts with and without the stand-in's calls, and per
+	// caller where cloudsim knows it.
+	buckets func(all, hcplinkOnly Snapshot, byPrincipal PrincipalSnapshot, clusters int) []Bucket
 	// chain is the modelled provisioning chain of one cluster.
 	chain time.Duration
 	// explains says how the steady state is counted.
@@ -39,7 +40,7 @@ func awsAccounting(throttling sim.Throttling, delays sim.Delays) *accounting {
 			jobCPOSweep:      "sweep (control-plane operator): ec2 listings",
 			jobOperatorSweep: "sweep (operator): endpoint-service listing",
 		},
-		buckets:  func(all, _ Snapshot, _ int) []Bucket { return buckets(all, throttling) },
+		buckets:  func(all, _ Snapshot, _ PrincipalSnapshot, _ int) []Bucket { return buckets(all, throttling) },
 		chain:    provisioningChain(delays),
 		explains: awsSteadyAccounting,
 	}

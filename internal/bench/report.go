@@ -17,10 +17,12 @@ type measurement struct {
 	elapsed            time.Duration
 	window, drift      time.Duration
 	create, quiet      Snapshot
-	lbCreate, lbQuiet  map[string]int64
-	operatorStart      Snapshot // the operator's STS calls before the clusters
-	throttling         sim.Throttling
-	delays             sim.Delays
+	// createByPrincipal is the create path's counts per caller (Azure).
+	createByPrincipal PrincipalSnapshot
+	lbCreate, lbQuiet map[string]int64
+	operatorStart     Snapshot // the operator's STS calls before the clusters
+	throttling        sim.Throttling
+	delays            sim.Delays
 	// accounting turns the counts into figures; nil means AWS's, from
 	// throttling and delays.
 	accounting *accounting
@@ -41,20 +43,27 @@ type Report struct {
 	ProvisioningChainS float64  `json:"provisioningChainSeconds"`
 	Buckets            []Bucket `json:"buckets"`
 
-	CreateCallsPerCluster    float64          `json:"createCallsPerCluster"`
-	CreateCallsWithLB        float64          `json:"createCallsPerClusterWithLoadBalancer"`
-	CreateByOperation        []OperationCount `json:"createByOperation"`
-	CreateByOperationWithLB  []OperationCount `json:"createByOperationWithLoadBalancer"`
-	SteadyCallsPerClusterHr  float64          `json:"steadyCallsPerClusterHour"`
-	SteadyMutatingCalls      int64            `json:"steadyMutatingCalls"`
-	SteadyJobs               []Job            `json:"steadyJobs"`
-	SteadyByOperation        []OperationCount `json:"steadyByOperation"`
-	SteadyWindowSeconds      float64          `json:"steadyWindowSeconds"`
-	SteadyDriftDuringRun     string           `json:"steadyDriftIntervalDuringRun"`
-	OperatorBytesPerCluster  float64          `json:"operatorBytesPerCluster"`
-	OperatorMemorySamples    []MemorySample   `json:"operatorMemorySamples"`
-	OperatorPeakBytes        int64            `json:"operatorPeakBytes"`
-	SteadyAccountingExplains string           `json:"steadyAccounting"`
+	CreateCallsPerCluster   float64          `json:"createCallsPerCluster"`
+	CreateCallsWithLB       float64          `json:"createCallsPerClusterWithLoadBalancer"`
+	CreateByOperation       []OperationCount `json:"createByOperation"`
+	CreateByOperationWithLB []OperationCount `json:"createByOperationWithLoadBalancer"`
+	SteadyCallsPerClusterHr float64          `json:"steadyCallsPerClusterHour"`
+	// SteadyCallsPerPass is both operators' drift checks together: the
+	// calls one drift pass costs per cluster, whatever the interval.
+	SteadyCallsPerPass      float64          `json:"steadyCallsPerClusterPerPass"`
+	SteadyMutatingCalls     int64            `json:"steadyMutatingCalls"`
+	SteadyJobs              []Job            `json:"steadyJobs"`
+	SteadyByOperation       []OperationCount `json:"steadyByOperation"`
+	SteadyWindowSeconds     float64          `json:"steadyWindowSeconds"`
+	SteadyDriftDuringRun    string           `json:"steadyDriftIntervalDuringRun"`
+	OperatorBytesPerCluster float64          `json:"operatorBytesPerCluster"`
+	// OperatorBytesPerClusterSpread is how far the samples' spread lets
+	// the figure move (±).
+	OperatorBytesPerClusterSpread float64        `json:"operatorBytesPerClusterSpread"`
+	OperatorMemoryMethod          string         `json:"operatorMemoryMethod,omitempty"`
+	OperatorMemorySamples         []MemorySample `json:"operatorMemorySamples"`
+	OperatorPeakBytes             int64          `json:"operatorPeakBytes"`
+	SteadyAccountingExplains      string         `json:"steadyAccounting"`
 }
 
 const awsSteadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window, credentials checks and token exchanges at their first run's cost, sweeps modelled"
@@ -69,7 +78,7 @@ func measure(m measurement) Report {
 	startup := merge(m.operatorStart, create)
 	in := SteadyInput{Clusters: m.clusters, Quiet: quiet, Window: m.window, DriftDuringRun: m.drift, Startup: startup}
 	jobs := acct.jobs(in)
-	bs := acct.buckets(m.create, create, m.clusters)
+	bs := acct.buckets(m.create, create, m.createByPrincipal, m.clusters)
 	chain := acct.chain
 	bound, binding := lowerBound(bs, chain)
 	r := Report{
@@ -81,6 +90,7 @@ func measure(m measurement) Report {
 		CreateByOperation:        perOperation(create, m.clusters),
 		CreateByOperationWithLB:  perOperation(m.create, m.clusters),
 		SteadyCallsPerClusterHr:  totalPerClusterHour(jobs),
+		SteadyCallsPerPass:       callsPerDriftPass(jobs),
 		SteadyMutatingCalls:      sim.Totals(m.quiet).Mutating,
 		SteadyJobs:               jobs,
 		SteadyByOperation:        spreadOverOperations(in, jobs, acct.jobOf, acct.modelled),
@@ -93,8 +103,8 @@ func measure(m measurement) Report {
 	if bound > 0 {
 		r.Ratio = r.SecondsToAvail / bound
 	}
-	if len(m.memory) == 2 {
-		r.OperatorBytesPerCluster = slope(m.memory[0], m.memory[1])
+	if r.OperatorBytesPerCluster, r.OperatorBytesPerClusterSpread = fitMemory(m.memory); len(m.memory) > 0 {
+		r.OperatorMemoryMethod = memoryMethod
 	}
 	return r
 }
@@ -175,14 +185,19 @@ func (r Report) print(out io.Writer) {
 		fmt.Fprintf(out, "  %-44s %6.2f calls/run × %5.2f runs/h = %6.2f  [every %s; %s]\n", j.Job, j.CallsPerRun, j.RunsPerHour, j.PerClusterHour, j.Period, j.Source)
 	}
 	fmt.Fprintf(out, "  %-52s %12.2f\n", "calls per cluster-hour", r.SteadyCallsPerClusterHr)
+	fmt.Fprintf(out, "  %-52s %12.2f\n", "calls per cluster per drift pass (both operators)", r.SteadyCallsPerPass)
 	fmt.Fprintf(out, "  %-52s %12d\n", "mutating calls in the window (must be 0)", r.SteadyMutatingCalls)
 	for _, c := range r.SteadyByOperation {
 		fmt.Fprintf(out, "    %-50s %12.2f per cluster-hour\n", c.Operation, c.Calls)
 	}
 
-	if len(r.OperatorMemorySamples) == 2 {
-		a, b := r.OperatorMemorySamples[0], r.OperatorMemorySamples[1]
-		fmt.Fprintf(out, "\n%-58s %10.1f KiB\n", fmt.Sprintf("management operator memory per cluster (VmRSS %d→%d)", a.Clusters, b.Clusters), r.OperatorBytesPerCluster/1024)
+	if r.OperatorMemoryMethod != "" {
+		fmt.Fprintf(out, "\n%-58s %10.1f ± %.1f KiB\n", "management operator memory per cluster", r.OperatorBytesPerCluster/1024, r.OperatorBytesPerClusterSpread/1024)
+		fmt.Fprintf(out, "  method: %s\n  samples (clusters: KiB):", r.OperatorMemoryMethod)
+		for _, s := range r.OperatorMemorySamples {
+			fmt.Fprintf(out, " %d: %.0f", s.Clusters, float64(s.Bytes)/1024)
+		}
+		fmt.Fprintln(out)
 	}
 	if r.OperatorPeakBytes > 0 {
 		fmt.Fprintf(out, "%-58s %10.1f MiB\n", "management operator peak memory (VmHWM)", float64(r.OperatorPeakBytes)/(1<<20))

@@ -19,6 +19,7 @@ import (
 //	GET    /_cloudsim/delays   how long asynchronous states last
 //	PUT    /_cloudsim/delays   replace them (sim.Delays; "fast"/"realistic" presets via ?preset=, for every cloud)
 //	GET    /_cloudsim/calls    per-account (AWS), per-subscription (Azure) and per-project (GCP), per-operation call counts
+//	GET    /_cloudsim/calls/by-principal  the same per caller where it is known (Azure: subscription → principal object ID → operation)
 //	DELETE /_cloudsim/calls    reset the counts
 func (s *Server) registerControl(mux *http.ServeMux) {
 	mux.HandleFunc("GET /_cloudsim/state", func(w http.ResponseWriter, _ *http.Request) {
@@ -87,6 +88,9 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 	s.registerGCPControl(mux)
 	mux.HandleFunc("GET /_cloudsim/calls", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, s.Counters.Snapshot())
+	})
+	mux.HandleFunc("GET /_cloudsim/calls/by-principal", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, s.Counters.SnapshotByPrincipal())
 	})
 	mux.HandleFunc("DELETE /_cloudsim/calls", func(w http.ResponseWriter, _ *http.Request) {
 		s.Counters.Reset()

@@ -49,6 +49,29 @@ func TestControlAPICoversAzure(t *testing.T) {
 	if got := calls[sub]["Microsoft.Resources:subscriptions/resourceGroups/write"]; got.Total != 1 || got.Mutating != 1 {
 		t.Errorf("resource group writes in %s = %+v, want 1 mutating", sub, got)
 	}
+	// ARM throttles per principal: the counts say who called, over the
+	// wire, so that a bound can use the caller's own buckets.
+	admin, err := armresources.NewResourceGroupsClient(sub, f.AzureAdminCredential(t), f.AzureClientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Get(context.Background(), "rg", nil); err != nil {
+		t.Fatal(err)
+	}
+	var byPrincipal map[string]map[string]map[string]sim.CallCount
+	f.Control(t, http.MethodGet, "/_cloudsim/calls/by-principal", nil, &byPrincipal)
+	const write, read = "Microsoft.Resources:subscriptions/resourceGroups/write", "Microsoft.Resources:subscriptions/resourceGroups/read"
+	if got := byPrincipal[sub][sp.ObjectID]; got[write].Total != 1 || got[read].Total != 0 {
+		t.Errorf("the installer's calls in %s = %+v, want its one write and no read", sub, got)
+	}
+	for principal, got := range byPrincipal[sub] {
+		if principal != sp.ObjectID && (got[read].Total != 1 || got[write].Total != 0) {
+			t.Errorf("the administrator's (%s) calls in %s = %+v, want its one read and no write", principal, sub, got)
+		}
+	}
+	if len(byPrincipal[sub]) != 2 {
+		t.Errorf("callers in %s = %v, want the installer and the administrator", sub, byPrincipal[sub])
+	}
 
 	f.Control(t, http.MethodPut, "/_cloudsim/delays?preset=realistic", nil, nil)
 	var delays azure.Delays

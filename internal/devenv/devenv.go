@@ -37,6 +37,7 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim"
+	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv/lbcontroller"
 	"github.com/hcplink/hcplink/internal/operator"
@@ -50,9 +51,11 @@ type Options struct {
 	WorkDir string
 	// CloudListen is cloudsim's address; empty means a free loopback port.
 	CloudListen string
-	// Delays and Faults configure cloudsim (defaults: fast, no faults).
-	Delays *sim.Delays
-	Faults *sim.FaultConfig
+	// Delays and Faults configure cloudsim (defaults: fast, no faults);
+	// AzureDelays its Azure half's named delays (nil: fast).
+	Delays      *sim.Delays
+	AzureDelays azure.Delays
+	Faults      *sim.FaultConfig
 	// Log receives the operators' logs; nil discards them.
 	Log logr.Logger
 	// Progress receives one line per start-up step (the first start builds
@@ -155,9 +158,6 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if e.Platform == "" {
 		e.Platform = PlatformAWS
 	}
-	if e.Platform == PlatformAzure && opts.OperatorBinary != "" {
-		return nil, errors.New("devenv runs the Azure management operator in this process only: leave OperatorBinary empty")
-	}
 	defer func() {
 		if err != nil {
 			_ = e.Stop()
@@ -186,7 +186,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	}
 
 	step("starting cloudsim")
-	e.Cloud = cloudsim.New(cloudsim.Options{Delays: opts.Delays, Faults: opts.Faults, TLS: e.Platform == PlatformAzure})
+	e.Cloud = cloudsim.New(cloudsim.Options{Delays: opts.Delays, AzureDelays: opts.AzureDelays, Faults: opts.Faults, TLS: e.Platform == PlatformAzure})
 	listen := opts.CloudListen
 	if listen == "" {
 		listen = "127.0.0.1:0"

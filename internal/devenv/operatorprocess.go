@@ -7,12 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	azcloud "github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/operator"
 )
 
 // startOperatorProcess runs the management operator as a child process
 // configured the way a Deployment would configure it: a kubeconfig, the
-// management account's credentials and the cloud endpoint in the
-// environment, flags for the rest. Its output goes to operator.log in the
+// management identity's credentials and the cloud's endpoints in the
+// environment, flags for the rest (AWS or Azure). Its output goes to operator.log in the
 // working directory.
 func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr string) error {
 	logPath := filepath.Join(e.workDir, "operator.log")
@@ -22,11 +27,11 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 	}
 	args := []string{"operator",
 		"--kubeconfig", e.KubeconfigPath,
-		"--private-platform", "AWS",
-		"--aws-private-region", Region,
 		"--control-plane-operator-image", "hcplink:devenv",
 		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", "0",
+		// The bench reads the live heap (loopback only, devenv's own).
+		"--debug-live-heap",
 	}
 	if e.driftInterval > 0 {
 		args = append(args, "--drift-interval", e.driftInterval.String())
@@ -34,19 +39,14 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 	ctx, cancel := context.WithCancel(ctx)
 	exited := make(chan struct{})
 	e.operatorProcess = &operatorProcess{binary: binary, metricsAddr: metricsAddr, stop: cancel, exited: exited}
-	key, err := e.operatorKeyEnv(ctx)
+	platformArgs, env, err := e.operatorCloud(ctx)
 	if err != nil {
 		cancel()
 		logFile.Close()
 		return err
 	}
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = append(append(os.Environ(), key...),
-		"AWS_ENDPOINT_URL="+e.CloudURL,
-		"AWS_REGION="+Region,
-		"AWS_CONFIG_FILE="+os.DevNull,
-		"AWS_SHARED_CREDENTIALS_FILE="+os.DevNull,
-	)
+	cmd := exec.CommandContext(ctx, binary, append(args, platformArgs...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Stop politely so that the operator releases its lease.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -70,6 +70,51 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 		return nil
 	})
 	return nil
+}
+
+// operatorCloud is the operator process's platform flags and cloud
+// environment, as a Deployment would set them: on AWS the management
+// account's access key and cloudsim's endpoint; on Azure the management
+// operator's service principal and cloudsim's endpoints and CA, the
+// azidentity way.
+func (e *Env) operatorCloud(ctx context.Context) (args, env []string, err error) {
+	if e.Platform == PlatformAzure {
+		args = []string{"--private-platform", operator.PlatformAzure, "--azure-pls-resource-group", e.azureOperator.ResourceGroup}
+		if e.azureOperator.VNetID != "" {
+			args = append(args, "--azure-vnet-id", e.azureOperator.VNetID)
+		}
+		return args, azureOperatorEnv(e.azureOperator, e.AzureCABundle), nil
+	}
+	key, err := e.operatorKeyEnv(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	args = []string{"--private-platform", operator.PlatformAWS, "--aws-private-region", Region}
+	return args, append(key,
+		"AWS_ENDPOINT_URL="+e.CloudURL,
+		"AWS_REGION="+Region,
+		"AWS_CONFIG_FILE="+os.DevNull,
+		"AWS_SHARED_CREDENTIALS_FILE="+os.DevNull,
+	), nil
+}
+
+// azureOperatorEnv is cfg as the environment azurecloud.ConfigFromEnv
+// reads, with the CA at caBundle.
+func azureOperatorEnv(cfg azurecloud.Config, caBundle string) []string {
+	rm := cfg.Cloud.Services[azcloud.ResourceManager]
+	env := []string{
+		azurecloud.EnvTenantID + "=" + cfg.TenantID,
+		azurecloud.EnvClientID + "=" + cfg.ClientID,
+		azurecloud.EnvClientSecret + "=" + cfg.ClientSecret,
+		azurecloud.EnvSubscriptionID + "=" + cfg.SubscriptionID,
+		azurecloud.EnvAuthorityHost + "=" + cfg.Cloud.ActiveDirectoryAuthorityHost,
+		azurecloud.EnvResourceManagerEndpoint + "=" + rm.Endpoint,
+		azurecloud.EnvResourceManagerAudience + "=" + rm.Audience,
+	}
+	if caBundle != "" {
+		env = append(env, azurecloud.EnvCABundle+"="+caBundle)
+	}
+	return env
 }
 
 // operatorProcess is the running management-operator process: what started

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/liveheap"
 	"github.com/hcplink/hcplink/internal/operator/hostedcluster"
 	"github.com/hcplink/hcplink/internal/operator/nodepool"
 	"github.com/hcplink/hcplink/internal/operator/platform"
@@ -116,6 +118,19 @@ type Options struct {
 	// (tagged for an AWSEndpointService that no longer exists) are looked
 	// for and removed; zero means 30 minutes. Sweeps are jittered.
 	EndpointServiceSweepInterval time.Duration
+	// DebugLiveHeap serves the live heap after a forced collection on the
+	// metrics endpoint (liveheap.Path), for the bench's memory figure. Off
+	// by default: each request stops the world for a collection.
+	DebugLiveHeap bool
+}
+
+// metricsOptions serves the metrics, and the live heap when asked.
+func metricsOptions(opts Options) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: orDefault(opts.MetricsBindAddress, "0")}
+	if opts.DebugLiveHeap {
+		m.ExtraHandlers = map[string]http.Handler{liveheap.Path: liveheap.Handler()}
+	}
+	return m
 }
 
 // Run runs the operator until ctx ends.
@@ -142,7 +157,7 @@ func Run(ctx context.Context, opts Options) error {
 	mgr, err := ctrl.NewManager(opts.RestConfig, manager.Options{
 		Scheme:                  scheme(),
 		Logger:                  log,
-		Metrics:                 metricsserver.Options{BindAddress: orDefault(opts.MetricsBindAddress, "0")},
+		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  orDefault(opts.HealthProbeBindAddress, "0"),
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        LeaderElectionID,

@@ -22,6 +22,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
+	"github.com/hcplink/hcplink/internal/liveheap"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -191,6 +192,11 @@ func TestRunServesMetricsProbesAndReconciles(t *testing.T) {
 		}
 		return true, nil
 	})
+	// The live heap is served only when asked (each request forces a
+	// collection).
+	if code, _, err := httpGet("http://" + metricsAddr + liveheap.Path); err != nil || code != http.StatusNotFound {
+		t.Errorf("GET %s without --debug-live-heap = %d, %v; want 404", liveheap.Path, code, err)
+	}
 	// The STS call really reached the cloud, as the management account.
 	if n := cloud.Calls(cloudsimtest.ManagementAccount)["sts:GetCallerIdentity"].Total; n < 1 {
 		t.Errorf("cloudsim saw %d GetCallerIdentity calls from the management account, want at least 1", n)
@@ -203,6 +209,15 @@ func TestRunServesMetricsProbesAndReconciles(t *testing.T) {
 	}
 	if lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "" {
 		t.Errorf("the lease is still held by %q after shutdown; it should be released", *lease.Spec.HolderIdentity)
+	}
+}
+
+func TestMetricsServeTheLiveHeapOnlyWhenAsked(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		_, served := metricsOptions(Options{MetricsBindAddress: ":8080", DebugLiveHeap: on}).ExtraHandlers[liveheap.Path]
+		if served != on {
+			t.Errorf("DebugLiveHeap=%v: %s served = %v", on, liveheap.Path, served)
+		}
 	}
 }
 

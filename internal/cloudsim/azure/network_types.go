@@ -48,6 +48,12 @@ func init() {
 	RegisterDelay(delaySubnetUpdating, 50*time.Millisecond, 5*time.Second)
 	RegisterDelay(delayLoadBalancerUpdating, 50*time.Millisecond, 10*time.Second)
 	RegisterDelay(delayNetworkInterfaceUpdating, 50*time.Millisecond, 5*time.Second)
+	// Azure documents no provisioning time for a Private Link Service or a
+	// Private Endpoint (learn.microsoft.com/azure/private-link gives none);
+	// the realistic figures are what users see: private endpoints still
+	// creating after 30 s in a terraform-provider-azurerm run
+	// (github.com/hashicorp/terraform-provider-azurerm/pull/28112), the
+	// service ready sooner than the endpoint that connects to it.
 	RegisterDelay(delayPrivateLinkServiceUpdating, 100*time.Millisecond, 30*time.Second)
 	RegisterDelay(delayPrivateEndpointUpdating, 100*time.Millisecond, 60*time.Second)
 	RegisterDelay(delayNetworkDeleting, 50*time.Millisecond, 20*time.Second)

@@ -142,13 +142,13 @@ func (c *Cloud) serveAuthenticated(w http.ResponseWriter, req *Request, rt *rout
 		return
 	}
 	if decision.Error != nil {
-		c.count(sub, key, outcomeOf(decision.Error.Code))
+		c.count(sub, req.Principal.ObjectID, key, outcomeOf(decision.Error.Code))
 		writeError(w, injectedError(decision.Error))
 		return
 	}
 	remaining, throttled := c.takeToken(sub, req.Principal.ObjectID, kind)
 	if throttled != nil {
-		c.count(sub, key, sim.Throttled)
+		c.count(sub, req.Principal.ObjectID, key, sim.Throttled)
 		writeError(w, throttled)
 		return
 	}
@@ -157,11 +157,11 @@ func (c *Cloud) serveAuthenticated(w http.ResponseWriter, req *Request, rt *rout
 	}
 	reply, aerr := c.run(req, rt)
 	if aerr != nil {
-		c.count(sub, key, sim.Errored)
+		c.count(sub, req.Principal.ObjectID, key, sim.Errored)
 		writeError(w, aerr)
 		return
 	}
-	c.count(sub, key, sim.Succeeded)
+	c.count(sub, req.Principal.ObjectID, key, sim.Succeeded)
 	writeReply(w, reply)
 }
 
@@ -202,11 +202,13 @@ func operationKind(method string) string {
 	return "writes"
 }
 
-func (c *Cloud) count(sub string, key sim.CallKey, outcome sim.Outcome) {
+// count records a call per subscription, and per caller: ARM's buckets
+// are per principal (the token's object ID), so the bench's bound is too.
+func (c *Cloud) count(sub, principal string, key sim.CallKey, outcome sim.Outcome) {
 	if sub == "" {
 		sub = "tenant"
 	}
-	c.counters.Record(sub, key, outcome)
+	c.counters.RecordAs(sub, principal, key, outcome)
 }
 
 func outcomeOf(code string) sim.Outcome {

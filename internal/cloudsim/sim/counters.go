@@ -28,10 +28,16 @@ func (k CallKey) String() string { return k.Service + ":" + k.Operation }
 type Counters struct {
 	mu    sync.Mutex
 	calls map[string]map[CallKey]*CallCount
+	// byPrincipal: account → caller → operation, for the calls whose
+	// caller is known (RecordAs). ARM throttles per principal, so a bound
+	// on ARM's buckets needs to know who called.
+	byPrincipal map[string]map[string]map[CallKey]*CallCount
 }
 
 // NewCounters returns empty counters.
-func NewCounters() *Counters { return &Counters{calls: map[string]map[CallKey]*CallCount{}} }
+func NewCounters() *Counters {
+	return &Counters{calls: map[string]map[CallKey]*CallCount{}, byPrincipal: map[string]map[string]map[CallKey]*CallCount{}}
+}
 
 // Outcome is how a call ended, for the counters.
 type Outcome int
@@ -46,10 +52,27 @@ const (
 func (c *Counters) Record(account string, key CallKey, outcome Outcome) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	byKey := c.calls[account]
+	c.calls[account] = count(c.calls[account], key, outcome)
+}
+
+// RecordAs counts one call by a known caller (an Azure principal's object
+// ID): in the per-account counts, and in the per-principal ones.
+func (c *Counters) RecordAs(account, principal string, key CallKey, outcome Outcome) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls[account] = count(c.calls[account], key, outcome)
+	callers := c.byPrincipal[account]
+	if callers == nil {
+		callers = map[string]map[CallKey]*CallCount{}
+		c.byPrincipal[account] = callers
+	}
+	callers[principal] = count(callers[principal], key, outcome)
+}
+
+// count adds one call to byKey (made when nil) and returns it.
+func count(byKey map[CallKey]*CallCount, key CallKey, outcome Outcome) map[CallKey]*CallCount {
 	if byKey == nil {
 		byKey = map[CallKey]*CallCount{}
-		c.calls[account] = byKey
 	}
 	cc := byKey[key]
 	if cc == nil {
@@ -67,6 +90,7 @@ func (c *Counters) Record(account string, key CallKey, outcome Outcome) {
 	case Errored:
 		cc.Failed++
 	}
+	return byKey
 }
 
 // Snapshot returns a copy: account → "service:Operation" → counts.
@@ -75,13 +99,33 @@ func (c *Counters) Snapshot() map[string]map[string]CallCount {
 	defer c.mu.Unlock()
 	out := make(map[string]map[string]CallCount, len(c.calls))
 	for account, byKey := range c.calls {
-		m := make(map[string]CallCount, len(byKey))
-		for k, v := range byKey {
-			m[k.String()] = *v
+		out[account] = copyCounts(byKey)
+	}
+	return out
+}
+
+// SnapshotByPrincipal returns a copy of the counts of known callers:
+// account → principal → "service:Operation" → counts.
+func (c *Counters) SnapshotByPrincipal() map[string]map[string]map[string]CallCount {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]map[string]map[string]CallCount, len(c.byPrincipal))
+	for account, callers := range c.byPrincipal {
+		m := make(map[string]map[string]CallCount, len(callers))
+		for principal, byKey := range callers {
+			m[principal] = copyCounts(byKey)
 		}
 		out[account] = m
 	}
 	return out
+}
+
+func copyCounts(byKey map[CallKey]*CallCount) map[string]CallCount {
+	m := make(map[string]CallCount, len(byKey))
+	for k, v := range byKey {
+		m[k.String()] = *v
+	}
+	return m
 }
 
 // Reset forgets every count.
@@ -89,6 +133,7 @@ func (c *Counters) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls = map[string]map[CallKey]*CallCount{}
+	c.byPrincipal = map[string]map[string]map[CallKey]*CallCount{}
 }
 
 // Totals sums a snapshot over accounts and operations.

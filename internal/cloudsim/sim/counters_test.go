@@ -63,3 +63,30 @@ func TestCountersSeparateAccountsAndOutcomes(t *testing.T) {
 		t.Error("Reset left counts behind")
 	}
 }
+
+func TestCountersKeepTheCallerWhenKnown(t *testing.T) {
+	c := NewCounters()
+	read := CallKey{Service: "Microsoft.Network", Operation: "privateEndpoints/read"}
+	c.RecordAs("sub", "operator", read, Succeeded)
+	c.RecordAs("sub", "operator", read, Throttled)
+	c.RecordAs("sub", "cpo-1", read, Succeeded)
+	c.Record("sub", read, Succeeded) // caller unknown
+
+	if got, want := c.Snapshot()["sub"]["Microsoft.Network:privateEndpoints/read"], (CallCount{Total: 4, Throttled: 1, Failed: 1}); got != want {
+		t.Errorf("per account = %+v, want %+v (every call, caller known or not)", got, want)
+	}
+	by := c.SnapshotByPrincipal()["sub"]
+	if got, want := by["operator"]["Microsoft.Network:privateEndpoints/read"], (CallCount{Total: 2, Throttled: 1, Failed: 1}); got != want {
+		t.Errorf("operator = %+v, want %+v", got, want)
+	}
+	if got, want := by["cpo-1"]["Microsoft.Network:privateEndpoints/read"], (CallCount{Total: 1}); got != want {
+		t.Errorf("cpo-1 = %+v, want %+v", got, want)
+	}
+	if len(by) != 2 {
+		t.Errorf("principals = %v, want operator and cpo-1 only", by)
+	}
+	c.Reset()
+	if len(c.SnapshotByPrincipal()) != 0 {
+		t.Error("Reset kept the per-principal counts")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/driftinterval"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -19,8 +20,9 @@ import (
 // shared policy (internal/outcome) and grow per object.
 const (
 	// DefaultDriftInterval is how often a healthy endpoint is checked
-	// against the cloud (records deleted behind our back, tags, rules).
-	DefaultDriftInterval = 10 * time.Minute
+	// against the cloud (records deleted behind our back, tags, rules): the
+	// platform's default.
+	DefaultDriftInterval = driftinterval.AWS
 	// pendingFirstPoll, pendingMaxPoll: an endpoint becomes available
 	// within a minute or two on AWS, within seconds on a quiet one; the
 	// first look comes soon and later ones space out (each costs one

@@ -7,14 +7,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/driftinterval"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // Delays of the endpoint controller, each with its reason.
 const (
 	// DefaultDriftInterval is how often a healthy private path is checked
-	// against the cloud (the reference's 5 minutes), jittered.
-	DefaultDriftInterval = 5 * time.Minute
+	// against the cloud (the platform's default), jittered.
+	DefaultDriftInterval = driftinterval.Azure
 	// DefaultMaxConcurrentReconciles: one hung call never holds the others.
 	DefaultMaxConcurrentReconciles = 2
 	// pendingFirstPoll and pendingMostPoll bound the polls of an endpoint

@@ -61,6 +61,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/driftinterval"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
@@ -94,8 +95,9 @@ const clientTokenPurpose = "endpoint-service"
 // delays of each state are in awsendpointservice_status.go.
 const (
 	// DefaultDriftInterval: how often a healthy service is checked against
-	// AWS (and how long the batched listing serves).
-	DefaultDriftInterval = 10 * time.Minute
+	// AWS (and how long the batched listing serves); the platform's default,
+	// shared with the control-plane operator.
+	DefaultDriftInterval = driftinterval.AWS
 	// defaultMaxConcurrentReconciles: one slow or throttled cluster never
 	// blocks the others (controller.Options.MaxConcurrentReconciles
 	// overrides it).

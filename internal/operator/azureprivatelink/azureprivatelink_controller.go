@@ -64,6 +64,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/driftinterval"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
@@ -85,8 +86,8 @@ var ownedConditions = []string{
 
 const (
 	// DefaultDriftInterval: how often a healthy service is compared with
-	// Azure (the spec's five minutes; three reads a look).
-	DefaultDriftInterval = 5 * time.Minute
+	// Azure (the platform's default, shared with the control-plane operator).
+	DefaultDriftInterval = driftinterval.Azure
 	// defaultMaxConcurrentReconciles: one slow or throttled cluster never
 	// blocks the others.
 	defaultMaxConcurrentReconciles = 4
