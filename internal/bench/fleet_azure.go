@@ -85,7 +85,8 @@ func (f *azureFleet) create(ctx context.Context, env *devenv.Env, c cluster) err
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{
 				SubscriptionID: fx.SubscriptionID, ResourceGroupName: fx.ResourceGroup, Location: fx.Location,
 				VnetID: fx.VNetID, SubnetID: fx.SubnetID, Topology: hcplinkv1beta1.AzureTopologyPrivate,
-				Private: &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				Private:  &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				TenantID: fx.TenantID, AzureAuthenticationConfig: hcplinkv1beta1.WorkloadIdentitiesConfig(fx.ControlPlaneOperatorClientID),
 			}},
 		},
 	}

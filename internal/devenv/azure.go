@@ -64,8 +64,11 @@ type AzureClusterFixture struct {
 	// the same VNet, for a NodePool.
 	SubnetID       string
 	SecondSubnetID string
-	// ControlPlaneOperatorClientID is the app registration the cluster's
-	// control-plane operator signs in as (workload identity).
+	// TenantID and ControlPlaneOperatorClientID are the workload identity
+	// the cluster's control-plane operator signs in as; the HostedCluster
+	// names them (spec.platform.azure.tenantID and
+	// azureAuthenticationConfig.workloadIdentities.controlPlaneOperator).
+	TenantID                     string
 	ControlPlaneOperatorClientID string
 }
 

@@ -154,6 +154,7 @@ func (a *azureEnv) prepareCluster(ctx context.Context, namespace, name, infraID 
 	f := AzureClusterFixture{
 		SubscriptionID: a.guest.SubscriptionID, ResourceGroup: a.guest.ResourceGroup, Location: AzureLocation,
 		VNetID: a.guest.VNetID, SubnetID: a.guest.SubnetIDs[0], SecondSubnetID: a.guest.SubnetIDs[1],
+		TenantID: a.tenantID(),
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
