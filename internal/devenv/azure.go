@@ -77,8 +77,10 @@ type AzureClusterFixture struct {
 // control-plane operator, with a federated credential trusting the devenv
 // issuer for the CPO's ServiceAccount in the cluster's control-plane
 // namespace and exactly the control-plane operator's custom role on the
-// guest resource group. The kubelet stand-in signs that operator in as
-// this identity, as the workload identity webhook would. It is idempotent.
+// guest resource group. The cluster's HostedCluster names it (TenantID,
+// ControlPlaneOperatorClientID), as a user's would; the kubelet stand-in
+// runs the control-plane operator from the Deployment the operator renders
+// from those fields, never from this. It is idempotent.
 func (e *Env) PrepareAzureCluster(ctx context.Context, namespace, name, infraID string) (AzureClusterFixture, error) {
 	if e.azure == nil {
 		return AzureClusterFixture{}, fmt.Errorf("devenv runs %s, not Azure: start it with Platform: PlatformAzure", PlatformAWS)

@@ -34,7 +34,7 @@ const (
 
 // azureEnv is devenv's Azure directory work: the administrator's reach,
 // the issuer that signs the control-plane operators' tokens, the custom
-// roles, and which identity each control-plane namespace signs in as.
+// roles, and the identity prepared for each control-plane namespace.
 type azureEnv struct {
 	server *cloudsim.Server
 	cloud  azcloud.Configuration
@@ -48,8 +48,9 @@ type azureEnv struct {
 	cpoRoleID string
 
 	mu sync.Mutex
-	// identities maps a control-plane namespace to the client ID its
-	// operator signs in with.
+	// identities maps a control-plane namespace to the client ID prepared
+	// for its operator, so that preparing a cluster again makes nothing new.
+	// The operator signs in with what its HostedCluster names, not this.
 	identities map[string]string
 }
 
@@ -181,21 +182,14 @@ func (a *azureEnv) prepareCluster(ctx context.Context, namespace, name, infraID 
 	return f, nil
 }
 
-// controlPlaneOperatorIdentity is the client ID a control-plane
-// namespace's operator signs in with ("" when none was prepared).
-func (a *azureEnv) controlPlaneOperatorIdentity(hcpNamespace string) string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.identities[hcpNamespace]
-}
-
-// serviceAccountToken signs the token the workload identity webhook would
-// project for a ServiceAccount: the devenv issuer, Entra ID's audience.
-func (a *azureEnv) serviceAccountToken(namespace, serviceAccount string, now time.Time) (string, error) {
+// serviceAccountToken signs the token the kubelet would project for a
+// ServiceAccount with audience: the devenv issuer is the management
+// cluster's.
+func (a *azureEnv) serviceAccountToken(namespace, serviceAccount, audience string, now time.Time) (string, error) {
 	return a.signer.Sign(map[string]any{
 		"iss": azureIssuer,
 		"sub": "system:serviceaccount:" + namespace + ":" + serviceAccount,
-		"aud": []string{azureTokenAudience},
+		"aud": []string{audience},
 		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(24 * time.Hour).Unix(),
 	})
 }
