@@ -73,14 +73,15 @@ type AzureClusterFixture struct {
 }
 
 // PrepareAzureCluster makes, in the guest subscription, what a private
-// Azure cluster needs before it is created: an app registration for its
-// control-plane operator, with a federated credential trusting the devenv
+// Azure cluster needs before it is created: its control-plane operator's
+// identity, made by the code behind hcplink create iam azure (a
+// user-assigned managed identity whose federated credential trusts devenv's
 // issuer for the CPO's ServiceAccount in the cluster's control-plane
-// namespace and exactly the control-plane operator's custom role on the
-// guest resource group. The cluster's HostedCluster names it (TenantID,
-// ControlPlaneOperatorClientID), as a user's would; the kubelet stand-in
-// runs the control-plane operator from the Deployment the operator renders
-// from those fields, never from this. It is idempotent.
+// namespace, holding exactly the control-plane operator's custom role on
+// the guest resource group). The cluster's HostedCluster names it
+// (TenantID, ControlPlaneOperatorClientID), as a user's would; the kubelet
+// stand-in runs the control-plane operator from the Deployment the
+// operator renders from those fields. It is idempotent.
 func (e *Env) PrepareAzureCluster(ctx context.Context, namespace, name, infraID string) (AzureClusterFixture, error) {
 	if e.azure == nil {
 		return AzureClusterFixture{}, fmt.Errorf("devenv runs %s, not Azure: start it with Platform: PlatformAzure", PlatformAWS)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
 )
 
@@ -31,10 +30,6 @@ func (e *Env) startAzure(ctx context.Context) error {
 		return fmt.Errorf("seeding the Azure networks: %w", err)
 	}
 	a.guest = e.AzureGuest
-	guestScope := "/subscriptions/" + AzureGuestSubscription + "/resourceGroups/" + e.AzureGuest.ResourceGroup
-	if a.cpoRoleID, err = a.customRole(ctx, azurecloud.ControlPlaneOperator, guestScope); err != nil {
-		return err
-	}
 	if e.azureOperator, err = a.managementOperator(ctx); err != nil {
 		return fmt.Errorf("registering the management operator's identity: %w", err)
 	}
