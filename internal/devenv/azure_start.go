@@ -21,6 +21,7 @@ func (e *Env) startAzure(ctx context.Context) error {
 	}
 	e.azure = a
 	e.AzureTenantID = simazure.DefaultTenantID
+	e.AzureIssuerURL = azureIssuer
 	e.AzureAdmin, e.AzureClientOptions = a.admin, a.opts
 	e.AzureCABundle = filepath.Join(e.workDir, "cloudsim-ca.pem")
 	if err := os.WriteFile(e.AzureCABundle, a.caPEM, 0o600); err != nil {

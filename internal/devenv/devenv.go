@@ -110,7 +110,11 @@ type Env struct {
 	// endpoints and CA), for tests and the demo to read and change
 	// cloudsim's Azure state through the SDK. AzureCABundle is the path of
 	// cloudsim's CA (AZURE_CA_BUNDLE, az's REQUESTS_CA_BUNDLE).
-	AzureTenantID      string
+	AzureTenantID string
+	// AzureIssuerURL is the management cluster's service-account issuer
+	// as Entra ID (cloudsim) knows it: what create iam azure's
+	// --oidc-issuer-url names.
+	AzureIssuerURL     string
 	AzureAdmin         azcore.TokenCredential
 	AzureClientOptions *arm.ClientOptions
 	AzureCABundle      string
