@@ -153,6 +153,10 @@ func TestCreateAndDestroy(t *testing.T) {
 	if _, err := endpoints.NewListBySubscriptionPager(nil).NextPage(w.ctx); !azurecloud.IsAccessDenied(err) {
 		t.Errorf("listing the whole subscription: %v, want access denied (the role is never assigned at subscription scope)", err)
 	}
+	// cloudsim recorded both decisions for the identity's principal.
+	if d := w.f.Server.Azure.Evaluations(out.PrincipalID)["Microsoft.Network/privateEndpoints/read"]; d.Allowed < 1 || d.Denied < 1 {
+		t.Errorf("evaluations of Microsoft.Network/privateEndpoints/read = %+v, want one allowed (resource group) and one denied (subscription)", d)
+	}
 	if _, err := w.signIn(out, "system:serviceaccount:clusters-other:control-plane-operator"); err == nil {
 		t.Error("another cluster's control-plane operator signs in as this identity")
 	}
