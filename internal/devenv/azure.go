@@ -70,6 +70,9 @@ type AzureClusterFixture struct {
 	// azureAuthenticationConfig.workloadIdentities.controlPlaneOperator).
 	TenantID                     string
 	ControlPlaneOperatorClientID string
+	// ControlPlaneOperatorPrincipalID is that identity's service principal,
+	// as role assignments and cloudsim's Evaluations name it.
+	ControlPlaneOperatorPrincipalID string
 }
 
 // PrepareAzureCluster makes, in the guest subscription, what a private

@@ -38,7 +38,9 @@ type azureEnv struct {
 	admin  azcore.TokenCredential
 	opts   *arm.ClientOptions
 	signer *sim.Signer
-	guest  AzureGuestNetwork
+	// operatorPrincipalID is the management operator's service principal.
+	operatorPrincipalID string
+	guest               AzureGuestNetwork
 }
 
 // newAzureEnv registers the subscriptions and the issuer's keys in a
@@ -90,6 +92,7 @@ func (a *azureEnv) managementOperator(ctx context.Context) (azurecloud.Config, e
 	if err := a.assign(ctx, scope, role, sp.ObjectID); err != nil {
 		return azurecloud.Config{}, err
 	}
+	a.operatorPrincipalID = sp.ObjectID
 	return a.config(azurecloud.Config{Kind: azurecloud.ClientSecret, TenantID: sp.TenantID, ClientID: sp.ClientID,
 		ClientSecret: sp.ClientSecret, SubscriptionID: AzureManagementSubscription}), nil
 }
@@ -149,7 +152,7 @@ func (a *azureEnv) prepareCluster(ctx context.Context, namespace, name, infraID 
 	if err != nil {
 		return f, fmt.Errorf("creating the control-plane operator's identity: %w", err)
 	}
-	f.TenantID, f.ControlPlaneOperatorClientID = out.TenantID, out.ClientID
+	f.TenantID, f.ControlPlaneOperatorClientID, f.ControlPlaneOperatorPrincipalID = out.TenantID, out.ClientID, out.PrincipalID
 	return f, nil
 }
 

@@ -34,6 +34,7 @@ func (e *Env) startAzure(ctx context.Context) error {
 	if e.azureOperator, err = a.managementOperator(ctx); err != nil {
 		return fmt.Errorf("registering the management operator's identity: %w", err)
 	}
+	e.AzureOperatorPrincipalID = a.operatorPrincipalID
 	// As install --azure-pls-resource-group sets it: the load balancers
 	// are looked for in the management cluster's group only.
 	e.azureOperator.ResourceGroup = e.AzureManagement.ResourceGroup

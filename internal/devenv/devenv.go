@@ -114,12 +114,15 @@ type Env struct {
 	// AzureIssuerURL is the management cluster's service-account issuer
 	// as Entra ID (cloudsim) knows it: what create iam azure's
 	// --oidc-issuer-url names.
-	AzureIssuerURL     string
-	AzureAdmin         azcore.TokenCredential
-	AzureClientOptions *arm.ClientOptions
-	AzureCABundle      string
-	AzureManagement    AzureManagementNetwork
-	AzureGuest         AzureGuestNetwork
+	AzureIssuerURL string
+	// AzureOperatorPrincipalID is the management operator's service
+	// principal, as cloudsim's Evaluations name it.
+	AzureOperatorPrincipalID string
+	AzureAdmin               azcore.TokenCredential
+	AzureClientOptions       *arm.ClientOptions
+	AzureCABundle            string
+	AzureManagement          AzureManagementNetwork
+	AzureGuest               AzureGuestNetwork
 
 	// OperatorPID is the management operator's process when it runs as one
 	// (Options.OperatorBinary); 0 when it runs in this process.
