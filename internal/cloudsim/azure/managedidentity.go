@@ -20,13 +20,15 @@ const (
 	maxFederatedCredentials = 20
 )
 
-// The GA api-versions of the two types, from
-// learn.microsoft.com/azure/templates/microsoft.managedidentity/allversions
-// (federated credentials became GA in 2023-01-31); armmsi v1.3.0 sends
-// 2024-11-30.
+// The api-versions Azure serves for the two types, from
+// learn.microsoft.com/azure/templates/microsoft.managedidentity/allversions:
+// every GA version and the previews still listed there, because stock
+// clients send them (az 2.45's `az identity` sends 2022-01-31-preview);
+// armmsi v1.3.0 sends 2024-11-30.
 var (
-	managedIdentityAPIVersions     = []string{"2018-11-30", "2023-01-31", "2024-11-30"}
-	federatedCredentialAPIVersions = []string{"2023-01-31", "2024-11-30"}
+	managedIdentityAPIVersions = []string{"2015-08-31-preview", "2018-11-30", "2021-09-30-preview", "2022-01-31-preview",
+		"2023-01-31", "2023-07-31-preview", "2024-11-30", "2025-01-31-preview"}
+	federatedCredentialAPIVersions = []string{"2022-01-31-preview", "2023-01-31", "2023-07-31-preview", "2024-11-30", "2025-01-31-preview"}
 )
 
 func init() {
