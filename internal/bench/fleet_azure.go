@@ -48,7 +48,7 @@ func (f *azureFleet) devenvOptions(_ Options, progress io.Writer) devenv.Options
 }
 
 func (f *azureFleet) prepare(ctx context.Context, env *devenv.Env, n int, progress io.Writer) ([]cluster, error) {
-	fmt.Fprintf(progress, "\npreparing %d control-plane operator identities (app registration, federated credential, role assignment) in the guest subscription\n", n)
+	fmt.Fprintf(progress, "\npreparing %d control-plane operator identities (create iam azure: managed identity, federated credential, custom role and assignment) in the guest subscription\n", n)
 	cidr, err := guestAddressSpace(ctx, env)
 	if err != nil {
 		return nil, err
