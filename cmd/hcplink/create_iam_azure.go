@@ -101,8 +101,8 @@ hcplink did not make is refused.`,
 func newDestroyIAMAzureCommand() *cobra.Command {
 	var f azureIAMFlags
 	cmd := &cobra.Command{
-		Use:   "azure",
-		Short: "Delete the control-plane operator's identity, its role and role assignments for an infra ID",
+		Use:     "azure",
+		Short:   "Delete the control-plane operator's identity, its role and role assignments for an infra ID",
 		Example: `  hcplink destroy iam azure --infra-id demo-x1 --subscription-id <guest-subscription> --resource-group <guest-rg>`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
