@@ -12,6 +12,7 @@ TEST_FLAGS ?= -count=1 -timeout 30m
 all: build
 
 build:
+	@[ -x $(BIN) ] || echo "make: building $(BIN) (the first build fetches Go modules and compiles them: about 3 minutes on 2 cores)"
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/hcplink
 
 ## generate: deepcopy functions and CRD manifests from the kubebuilder markers in api/.
@@ -33,7 +34,7 @@ vet:
 envtest-assets:
 	./hack/envtest-assets.sh >/dev/null
 
-## test: everything CI runs. The first run builds the envtest binaries (about 8 minutes).
+## test: everything CI runs. The first run builds the envtest binaries (about 15 minutes on 2 cores).
 test: verify-generated vet
 	@assets="$$(./hack/envtest-assets.sh)" && \
 	echo "KUBEBUILDER_ASSETS=$$assets" && \
@@ -42,7 +43,7 @@ test: verify-generated vet
 
 ## demo: the guided tour on a local management cluster and a local cloud.
 demo: build
-	@echo "make demo: checking for kube-apiserver and etcd (the first run builds them from source: about 8 minutes on 2 cores)"
+	@echo "make demo: checking for kube-apiserver and etcd (the first run builds them from source: about 15 minutes on 2 cores, with progress every minute)"
 	@./hack/envtest-assets.sh >/dev/null
 	./$(BIN) demo
 

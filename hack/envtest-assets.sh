@@ -49,23 +49,50 @@ if have_assets; then
 fi
 
 work="$(mktemp -d "$cache_root/.build.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+trap 'stop_heartbeat; rm -rf "$work"' EXIT
 export CGO_ENABLED=0 GOFLAGS="-mod=mod -trimpath -buildvcs=false" GOWORK=off
 
+# heartbeat says every minute what is still being built, so that a first
+# run, silent for many minutes otherwise, never looks hung.
+heartbeat_pid=""
+start_heartbeat() {
+	local what="$1" began=$SECONDS
+	(
+		trap 'kill "$tick" 2>/dev/null; exit 0' TERM
+		while :; do
+			sleep 60 &
+			tick=$!
+			wait "$tick"
+			log "still building $what: $(((SECONDS - began) / 60)) min so far"
+		done
+	) >/dev/null &
+	heartbeat_pid=$!
+}
+stop_heartbeat() {
+	[[ -n "$heartbeat_pid" ]] || return 0
+	kill "$heartbeat_pid" 2>/dev/null || true
+	wait "$heartbeat_pid" 2>/dev/null || true
+	heartbeat_pid=""
+}
+
 build_etcd() {
-	log "building etcd $ETCD_VERSION (about a minute)"
+	log "building etcd $ETCD_VERSION (a few minutes the first time: its modules are fetched too)"
 	mkdir -p "$work/etcd"
+	start_heartbeat "etcd"
 	(
 		cd "$work/etcd"
 		quiet go mod init hcplink.local/envtest-etcd
 		quiet go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION"
 		quiet go build -o "$work/out/etcd" go.etcd.io/etcd/server/v3
 	)
+	stop_heartbeat
 }
 
 build_kube_apiserver() {
-	log "building kube-apiserver $K8S_VERSION from source (takes about 8 minutes on 2 cores, once)"
+	# Measured on a fresh 2-core machine: 15.5 minutes, with other builds beside it.
+	log "building kube-apiserver $K8S_VERSION from source (once; about 15 minutes on 2 cores)"
 	mkdir -p "$work/k8s"
+	start_heartbeat "kube-apiserver"
 	(
 		cd "$work/k8s"
 		quiet go mod init hcplink.local/envtest-kube-apiserver
@@ -87,6 +114,7 @@ build_kube_apiserver() {
 			-ldflags "-X $version_pkg.gitVersion=$K8S_VERSION -X $version_pkg.gitMajor=1 -X $version_pkg.gitMinor=$minor" \
 			k8s.io/kubernetes/cmd/kube-apiserver
 	)
+	stop_heartbeat
 }
 
 mkdir -p "$work/out" "$assets_dir"

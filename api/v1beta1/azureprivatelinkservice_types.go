@@ -32,6 +32,30 @@ const (
 	AzurePrivateLinkServiceAvailableCondition = "AzurePrivateLinkServiceAvailable"
 )
 
+// AzureConfigurationValidCondition (on a HostedControlPlane, by the
+// control-plane operator): True when the cluster's guest credentials see its
+// resource group, VNet and subnet and spec.location is the VNet's location.
+// Checked once per generation, before anything is created: until it is True
+// the private router gets no load balancer, so no Private Link Service, NAT
+// subnet or Private Endpoint is made for invalid settings.
+const AzureConfigurationValidCondition = "AzureConfigurationValid"
+
+// Reasons of AzureConfigurationValid=False: each names the field to fix.
+const (
+	// AzureResourceGroupNotFoundReason: spec.platform.azure.resourceGroupName
+	// does not exist in the subscription (or the identity cannot see it).
+	AzureResourceGroupNotFoundReason = "AzureResourceGroupNotFound"
+	// AzureVNetNotFoundReason: the VNet of spec.platform.azure.vnetID does not
+	// exist.
+	AzureVNetNotFoundReason = "AzureVNetNotFound"
+	// AzureSubnetNotFoundReason: spec.platform.azure.subnetID is not a subnet
+	// of that VNet.
+	AzureSubnetNotFoundReason = "AzureSubnetNotFound"
+	// AzureLocationMismatchReason: spec.platform.azure.location is not the
+	// VNet's location (an unknown location is caught here too).
+	AzureLocationMismatchReason = "AzureLocationMismatch"
+)
+
 // Reasons of AzurePrivateLinkService conditions, besides the shared ones in
 // conditions.go (Throttled, AccessDenied, InvalidParameter,
 // ReconciliationPaused, Deleting, InternalError).
@@ -50,9 +74,25 @@ const (
 	// has the address spec.loadBalancerIP.
 	InternalLoadBalancerNotFoundReason = "InternalLoadBalancerNotFound"
 
+	// InternalLoadBalancerAmbiguousReason: frontends of load balancers in
+	// more than one VNet of the management cluster's resource group have
+	// the address spec.loadBalancerIP; the operator needs the management
+	// cluster's VNet (--azure-vnet-id) to tell which is its own.
+	InternalLoadBalancerAmbiguousReason = "InternalLoadBalancerAmbiguous"
+
 	// NATSubnetNotFoundReason: the subnet named by spec.natSubnetID does not
 	// exist.
 	NATSubnetNotFoundReason = "NATSubnetNotFound"
+
+	// LoadBalancerPrivateLinkServiceLimitReason: the private router's
+	// internal load balancer already has Azure's limit of Private Link
+	// Services (8); the router must be placed on another load balancer.
+	LoadBalancerPrivateLinkServiceLimitReason = "LoadBalancerPrivateLinkServiceLimit"
+
+	// NATSubnetNameTakenReason: a subnet with the name of the NAT subnet
+	// the operator would create exists, and the operator did not create
+	// it (no record in status, not used by the cluster's service).
+	NATSubnetNameTakenReason = "NATSubnetNameTaken"
 
 	// WaitingForPrivateLinkServiceReason: the control-plane operator waits
 	// for the operator to publish status.privateLinkServiceAlias.
@@ -73,6 +113,22 @@ const (
 	// recreated (new alias), so the Private Endpoint is being replaced.
 	PrivateLinkServiceReplacedReason = "PrivateLinkServiceReplaced"
 
+	// PrivateDNSZoneNameConflictReason: a private zone with the cluster's
+	// zone name exists in the resource group and was not created by hcplink
+	// for this cluster (another cluster of the same name, or the customer's
+	// own); hcplink neither writes to it nor deletes it.
+	PrivateDNSZoneNameConflictReason = "PrivateDNSZoneNameConflict"
+
+	// PrivateDNSZoneLinkConflictReason: the cluster's VNet is already linked
+	// to another private zone of the same name (in another resource group),
+	// so Azure refuses the link of the cluster's zone.
+	PrivateDNSZoneLinkConflictReason = "PrivateDNSZoneLinkConflict"
+
+	// ConnectionNotAllowedReason (an Event): a pending private endpoint
+	// connection from a subscription the cluster does not allow was
+	// rejected.
+	ConnectionNotAllowedReason = "ConnectionNotAllowed"
+
 	// ConflictReason: Azure reported a conflicting operation in progress;
 	// the controller retries shortly.
 	ConflictReason = "Conflict"
@@ -84,6 +140,8 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="has(self.natSubnetID) == has(oldSelf.natSubnetID) && (!has(self.natSubnetID) || self.natSubnetID == oldSelf.natSubnetID)",message="natSubnetID is immutable: it cannot be added, changed or removed after creation",fieldPath=".natSubnetID"
 // +kubebuilder:validation:XValidation:rule="self.guestSubnetID.lowerAscii().startsWith(self.guestVNetID.lowerAscii() + '/subnets/')",message="guestSubnetID must be a subnet of the VNet named by guestVNetID",fieldPath=".guestSubnetID"
+// +kubebuilder:validation:XValidation:rule="self.guestVNetID.lowerAscii().startsWith('/subscriptions/' + self.subscriptionID.lowerAscii() + '/')",message="guestVNetID must be in subscriptionID, where the Private Endpoint is created and which the Private Link Service lets in: its /subscriptions/<id>/ segment must equal subscriptionID",fieldPath=".guestVNetID"
+// +kubebuilder:validation:XValidation:rule="self.guestSubnetID.lowerAscii().startsWith('/subscriptions/' + self.subscriptionID.lowerAscii() + '/')",message="guestSubnetID must be in subscriptionID, where the Private Endpoint is created and which the Private Link Service lets in: its /subscriptions/<id>/ segment must equal subscriptionID",fieldPath=".guestSubnetID"
 type AzurePrivateLinkServiceSpec struct {
 	// loadBalancerIP is the frontend address of the private router's
 	// internal load balancer. It may change.
@@ -232,6 +290,17 @@ type AzurePrivateLinkServiceStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	PrivateEndpointID string `json:"privateEndpointID,omitempty"`
+
+	// privateEndpointConnectionState is the state, as Azure spells it
+	// (Approved, Pending, Rejected, Disconnected), of the Private Link
+	// Service's connection from the Private Endpoint status.privateEndpointID
+	// names; empty when the service has no connection from it. Written by
+	// the management operator from its listing of the services, so that
+	// the control-plane operator need not read the endpoint every pass.
+	//
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	PrivateEndpointConnectionState string `json:"privateEndpointConnectionState,omitempty"`
 
 	// privateEndpointIP is the Private Endpoint's address in the customer's
 	// subnet.

@@ -132,4 +132,10 @@ const (
 	// PlatformMismatchReason: the NodePool's platform type is not its
 	// cluster's.
 	PlatformMismatchReason = "PlatformMismatch"
+
+	// SubnetNotInClusterSubscriptionReason: an Azure NodePool's subnet is
+	// in another subscription than its cluster's subscriptionID, where the
+	// Private Endpoint is made and which the Private Link Service lets in.
+	// CEL cannot see the cluster from the NodePool, so the controller says it.
+	SubnetNotInClusterSubscriptionReason = "SubnetNotInClusterSubscription"
 )

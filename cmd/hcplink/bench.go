@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 func newBenchCommand() *cobra.Command {
 	opts := bench.Options{}
 	var inProcess bool
-	var output string
+	var output *outputFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Create many private AWS or Azure clusters at once on devenv and measure time, cloud calls and memory",
@@ -40,14 +41,9 @@ clouds.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrllog.SetLogger(logr.Discard())
-			opts.Out = cmd.OutOrStdout()
-			switch output {
-			case "table":
-			case "json":
-				opts.JSON = true
-				opts.Progress = cmd.ErrOrStderr()
-			default:
-				return fmt.Errorf("--output must be table or json, not %q", output)
+			opts.JSON = output.format == formatJSON
+			if opts.JSON || output.file != "" {
+				opts.Progress = cmd.ErrOrStderr() // the result alone on stdout or in the file
 			}
 			if !inProcess && opts.Platform != bench.PlatformAzure {
 				self, err := os.Executable()
@@ -62,13 +58,16 @@ clouds.`,
 			if opts.CustomerAccounts < 1 {
 				return fmt.Errorf("--customer-accounts must be at least 1")
 			}
-			return bench.Run(cmd.Context(), opts)
+			return output.writeTo(cmd, func(w io.Writer) error {
+				opts.Out = w
+				return bench.Run(cmd.Context(), opts)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&opts.Platform, "platform", bench.PlatformAWS, "the clusters' cloud: aws or azure")
 	cmd.Flags().IntVar(&opts.Clusters, "clusters", 50, "how many clusters to create at once")
 	cmd.Flags().IntVar(&opts.CustomerAccounts, "customer-accounts", 1, "how many customer accounts the clusters are spread over (each throttled on its own; AWS only)")
-	cmd.Flags().StringVar(&output, "output", "table", "table or json (one JSON object on stdout; progress on stderr)")
+	output = bindOutput(cmd, formatTable, formatJSON) // json: one JSON object; progress on stderr
 	cmd.Flags().DurationVar(&opts.Window, "window", 60*time.Second, "how long to observe the steady state")
 	cmd.Flags().DurationVar(&opts.DriftInterval, "drift-interval", 15*time.Second, "the operators' drift-check interval while the steady state is observed (clusters are created at the production interval)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 15*time.Minute, "how long to wait for all clusters to become Available")

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/infra/awsiam"
@@ -34,7 +33,6 @@ type iamFlags struct {
 	diagnose      bool
 	diagnoseUser  string
 	credsFile     string
-	outputFile    string
 }
 
 func (f *iamFlags) bind(cmd *cobra.Command, create bool) {
@@ -55,7 +53,6 @@ func (f *iamFlags) bind(cmd *cobra.Command, create bool) {
 	fl.StringVar(&f.credsFile, "credentials-file", "", "with --operator or --diagnose: write a new access key to this file (AWS credentials format) unless it exists")
 	fl.BoolVar(&f.cli, "cli", false, "print the policy whoever runs hcplink create or destroy infra aws needs, and create nothing")
 	cmd.MarkFlagsMutuallyExclusive("cli", "operator", "diagnose")
-	fl.StringVar(&f.outputFile, "output-file", "", "write the result (JSON with the ARNs) to this file instead of stdout")
 }
 
 func iamClient(cmd *cobra.Command) (*iam.Client, error) {
@@ -68,6 +65,7 @@ func iamClient(cmd *cobra.Command) (*iam.Client, error) {
 
 func newCreateIAMAWSCommand() *cobra.Command {
 	var f iamFlags
+	var output *outputFlags
 	cmd := &cobra.Command{
 		Use:   "aws",
 		Short: "Create the OIDC provider and the roles a private hosted cluster needs, or the management operator's user",
@@ -99,7 +97,7 @@ infra commands need.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.cli {
-				return writeIAMOutput(cmd, awsiam.CLIPolicy()+"\n", f.outputFile)
+				return writePolicyDocument(cmd, output, awsiam.CLIPolicy())
 			}
 			client, err := iamClient(cmd)
 			if err != nil {
@@ -120,14 +118,11 @@ infra commands need.`,
 			if err != nil {
 				return fmt.Errorf("%w\n(re-running the same command is safe: it finds what exists and goes on)", err)
 			}
-			b, err := json.MarshalIndent(out, "", "  ")
-			if err != nil {
-				return err
-			}
-			return writeIAMOutput(cmd, string(b)+"\n", f.outputFile)
+			return output.writeResult(cmd, out)
 		},
 	}
 	f.bind(cmd, true)
+	output = bindOutput(cmd, formatJSON, formatYAML, formatText)
 	return cmd
 }
 
@@ -161,13 +156,15 @@ func newDestroyIAMAWSCommand() *cobra.Command {
 	return cmd
 }
 
-func writeIAMOutput(cmd *cobra.Command, text, file string) error {
-	if file == "" {
-		_, err := fmt.Fprint(cmd.OutOrStdout(), text)
-		return err
+// writePolicyDocument writes an IAM policy document: JSON, the form IAM
+// takes (for json and text), or the same document as YAML.
+func writePolicyDocument(cmd *cobra.Command, output *outputFlags, policy string) error {
+	b := []byte(policy + "\n")
+	if output.format == formatYAML {
+		var err error
+		if b, err = yaml.JSONToYAML(b); err != nil {
+			return err
+		}
 	}
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	return nil
+	return output.writeBytes(cmd, b)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -13,9 +12,8 @@ import (
 
 // azureIAMFlags are the flags create and destroy iam azure share.
 type azureIAMFlags struct {
-	opts       azureiam.Options
-	tags       []string
-	outputFile string
+	opts azureiam.Options
+	tags []string
 }
 
 func (f *azureIAMFlags) bind(cmd *cobra.Command, create bool) {
@@ -32,7 +30,6 @@ func (f *azureIAMFlags) bind(cmd *cobra.Command, create bool) {
 	fl.StringVar(&f.opts.IssuerURL, "oidc-issuer-url", "", "the management cluster's service-account issuer (https://...)")
 	fl.StringVar(&f.opts.Location, "location", "", "the Azure region of the identity (spec.platform.azure.location)")
 	fl.StringSliceVar(&f.tags, "additional-tags", nil, "extra tags for the identity, KEY=VALUE, comma-separated")
-	fl.StringVar(&f.outputFile, "output-file", "", "write the result (JSON with the IDs) to this file instead of stdout")
 }
 
 // azureClients signs in the azidentity way (AZURE_* variables; see
@@ -55,6 +52,7 @@ func azureClients() (azureiam.Clients, error) {
 
 func newCreateIAMAzureCommand() *cobra.Command {
 	var f azureIAMFlags
+	var output *outputFlags
 	cmd := &cobra.Command{
 		Use:   "azure",
 		Short: "Create the workload identity a private Azure cluster's control-plane operator signs in as",
@@ -87,14 +85,11 @@ hcplink did not make is refused.`,
 			if err != nil {
 				return fmt.Errorf("%w\n(re-running the same command is safe: it finds what exists and goes on)", err)
 			}
-			b, err := json.MarshalIndent(out, "", "  ")
-			if err != nil {
-				return err
-			}
-			return writeIAMOutput(cmd, string(b)+"\n", f.outputFile)
+			return output.writeResult(cmd, out)
 		},
 	}
 	f.bind(cmd, true)
+	output = bindOutput(cmd, formatJSON, formatYAML, formatText)
 	return cmd
 }
 

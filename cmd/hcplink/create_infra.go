@@ -58,7 +58,7 @@ func infraProgress() awsinfra.Progress {
 
 func newCreateInfraAWSCommand() *cobra.Command {
 	var f infraFlags
-	var format, outputFile string
+	var output *outputFlags
 	cmd := &cobra.Command{
 		Use:   "aws",
 		Short: "Create the VPC, subnets, gateways and private zones a private hosted cluster's workers need",
@@ -80,9 +80,6 @@ HostedCluster and its NodePools need) goes to stdout or --output-file.`,
     --vpc-cidr 10.10.0.0/20 --single-nat-gateway --output text`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := (&awsinfra.Output{}).Render(format); err != nil {
-				return err // refused before anything is created
-			}
 			tags, err := parseInfraTags(f.tags)
 			if err != nil {
 				return err
@@ -99,7 +96,11 @@ HostedCluster and its NodePools need) goes to stdout or --output-file.`,
 			if err != nil {
 				return err
 			}
-			return writeInfraOutput(cmd, out, format, outputFile)
+			b, err := out.Render(output.format)
+			if err != nil {
+				return err
+			}
+			return output.writeBytes(cmd, b)
 		},
 	}
 	f.bind(cmd)
@@ -109,8 +110,7 @@ HostedCluster and its NodePools need) goes to stdout or --output-file.`,
 	fl.BoolVar(&f.opts.SingleNATGateway, "single-nat-gateway", false, "one NAT gateway for every zone (cheaper, one zone's failure takes egress down)")
 	fl.BoolVar(&f.opts.PublicOnly, "public-only", false, "public subnets only: no NAT gateways, no private subnets")
 	fl.StringSliceVar(&f.tags, "additional-tags", nil, "extra tags for every resource, KEY=VALUE, comma-separated")
-	fl.StringVarP(&format, "output", "o", awsinfra.FormatJSON, "result format: json, yaml or text")
-	fl.StringVar(&outputFile, "output-file", "", "write the result to this file instead of stdout")
+	output = bindOutput(cmd, awsinfra.FormatJSON, awsinfra.FormatYAML, awsinfra.FormatText)
 	return cmd
 }
 
@@ -139,21 +139,6 @@ It waits on NAT gateways and endpoints, saying which. Re-running it is always sa
 	}
 	f.bind(cmd)
 	return cmd
-}
-
-func writeInfraOutput(cmd *cobra.Command, out *awsinfra.Output, format, file string) error {
-	b, err := out.Render(format)
-	if err != nil {
-		return err
-	}
-	if file == "" {
-		_, err = cmd.OutOrStdout().Write(b)
-		return err
-	}
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", file, err)
-	}
-	return nil
 }
 
 // parseInfraTags reads KEY=VALUE pairs.

@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,7 +17,8 @@ import (
 var exit = os.Exit
 
 type diagnoseFlags struct {
-	output, svg                                         string
+	output                                              *outputFlags
+	svg                                                 string
 	managementProfile, customerProfile, customerRoleARN string
 	guestSubscription                                   string
 }
@@ -65,8 +66,8 @@ your PATH and run "kubectl hcplink diagnose <namespace>/<cluster>".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDiagnose(cmd, args[0], f) },
 	}
+	f.output = bindOutput(cmd, diagnose.FormatText, diagnose.FormatJSON, diagnose.FormatYAML)
 	fl := cmd.Flags()
-	fl.StringVarP(&f.output, "output", "o", "text", "output format: text, json or yaml")
 	fl.StringVar(&f.svg, "svg", "", "also draw the path as an SVG picture in this file")
 	fl.StringVar(&f.managementProfile, "management-profile", "", "AWS profile of the management account (default: the standard chain)")
 	fl.StringVar(&f.customerProfile, "customer-profile", "", "AWS profile of the customer's account")
@@ -80,9 +81,6 @@ func runDiagnose(cmd *cobra.Command, arg string, f diagnoseFlags) error {
 	namespace, name, ok := strings.Cut(arg, "/")
 	if !ok || namespace == "" || name == "" {
 		return fmt.Errorf("name the cluster as <namespace>/<cluster>, not %q", arg)
-	}
-	if !slices.Contains([]string{diagnose.FormatText, diagnose.FormatJSON, diagnose.FormatYAML}, f.output) {
-		return fmt.Errorf("unknown output format %q: use text, json or yaml", f.output)
 	}
 	if f.customerProfile != "" && f.customerRoleARN != "" {
 		return fmt.Errorf("use --customer-profile or --customer-role-arn, not both")
@@ -104,7 +102,7 @@ func runDiagnose(cmd *cobra.Command, arg string, f diagnoseFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := diagnose.Write(cmd.OutOrStdout(), report, f.output); err != nil {
+	if err := f.output.writeTo(cmd, func(w io.Writer) error { return diagnose.Write(w, report, f.output.format) }); err != nil {
 		return err
 	}
 	if f.svg != "" {

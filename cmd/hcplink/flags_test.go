@@ -53,7 +53,8 @@ func TestWorkerAndClusterIDFlags(t *testing.T) {
 func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
 	for _, opts := range []install.Options{
 		{PrivatePlatform: "AWS", AWS: install.AWSCredentials{Region: "us-east-1", SecretName: "creds"}, ManagementClusterID: "mc-1"},
-		{PrivatePlatform: "Azure", Azure: install.AzureCredentials{SecretName: "sp", PLSResourceGroup: "mgmt-rg"}},
+		{PrivatePlatform: "Azure", Azure: install.AzureCredentials{SecretName: "sp", PLSResourceGroup: "mgmt-rg",
+			VNetID: "/subscriptions/11111111-1111-4111-8111-111111111111/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt"}},
 		{},
 	} {
 		t.Run(opts.PrivatePlatform, func(t *testing.T) {
@@ -79,26 +80,35 @@ func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
 					t.Errorf("--azure-pls-resource-group = %q, want %q", got, rg)
 				}
 			}
+			if vnet := opts.Azure.VNetID; vnet != "" {
+				if got := cmd.Flags().Lookup("azure-vnet-id").Value.String(); got != vnet {
+					t.Errorf("--azure-vnet-id = %q, want %q", got, vnet)
+				}
+			}
 		})
 	}
 }
 
-// TestAzureOperatorConfig checks what --azure-pls-resource-group adds to
-// the environment's Azure configuration.
+// TestAzureOperatorConfig checks what --azure-pls-resource-group and
+// --azure-vnet-id add to the environment's Azure configuration.
 func TestAzureOperatorConfig(t *testing.T) {
 	env := map[string]string{"AZURE_SUBSCRIPTION_ID": "sub-1", "AZURE_CLIENT_ID": "client-1"}
+	const vnet = "/subscriptions/11111111-1111-4111-8111-111111111111/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt"
 	tests := []struct {
-		name, platform, rg string
-		wantRG             string // "" with wantNil: the environment alone
-		wantNil, wantErr   bool
+		name, platform, rg, vnet string
+		wantRG                   string // "" with wantNil: the environment alone
+		wantNil, wantErr         bool
 	}{
 		{name: "not given", platform: "Azure", wantNil: true},
 		{name: "given", platform: "Azure", rg: "mgmt-rg", wantRG: "mgmt-rg"},
+		{name: "with the VNet", platform: "Azure", rg: "mgmt-rg", vnet: vnet, wantRG: "mgmt-rg"},
+		{name: "the VNet alone", platform: "Azure", vnet: vnet},
+		{name: "a VNet ID that is not one", platform: "Azure", rg: "mgmt-rg", vnet: "mgmt", wantErr: true},
 		{name: "given without Azure", platform: "AWS", rg: "mgmt-rg", wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := azureOperatorConfig(tt.platform, tt.rg, func(k string) string { return env[k] })
+			cfg, err := azureOperatorConfig(tt.platform, tt.rg, tt.vnet, func(k string) string { return env[k] })
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("error = %v, want error %v", err, tt.wantErr)
 			}
@@ -108,7 +118,7 @@ func TestAzureOperatorConfig(t *testing.T) {
 			if (cfg == nil) != tt.wantNil {
 				t.Fatalf("config = %+v, want nil %v", cfg, tt.wantNil)
 			}
-			if cfg != nil && (cfg.ResourceGroup != tt.wantRG || cfg.SubscriptionID != "sub-1" || cfg.ClientID != "client-1") {
+			if cfg != nil && (cfg.ResourceGroup != tt.wantRG || cfg.VNetID != tt.vnet || cfg.SubscriptionID != "sub-1" || cfg.ClientID != "client-1") {
 				t.Errorf("config = %+v, want resource group %q over the environment's subscription and client", cfg, tt.wantRG)
 			}
 		})

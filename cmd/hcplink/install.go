@@ -52,9 +52,10 @@ The management operator's cloud identity, one way per platform:
          --azure-workload-identity-client-id ID with --azure-tenant-id and
          --azure-subscription-id (a federated credential for the ServiceAccount
          system:serviceaccount:<namespace>:hcplink-operator, audience
-         api://AzureADTokenExchange); --azure-pls-resource-group RG keeps
-         the operator's load-balancer lookups in the management cluster's
-         resource group.
+         api://AzureADTokenExchange); --azure-pls-resource-group RG names
+         the management cluster's resource group, where the operator looks
+         for its load balancers (default: read from a Node's providerID),
+         and --azure-vnet-id ID its VNet.
 
 The cluster is reached the standard way (--kubeconfig, KUBECONFIG,
 in-cluster).`,
@@ -95,7 +96,8 @@ in-cluster).`,
 	fl.StringVar(&f.opts.Azure.WorkloadIdentityClientID, "azure-workload-identity-client-id", "", "client ID of the identity federated with the operator's ServiceAccount")
 	fl.StringVar(&f.opts.Azure.TenantID, "azure-tenant-id", "", "tenant of the workload identity")
 	fl.StringVar(&f.opts.Azure.SubscriptionID, "azure-subscription-id", "", "management subscription (required with a workload identity)")
-	fl.StringVar(&f.opts.Azure.PLSResourceGroup, "azure-pls-resource-group", "", "the management cluster's resource group, where the operator looks for its internal load balancers (default: the whole management subscription)")
+	fl.StringVar(&f.opts.Azure.PLSResourceGroup, "azure-pls-resource-group", "", "the management cluster's resource group, where the operator looks for its internal load balancers (default: the resource group in the first Node's spec.providerID)")
+	fl.StringVar(&f.opts.Azure.VNetID, "azure-vnet-id", "", "the management cluster's VNet (resource ID): only load balancer frontends in it are the cluster's")
 	addKubeconfigFlag(cmd)
 	return cmd
 }

@@ -17,7 +17,7 @@ import (
 
 func newOperatorCommand() *cobra.Command {
 	opts := operator.Options{}
-	var azurePLSResourceGroup string
+	var azurePLSResourceGroup, azureVNetID string
 	zapOpts := zap.Options{}
 	cmd := &cobra.Command{
 		Use:   "operator",
@@ -46,7 +46,7 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 				return err
 			}
 			opts.RestConfig = cfg
-			if opts.Azure, err = azureOperatorConfig(opts.PrivatePlatform, azurePLSResourceGroup, os.Getenv); err != nil {
+			if opts.Azure, err = azureOperatorConfig(opts.PrivatePlatform, azurePLSResourceGroup, azureVNetID, os.Getenv); err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -66,7 +66,8 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 	f.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", operator.DefaultMaxConcurrentReconciles, "workers of each controller, so that one slow cluster never holds the others")
 	f.StringVar(&opts.ManagementClusterID, "management-cluster-id", "", "names this management cluster on the cloud resources it owns (tag hcplink.io/management-cluster), so that management clusters sharing an account never touch each other's (default: the kube-system namespace's UID)")
 	f.DurationVar(&opts.EndpointServiceDriftInterval, "drift-interval", 0, "how often each AWS endpoint service (0: 10m) or Azure Private Link Service (0: 5m) is checked for drift, jittered")
-	f.StringVar(&azurePLSResourceGroup, "azure-pls-resource-group", "", "with --private-platform=Azure: the management cluster's resource group, where its internal load balancers are looked for (default: the whole management subscription)")
+	f.StringVar(&azurePLSResourceGroup, "azure-pls-resource-group", "", "with --private-platform=Azure: the management cluster's resource group, where its internal load balancers are looked for (default: the resource group in the first Node's spec.providerID)")
+	f.StringVar(&azureVNetID, "azure-vnet-id", "", "with --private-platform=Azure: the management cluster's VNet (resource ID); only load balancer frontends in it are taken (needed when clusters with the same address ranges share the resource group)")
 	f.DurationVar(&opts.EndpointServiceSweepInterval, "sweep-interval", 0, "how often endpoint services tagged for objects that no longer exist are looked for, jittered (0: 30m)")
 	_ = cmd.MarkFlagRequired("control-plane-operator-image")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
@@ -80,17 +81,22 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 
 // azureOperatorConfig is the Azure configuration the operator's flags add
 // to the environment's; nil (the environment's alone) when they add none.
-func azureOperatorConfig(platform, plsResourceGroup string, getenv func(string) string) (*azurecloud.Config, error) {
-	if plsResourceGroup == "" {
+func azureOperatorConfig(platform, plsResourceGroup, vnetID string, getenv func(string) string) (*azurecloud.Config, error) {
+	if plsResourceGroup == "" && vnetID == "" {
 		return nil, nil
 	}
 	if platform != operator.PlatformAzure {
-		return nil, fmt.Errorf("--azure-pls-resource-group needs --private-platform=Azure, not %q", platform)
+		return nil, fmt.Errorf("--azure-pls-resource-group and --azure-vnet-id need --private-platform=Azure, not %q", platform)
+	}
+	if vnetID != "" {
+		if _, err := azurecloud.ParseVNetID(vnetID); err != nil {
+			return nil, fmt.Errorf("--azure-vnet-id: %w", err)
+		}
 	}
 	cfg, err := azurecloud.ConfigFromEnv(getenv)
 	if err != nil {
 		return nil, err
 	}
-	cfg.ResourceGroup = plsResourceGroup
+	cfg.ResourceGroup, cfg.VNetID = plsResourceGroup, vnetID
 	return &cfg, nil
 }

@@ -6,18 +6,19 @@ import (
 	"net/http"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/azure"
+	"github.com/hcplink/hcplink/internal/cloudsim/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
 // The control API, all JSON under /_cloudsim/:
 //
-//	GET    /_cloudsim/state    every AWS account's and Azure subscription's resources
-//	POST   /_cloudsim/reset    forget all resources and call counts, in both clouds
+//	GET    /_cloudsim/state    every AWS account's, Azure subscription's and GCP project's resources
+//	POST   /_cloudsim/reset    forget all resources and call counts, in all three clouds
 //	GET    /_cloudsim/faults   the fault configuration in force
 //	PUT    /_cloudsim/faults   replace it (sim.FaultConfig)
 //	GET    /_cloudsim/delays   how long asynchronous states last
-//	PUT    /_cloudsim/delays   replace them (sim.Delays; "fast"/"realistic" presets via ?preset=, for both clouds)
-//	GET    /_cloudsim/calls    per-account (AWS) and per-subscription (Azure), per-operation call counts
+//	PUT    /_cloudsim/delays   replace them (sim.Delays; "fast"/"realistic" presets via ?preset=, for every cloud)
+//	GET    /_cloudsim/calls    per-account (AWS), per-subscription (Azure) and per-project (GCP), per-operation call counts
 //	DELETE /_cloudsim/calls    reset the counts
 func (s *Server) registerControl(mux *http.ServeMux) {
 	mux.HandleFunc("GET /_cloudsim/state", func(w http.ResponseWriter, _ *http.Request) {
@@ -31,7 +32,12 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		writeJSON(w, map[string]json.RawMessage{"aws": awsState, "azure": azureState})
+		gcpState, err := s.GCP.Snapshot()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		writeJSON(w, map[string]json.RawMessage{"aws": awsState, "azure": azureState, "gcp": gcpState})
 	})
 	mux.HandleFunc("POST /_cloudsim/reset", func(w http.ResponseWriter, _ *http.Request) {
 		s.Reset()
@@ -48,6 +54,7 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 		}
 		s.Faults.Set(cfg)
 		s.Azure.ResetThrottling()
+		s.GCP.ResetQuotas()
 		writeJSON(w, cfg)
 	})
 	mux.HandleFunc("GET /_cloudsim/delays", func(w http.ResponseWriter, _ *http.Request) {
@@ -59,9 +66,11 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 		case "fast":
 			d = sim.FastDelays()
 			s.Azure.SetDelays(azure.FastDelays())
+			s.GCP.SetDelays(gcp.FastDelays())
 		case "realistic":
 			d = sim.RealisticDelays()
 			s.Azure.SetDelays(azure.RealisticDelays())
+			s.GCP.SetDelays(gcp.RealisticDelays())
 		case "":
 			if err := decodeStrict(r, &d); err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
@@ -75,6 +84,7 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 		writeJSON(w, d)
 	})
 	s.registerAzureControl(mux)
+	s.registerGCPControl(mux)
 	mux.HandleFunc("GET /_cloudsim/calls", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, s.Counters.Snapshot())
 	})

@@ -1,6 +1,6 @@
 // Package cloudsim is hcplink's local cloud: an HTTP(S) server on 127.0.0.1
-// that speaks the real AWS wire protocols and Azure Resource Manager and
-// Entra ID for the operations hcplink uses, with per-account state,
+// that speaks the real AWS wire protocols, Azure Resource Manager and
+// Entra ID, and Google Cloud's REST APIs for the operations hcplink uses, with per-account state,
 // asynchronous resource states, fault injection and a JSON control API
 // (/_cloudsim/...) for tests, benchmarks and the demo.
 package cloudsim
@@ -17,6 +17,7 @@ import (
 
 	"github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/azure"
+	"github.com/hcplink/hcplink/internal/cloudsim/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
@@ -32,9 +33,11 @@ type Options struct {
 	TLS bool
 	// AzureDelays override the Azure half's named delays (nil: fast).
 	AzureDelays azure.Delays
-	// IssuerKeys finds workload identity issuers' keys for Entra ID
-	// (nil: fetched over HTTPS from the issuer's discovery document).
+	// IssuerKeys finds workload identity issuers' keys for Entra ID and
+	// Google's STS (nil: fetched from the issuer's discovery document).
 	IssuerKeys sim.KeySource
+	// GCPDelays override the GCP half's operation and DNS change delays (nil: fast).
+	GCPDelays *gcp.Delays
 }
 
 // Server is the local cloud.
@@ -44,6 +47,7 @@ type Server struct {
 	Counters *sim.Counters
 	AWS      *aws.Cloud
 	Azure    *azure.Cloud
+	GCP      *gcp.Cloud
 
 	mux      *http.ServeMux
 	ca       *certAuthority
@@ -67,6 +71,7 @@ func New(opts Options) *Server {
 	}
 	s.AWS = aws.New(aws.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: delays})
 	s.Azure = azure.New(azure.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.AzureDelays, IssuerKeys: opts.IssuerKeys})
+	s.GCP = gcp.New(gcp.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.GCPDelays, IssuerKeys: opts.IssuerKeys})
 	s.mux = http.NewServeMux()
 	s.registerControl(s.mux)
 	s.mux.Handle("/", http.HandlerFunc(s.serveCloud))
@@ -80,10 +85,15 @@ func New(opts Options) *Server {
 	return s
 }
 
-// serveCloud sends Resource Manager and Entra ID paths to the Azure half and
+// serveCloud sends Resource Manager and Entra ID paths to the Azure half,
+// Google's API paths (/compute/v1/, /dns/v1/, ...) to the GCP half, and
 // everything else to the AWS half, whose protocols all post to "/" or to
-// paths no Azure API uses.
+// paths no other API uses.
 func (s *Server) serveCloud(w http.ResponseWriter, r *http.Request) {
+	if gcp.IsGCPPath(r.URL.Path) {
+		s.GCP.ServeHTTP(w, r)
+		return
+	}
 	if azure.IsAzurePath(r.URL.Path) {
 		s.Azure.ServeHTTP(w, r)
 		return
@@ -167,5 +177,6 @@ func (s *Server) Close() error {
 func (s *Server) Reset() {
 	s.AWS.Reset()
 	s.Azure.Reset()
+	s.GCP.Reset()
 	s.Counters.Reset()
 }

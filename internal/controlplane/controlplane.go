@@ -146,7 +146,7 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 	}
 
 	recorder := events.New(mgr.GetEventRecorder(EventSource))
-	if err := (&routers.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+	if err := (&routers.Reconciler{Client: mgr.GetClient(), MayCreate: azureprivatelink.MayCreateRouters}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the router controller: %w", err)
 	}
 	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &credentials.AWSChecker{AWS: awsConfig, Proof: proof},
@@ -186,6 +186,9 @@ func setupAzurePrivateLink(mgr ctrl.Manager, opts Options, recorder *events.Reco
 	if err := (&azureprivatelink.Reconciler{Client: mgr.GetClient(), Cloud: factory,
 		DriftInterval: opts.AzureDriftInterval, Events: recorder}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the Azure endpoint controller: %w", err)
+	}
+	if err := (&azureprivatelink.Validator{Client: mgr.GetClient(), Cloud: factory}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the Azure settings check: %w", err)
 	}
 	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &azureprivatelink.CredentialsChecker{Cloud: factory},
 		Events: recorder}).SetupWithManager(mgr); err != nil {

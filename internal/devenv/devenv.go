@@ -179,7 +179,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	e.runCtx, e.cancel = runCtx, cancel
 
-	step("starting kube-apiserver and etcd (the first run builds them from source: about 8 minutes)")
+	step("starting kube-apiserver and etcd (the first run builds them from source: about 15 minutes)")
 	e.kube, e.Kube, err = testenv.StartEnvironment(ctx, testenv.Options{Progress: progress})
 	if err != nil {
 		return nil, err

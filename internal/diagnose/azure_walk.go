@@ -110,13 +110,18 @@ func (w *azureWalk) frontendHop(ctx context.Context) Hop {
 	if seen.IP == "" {
 		return InternalLoadBalancerHop(seen)
 	}
-	rg := azurecloud.ResourceGroupOf(w.cr.Status.InternalLoadBalancerID)
-	f, err := w.mgmt.PrivateLinkServices.FindFrontendByIP(ctx, rg, seen.IP)
+	lb := w.cr.Status.InternalLoadBalancerID
+	fes, err := w.mgmt.PrivateLinkServices.FindFrontendsByIP(ctx, azurecloud.LoadBalancerScope{ResourceGroup: azurecloud.ResourceGroupOf(lb)}, seen.IP)
 	if err != nil {
 		return azureUnknown(HopInternalLoadBalancer, SideManagement, err)
 	}
-	if f != nil {
-		seen.Found, seen.ID, w.frontend = true, f.ID, f.ID
+	// The operator's load balancer when the group has several with the
+	// address (clusters with the same ranges); else the only one.
+	for _, f := range fes {
+		if len(fes) == 1 || strings.EqualFold(f.LoadBalancerID, lb) {
+			seen.Found, seen.ID, w.frontend = true, f.ID, f.ID
+			break
+		}
 	}
 	return InternalLoadBalancerHop(seen)
 }

@@ -44,7 +44,6 @@ var AzurePermissions = []Permission{
 	{"Microsoft.Network/loadBalancers/read", "management: find the internal load balancer's frontend holding the router's address"},
 	{"Microsoft.Network/networkInterfaces/read", "guest: read the private endpoint's address from its interface"},
 	{"Microsoft.Network/privateDnsZones/A/read", "guest: read the api and *.apps A records"},
-	{"Microsoft.Network/privateDnsZones/SOA/read", "guest: the record-set read of the SOA (the same method as the A records)"},
 	{"Microsoft.Network/privateDnsZones/read", "guest: read the private DNS zone"},
 	{"Microsoft.Network/privateDnsZones/virtualNetworkLinks/read", "guest: read the zone's link to the guest VNet"},
 	{"Microsoft.Network/privateEndpoints/read", "guest: read the private endpoint and its connection's state"},

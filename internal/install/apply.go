@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -10,8 +11,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcplink/hcplink/internal/monitoring"
 )
 
 // validationNamespace holds namespaced objects during a dry run when the
@@ -74,6 +79,9 @@ func Apply(ctx context.Context, c client.Client, opts Options, ao ApplyOptions) 
 	ms, err := renderedManifests(opts)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkServed(c, ms, ao.Kinds); err != nil {
+		return nil, err // before anything is applied
 	}
 	progress := ao.Progress
 	if progress == nil {
@@ -157,4 +165,46 @@ func describe(r Result) string {
 		return r.Kind + " " + r.Name
 	}
 	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// checkServed refuses, before anything is applied, objects of a kind the
+// cluster does not serve and no CustomResourceDefinition of this install
+// defines: applying the rest first would leave a half-done install and an
+// error from the API server that does not say what to do.
+func checkServed(c client.Client, ms []manifest, kinds []string) error {
+	defined := map[schema.GroupKind]bool{}
+	for _, m := range ms {
+		if m.object.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(m.object.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(m.object.Object, "spec", "names", "kind")
+		defined[schema.GroupKind{Group: group, Kind: kind}] = true
+	}
+	var missing []string
+	for _, m := range ms {
+		gvk := m.object.GroupVersionKind()
+		if (len(kinds) > 0 && !slices.Contains(kinds, gvk.Kind)) || defined[gvk.GroupKind()] {
+			continue
+		}
+		_, err := c.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+		switch {
+		case meta.IsNoMatchError(err):
+			missing = append(missing, gvk.Kind+" ("+gvk.GroupVersion().String()+")")
+		case err != nil:
+			return fmt.Errorf("asking the API server whether it serves %s: %w", gvk.Kind, err)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	msg := "the cluster does not serve " + strings.Join(missing, ", ") + "; nothing was applied"
+	for _, m := range missing {
+		if strings.HasPrefix(m, monitoring.PrometheusRuleKind.Kind+" ") {
+			msg += ". --monitoring installs alerting rules for the Prometheus Operator: install its CRDs first, " +
+				"drop --monitoring, or take the rules and dashboard with --monitoring --render and apply them where Prometheus runs"
+			break
+		}
+	}
+	return errors.New(msg)
 }

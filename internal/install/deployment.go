@@ -44,6 +44,9 @@ func operatorArgs(o Options) []string {
 	if o.PrivatePlatform == "Azure" && o.Azure.PLSResourceGroup != "" {
 		args = append(args, "--azure-pls-resource-group="+o.Azure.PLSResourceGroup)
 	}
+	if o.PrivatePlatform == "Azure" && o.Azure.VNetID != "" {
+		args = append(args, "--azure-vnet-id="+o.Azure.VNetID)
+	}
 	if o.ManagementClusterID != "" {
 		args = append(args, "--management-cluster-id="+o.ManagementClusterID)
 	}

@@ -87,8 +87,12 @@ type AzureCredentials struct {
 	SubscriptionID string
 	// PLSResourceGroup is the management cluster's resource group, where
 	// the operator looks for its internal load balancers (the operator's
-	// --azure-pls-resource-group); empty searches the subscription.
+	// --azure-pls-resource-group); empty: the operator reads it from a
+	// Node's spec.providerID.
 	PLSResourceGroup string
+	// VNetID is the management cluster's VNet (the operator's
+	// --azure-vnet-id); empty: any VNet of the resource group.
+	VNetID string
 }
 
 // withDefaults fills the defaults in.
@@ -145,7 +149,7 @@ func (c AWSCredentials) given() bool {
 }
 
 func (c AzureCredentials) given() bool {
-	return c.SecretName != "" || c.WorkloadIdentityClientID != "" || c.TenantID != "" || c.SubscriptionID != "" || c.PLSResourceGroup != "" || len(c.CredentialsFile) > 0
+	return c.SecretName != "" || c.WorkloadIdentityClientID != "" || c.TenantID != "" || c.SubscriptionID != "" || c.PLSResourceGroup != "" || c.VNetID != "" || len(c.CredentialsFile) > 0
 }
 
 func (c AWSCredentials) validate() error {

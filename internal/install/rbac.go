@@ -16,8 +16,8 @@ var (
 // operatorRules is what the management operator itself calls: its
 // controllers (HostedCluster, NodePool, AWSEndpointService,
 // AzurePrivateLinkService), the objects it creates in each control-plane
-// namespace, its Events, and the kube-system namespace it reads its
-// default management cluster ID from.
+// namespace, its Events, the kube-system namespace it reads its default
+// management cluster ID from, and Nodes (their Azure resource group).
 func operatorRules() []rbacv1.PolicyRule {
 	g := hcplinkv1beta1.GroupName
 	return []rbacv1.PolicyRule{
@@ -34,6 +34,9 @@ func operatorRules() []rbacv1.PolicyRule {
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: writeVerbs},
 		{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"roles", "rolebindings"}, Verbs: writeVerbs},
 		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: emitVerbs},
+		// On Azure without --azure-pls-resource-group: the management
+		// cluster's resource group, read from Nodes at start-up.
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list"}},
 	}
 }
 

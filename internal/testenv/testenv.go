@@ -290,7 +290,7 @@ func checkAssets(dir, source string) error {
 
 func missingAssets(cause error) error {
 	return fmt.Errorf("envtest binaries (kube-apiserver, etcd) not found: %w; "+
-		"run ./hack/envtest-assets.sh from the repository root (it builds them once, about 8 minutes) "+
+		"run ./hack/envtest-assets.sh from the repository root (it builds them once, about 15 minutes on 2 cores) "+
 		"and set KUBEBUILDER_ASSETS to the directory it prints", cause)
 }
 

@@ -73,6 +73,11 @@ func TestValidObjectsAreAccepted(t *testing.T) {
 			hc.Spec.Platform.Azure.VnetID = strings.ReplaceAll(vnetID, "resourceGroups", "resourcegroups")
 			hc.Spec.Platform.Azure.SubnetID = strings.ReplaceAll(subnetID, "resourceGroups", "resourcegroups")
 		})},
+		{"azure cluster whose IDs spell the subscription in other case", with(azurePublicCluster, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.SubscriptionID = strings.ToUpper(subscription)
+			hc.Spec.Platform.Azure.VnetID = strings.ReplaceAll(vnetID, "subscriptions", "SUBSCRIPTIONS")
+			hc.Spec.Platform.Azure.SubnetID = strings.ReplaceAll(subnetID, "subscriptions", "SUBSCRIPTIONS")
+		})},
 		{"aws node pool with a subnet", with(awsNodePoolWithSubnet, nil)},
 		{"aws node pool without a subnet", with(func(ns, n string) *hcv1.NodePool { return awsNodePool(ns, n, "") }, nil)},
 		{"azure node pool", with(azureNodePool, nil)},
@@ -279,6 +284,15 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		{"subnet outside the VNet", with(azurePublicCluster, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.Azure.SubnetID = natSubnetID
 		}), []string{"spec.platform.azure.subnetID", "must be a subnet of the VNet named by vnetID"}},
+		// Issue 18 item 16: the workers' network is in the cluster's
+		// subscription, where the Private Endpoint is made.
+		{"VNet and subnet in another subscription", with(azurePublicCluster, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.VnetID = strings.Replace(vnetID, subscription, otherSubscription, 1)
+			hc.Spec.Platform.Azure.SubnetID = strings.Replace(subnetID, subscription, otherSubscription, 1)
+		}), []string{"spec.platform.azure.vnetID", "vnetID must be in the cluster's subscription", "spec.platform.azure.subnetID", "subnetID must be in the cluster's subscription"}},
+		{"subscriptionID other than the VNet's", with(azurePrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.SubscriptionID = otherSubscription
+		}), []string{"spec.platform.azure.vnetID", "its /subscriptions/<id>/ segment must equal subscriptionID"}},
 		{"private Azure cluster without private", with(azurePrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.Azure.Private = nil
 		}), []string{"spec.platform.azure.private", "private is required when topology is PublicAndPrivate or Private"}},
@@ -378,6 +392,9 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		{"guest subnet outside the guest VNet", with(azurePrivateLinkService, func(pls *hcv1.AzurePrivateLinkService) {
 			pls.Spec.GuestSubnetID = natSubnetID
 		}), []string{"spec.guestSubnetID", "must be a subnet of the VNet named by guestVNetID"}},
+		{"guest network in another subscription than the endpoint's", with(azurePrivateLinkService, func(pls *hcv1.AzurePrivateLinkService) {
+			pls.Spec.SubscriptionID = otherSubscription
+		}), []string{"spec.guestVNetID", "guestVNetID must be in subscriptionID", "spec.guestSubnetID", "guestSubnetID must be in subscriptionID"}},
 		{"malformed guest VNet", with(azurePrivateLinkService, func(pls *hcv1.AzurePrivateLinkService) {
 			pls.Spec.GuestVNetID = "/subscriptions/" + subscription + "/virtualNetworks/customer-vnet"
 		}), []string{"spec.guestVNetID", "must be a virtual network resource ID"}},

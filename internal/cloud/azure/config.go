@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
 )
 
 // The environment an operator reads its Azure identity and endpoints from:
@@ -73,9 +74,13 @@ type Config struct {
 	SubscriptionID string
 	// ResourceGroup, for the management operator, is the management
 	// cluster's resource group: where its internal load balancers, and so
-	// their Private Link Services, are looked for. Empty searches the whole
-	// subscription.
+	// their Private Link Services, are looked for. Empty: the operator
+	// reads it from a Node's spec.providerID at start-up.
 	ResourceGroup string
+	// VNetID, for the management operator, is the management cluster's
+	// VNet: only load balancer frontends in it are the cluster's. Empty:
+	// any VNet of ResourceGroup, as long as one holds the address.
+	VNetID string
 	// Component labels this config's requests in the cloud request
 	// metrics ("operator", "control-plane-operator"); empty is "hcplink".
 	Component string
@@ -269,6 +274,7 @@ type Providers struct {
 	PrivateLinkServices *PrivateLinkServices
 	PrivateEndpoints    *PrivateEndpoints
 	PrivateDNS          *PrivateDNS
+	GuestNetwork        *GuestNetwork
 }
 
 // NewProviders builds the providers for subscriptionID on the real SDK
@@ -282,10 +288,15 @@ func NewProviders(subscriptionID string, cred azcore.TokenCredential, opts *arm.
 	if err != nil {
 		return nil, err
 	}
+	groups, err := armresources.NewResourceGroupsClient(subscriptionID, cred, opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Providers{
 		PrivateLinkServices: NewPrivateLinkServices(network),
 		PrivateEndpoints:    NewPrivateEndpoints(network),
 		PrivateDNS:          NewPrivateDNS(dns),
+		GuestNetwork:        NewGuestNetwork(groups, network),
 	}, nil
 }
 

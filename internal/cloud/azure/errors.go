@@ -24,6 +24,8 @@ const (
 	CodeTooManyRequests            = "TooManyRequests"
 	CodeResourceNotFound           = "ResourceNotFound"
 	CodeResourceGroupNotFound      = "ResourceGroupNotFound"
+	CodeSubscriptionNotFound       = "SubscriptionNotFound"
+	CodeParentResourceNotFound     = "ParentResourceNotFound"
 	CodePreconditionFailed         = "PreconditionFailed"
 	// CodeAuthenticationFailed is ours: the credential could not get a token.
 	CodeAuthenticationFailed = "AuthenticationFailed"
@@ -37,7 +39,7 @@ var accessDeniedCodes = map[string]bool{
 	"AuthenticationFailed":             true,
 	"ExpiredAuthenticationToken":       true,
 	"InvalidAuthenticationTokenTenant": true,
-	"SubscriptionNotFound":             false, // a 404: the subscription is absent or not visible (not_found)
+	CodeSubscriptionNotFound:           false, // a 404 on the scope: invalid input (scopeNotFoundCodes)
 	"PrivateLinkServiceNotVisible":     false,
 }
 
@@ -83,10 +85,41 @@ func statusCode(err error) int {
 	return 0
 }
 
-// IsNotFound reports whether the resource (or its parent) does not exist.
+// goneCodes are the 404 codes that say the resource addressed is absent:
+// ARM's ResourceNotFound, the "NotFound" resource providers answer for a
+// child resource (a subnet, a record set), ParentResourceNotFound (the
+// zone, VNet or service holding it is gone, so it is gone too) and
+// OperationNotFound (a long-running operation the cloud forgot).
+var goneCodes = map[string]bool{
+	"":                         true, // a bare 404
+	CodeResourceNotFound:       true,
+	"NotFound":                 true,
+	CodeParentResourceNotFound: true,
+	"OperationNotFound":        true,
+}
+
+// scopeNotFoundCodes are the 404s of a missing subscription or resource
+// group: the place the cluster names is wrong or gone, which says nothing
+// of the resources that were in it (a subscription that is not visible
+// hides them; a deleted group may take with it resources hcplink must
+// account for). They are invalid input, never "gone": a delete path must
+// not take them as done and drop its finalizer.
+var scopeNotFoundCodes = map[string]bool{
+	CodeResourceGroupNotFound: true,
+	CodeSubscriptionNotFound:  true,
+}
+
+// IsNotFound reports whether the resource addressed does not exist (it, or
+// the parent resource holding it, is gone). A missing subscription or
+// resource group is not "not found" (IsScopeNotFound).
 func IsNotFound(err error) bool {
-	code := ErrorCode(err)
-	return statusCode(err) == http.StatusNotFound || strings.HasSuffix(code, "NotFound")
+	return statusCode(err) == http.StatusNotFound && goneCodes[ErrorCode(err)]
+}
+
+// IsScopeNotFound reports whether the subscription or resource group of
+// the request does not exist (or is not visible to the caller).
+func IsScopeNotFound(err error) bool {
+	return scopeNotFoundCodes[ErrorCode(err)]
 }
 
 // IsThrottled reports whether Azure throttled the request.
@@ -118,7 +151,8 @@ func IsDependency(err error) bool {
 
 // Classify puts err into one class: an error already classified keeps its
 // class; otherwise by code and status, in the order
-// throttled, not found, access denied, dependency, invalid input (400),
+// throttled, not found, missing subscription or resource group (invalid
+// input), access denied, dependency, invalid input (400),
 // server error (5xx), other client errors (4xx). An error without an Azure
 // answer (connection refused, timeout) is a server error; a cancelled
 // context a client error (the caller gave up).
@@ -134,6 +168,8 @@ func Classify(err error) cloud.Class {
 		return cloud.ClassThrottled
 	case IsNotFound(err):
 		return cloud.ClassNotFound
+	case IsScopeNotFound(err):
+		return cloud.ClassInvalidInput
 	case IsAccessDenied(err):
 		return cloud.ClassAccessDenied
 	case IsDependency(err):

@@ -118,9 +118,9 @@ func TestConfigFromEnvReachesCloudsim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fe, err := p.PrivateLinkServices.FindFrontendByIP(w.ctx, mgmtRG, routerIP)
-	if err != nil || fe == nil || fe.ID != w.frontendID {
-		t.Fatalf("through the env config: %v, %v", fe, err)
+	fes, err := p.PrivateLinkServices.FindFrontendsByIP(w.ctx, azurecloud.LoadBalancerScope{ResourceGroup: mgmtRG}, routerIP)
+	if err != nil || len(fes) != 1 || fes[0].ID != w.frontendID {
+		t.Fatalf("through the env config: %v, %v", fes, err)
 	}
 
 	// The production retry options do not sleep on a 429 inside a call:
@@ -145,7 +145,7 @@ func TestConfigFromEnvReachesCloudsim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.PrivateLinkServices.FindFrontendByIP(w.ctx, mgmtRG, routerIP)
+	_, err = p.PrivateLinkServices.FindFrontendsByIP(w.ctx, azurecloud.LoadBalancerScope{ResourceGroup: mgmtRG}, routerIP)
 	if classOf(err) != cloud.ClassAccessDenied {
 		t.Fatalf("with a wrong secret: %v (class %s)", err, classOf(err))
 	}

@@ -54,8 +54,15 @@ func TestClassify(t *testing.T) {
 		{"403 LinkedAuthorizationFailed", armError(403, CodeLinkedAuthorizationFailed, "linked", nil), cloud.ClassAccessDenied},
 		{"401 InvalidAuthenticationToken", armError(401, "InvalidAuthenticationToken", "bad token", nil), cloud.ClassAccessDenied},
 		{"404 ResourceNotFound", armError(404, CodeResourceNotFound, "gone", nil), cloud.ClassNotFound},
-		{"404 ResourceGroupNotFound", armError(404, CodeResourceGroupNotFound, "gone", nil), cloud.ClassNotFound},
-		{"400 ...NotFound code", armError(400, "InvalidResourceReferenceNotFound", "gone", nil), cloud.ClassNotFound},
+		{"404 NotFound (a child resource)", armError(404, "NotFound", "gone", nil), cloud.ClassNotFound},
+		{"404 ParentResourceNotFound", armError(404, CodeParentResourceNotFound, "zone gone", nil), cloud.ClassNotFound},
+		{"404 without a code", armError(404, "", "", nil), cloud.ClassNotFound},
+		// The scope is missing, not the resource: never "gone" (a delete
+		// path would drop its finalizer and leak).
+		{"404 ResourceGroupNotFound", armError(404, CodeResourceGroupNotFound, "gone", nil), cloud.ClassInvalidInput},
+		{"404 SubscriptionNotFound", armError(404, CodeSubscriptionNotFound, "gone", nil), cloud.ClassInvalidInput},
+		{"404 another ...NotFound code", armError(404, "PrincipalNotFound", "gone", nil), cloud.ClassClientError},
+		{"400 ...NotFound code", armError(400, "InvalidResourceReferenceNotFound", "gone", nil), cloud.ClassInvalidInput},
 		{"409 AnotherOperationInProgress", armError(409, CodeAnotherOperationInProgress, "busy", nil), cloud.ClassDependency},
 		{"409 other conflict", armError(409, "Conflict", "conflict", nil), cloud.ClassDependency},
 		{"400 InUseSubnetCannotBeDeleted", armError(400, "InUseSubnetCannotBeDeleted", "in use", nil), cloud.ClassDependency},

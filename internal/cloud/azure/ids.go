@@ -81,6 +81,23 @@ func ResourceGroupOf(id string) string {
 	return r.ResourceGroupName
 }
 
+// ResourceGroupOfNode is the resource group of a Node's spec.providerID
+// when it is an Azure VM (or scale-set VM) in subscription: the Azure
+// cloud provider, AKS and OpenShift on Azure write
+// azure:///subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.Compute/...
+// and the cluster's internal load balancers live in that group. "" when
+// the ID is not one, or is in another subscription.
+func ResourceGroupOfNode(providerID, subscription string) string {
+	id, ok := strings.CutPrefix(providerID, "azure://")
+	if !ok || !strings.HasPrefix(id, "/subscriptions/") {
+		return ""
+	}
+	if !strings.EqualFold(SubscriptionOf(id), subscription) {
+		return ""
+	}
+	return ResourceGroupOf(id)
+}
+
 // NameOf is the last name of any resource ID ("" when id is not one).
 func NameOf(id string) string {
 	r, err := arm.ParseResourceID(id)

@@ -3,6 +3,7 @@ package azurecloud
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -56,7 +57,7 @@ func step[T any](ctx context.Context, p *runtime.Poller[T], resumed bool) (resul
 	if p.Done() {
 		r, err := p.Result(ctx)
 		if err != nil {
-			return nil, "", err
+			return nil, "", &operationError{err}
 		}
 		return &r, "", nil
 	}
@@ -103,4 +104,29 @@ func resume[T any](ctx context.Context, token string, start func(resumeToken str
 		return nil, "", errForgotten
 	}
 	return nil, "", err
+}
+
+// operationError is the failure of a long-running operation itself (its
+// status ended Failed), as opposed to the refusal of the request that
+// started it: Azure checks some rules only while the operation runs.
+type operationError struct{ err error }
+
+func (e *operationError) Error() string { return e.err.Error() }
+func (e *operationError) Unwrap() error { return e.err }
+
+// OperationFailed reports whether err is a long-running operation's own
+// failure.
+func OperationFailed(err error) bool {
+	var oe *operationError
+	return errors.As(err, &oe)
+}
+
+// OperationRetryAfter is the wait Azure asked for before the next look at
+// a long-running operation (Retry-After, or retry-after-ms, of resp, the
+// last answer about it; see policy.WithCaptureResponse); zero when none.
+func OperationRetryAfter(resp *http.Response) time.Duration {
+	if resp == nil {
+		return 0
+	}
+	return retryAfterHeader(resp.Header, time.Now())
 }

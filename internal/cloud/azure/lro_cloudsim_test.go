@@ -14,7 +14,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 )
 
-var operationID = regexp.MustCompile(`(?i)(operations|operationResults)/([0-9a-f-]{36})`)
+var operationID = regexp.MustCompile(`(?i)(operations|operationResults|operationStatuses)/([0-9a-f-]{36})`)
 
 // forget makes a resume token name an operation the cloud does not know,
 // as after the cloud dropped a finished operation.

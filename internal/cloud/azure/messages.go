@@ -52,7 +52,11 @@ func ErrorMessage(err error) string {
 			return Bound(b.String(), MaxMessageLength)
 		}
 	}
-	b.WriteString(explanation(class))
+	if IsScopeNotFound(err) {
+		b.WriteString(scopeNotFoundExplanation)
+	} else {
+		b.WriteString(explanation(class))
+	}
 	if m := Scrub(armMessage(err)); m != "" && class != cloud.ClassAccessDenied {
 		b.WriteString(" Azure says: " + m)
 	}
@@ -68,6 +72,10 @@ func MissingAction(err error) string {
 	}
 	return matches[len(matches)-1][1]
 }
+
+// scopeNotFoundExplanation says what a missing subscription or resource
+// group means for the cluster: nothing hcplink made there is taken as gone.
+const scopeNotFoundExplanation = "the subscription or resource group does not exist, or this identity cannot see it: check the cluster's Azure subscription and resource group and the identity's role assignments. hcplink keeps what it holds until it can see its resources again."
 
 func explanation(class cloud.Class) string {
 	switch class {

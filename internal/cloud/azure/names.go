@@ -51,9 +51,13 @@ const (
 	AppsRecordName = "*.apps"
 	// RecordTTL is the A records' TTL in seconds.
 	RecordTTL = 300
-	// SOANegativeTTL is the zone's negative-caching TTL (the SOA minimum)
-	// in seconds: a name looked up before its record exists is retried soon.
-	SOANegativeTTL = 60
+	// MaxSOANegativeTTL is the longest negative-caching TTL (the SOA
+	// minimum) in seconds hcplink leaves on the cluster's zone: a name looked
+	// up before its record exists is retried within a minute. A new Azure
+	// private zone's SOA minimum is 10 s (exported ARM templates of real
+	// zones; cloudsim's privatedns_rules.go), so it is only ever lowered to
+	// this, never raised.
+	MaxSOANegativeTTL = 60
 )
 
 // ClusterTagKey is the tag marking a resource as the cluster infraID's.

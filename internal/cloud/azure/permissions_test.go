@@ -22,6 +22,7 @@ var providerComponents = map[string]azurecloud.Component{
 	"PrivateLinkServices": azurecloud.ManagementOperator,
 	"PrivateEndpoints":    azurecloud.ControlPlaneOperator,
 	"PrivateDNS":          azurecloud.ControlPlaneOperator,
+	"GuestNetwork":        azurecloud.ControlPlaneOperator,
 }
 
 // componentPackages are the packages whose code runs with each
@@ -137,7 +138,7 @@ func TestEverySDKMethodIsMapped(t *testing.T) {
 
 func TestPermissionsTableHasEachActionOnceWithAReason(t *testing.T) {
 	seen := map[string]bool{}
-	valid := regexp.MustCompile(`^Microsoft\.Network/[A-Za-z]+(/[A-Za-z]+)*/(read|write|delete|action)$`)
+	valid := regexp.MustCompile(`^Microsoft\.(Network|Resources)/[A-Za-z]+(/[A-Za-z]+)*/(read|write|delete|action)$`)
 	for _, p := range azurecloud.Permissions {
 		key := string(p.Component) + " " + p.Action
 		if seen[key] {
@@ -148,7 +149,7 @@ func TestPermissionsTableHasEachActionOnceWithAReason(t *testing.T) {
 			t.Errorf("%s says not why it is needed", key)
 		}
 		if !valid.MatchString(p.Action) {
-			t.Errorf("%s is not an Azure RBAC action of Microsoft.Network", key)
+			t.Errorf("%s is not an Azure RBAC action of Microsoft.Network or Microsoft.Resources", key)
 		}
 	}
 }

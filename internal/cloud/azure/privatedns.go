@@ -3,7 +3,9 @@ package azurecloud
 import (
 	"context"
 	"errors"
+	"path"
 	"slices"
+	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -48,16 +50,11 @@ func (p *PrivateDNS) Zone(ctx context.Context, resourceGroup, zone string) (*arm
 }
 
 // CreateZone creates the zone with tags only if it does not exist yet
-// (If-None-Match: *): an existing zone, ours or not, is returned as it is,
-// never overwritten (CreatedByHcplink tells the caller whose it is). While
-// the creation runs it returns the token to resume with.
+// (If-None-Match: *, so no read comes first): an existing zone, ours or
+// not, is read and returned as it is, never overwritten (CreatedByHcplink
+// tells the caller whose it is). While the creation runs it returns the
+// token to resume with.
 func (p *PrivateDNS) CreateZone(ctx context.Context, resourceGroup, zone string, tags map[string]*string, resumeToken string) (*armprivatedns.PrivateZone, string, error) {
-	if resumeToken == "" {
-		existing, err := p.Zone(ctx, resourceGroup, zone)
-		if err != nil || existing != nil {
-			return existing, "", err
-		}
-	}
 	body := armprivatedns.PrivateZone{Location: to.Ptr(globalLocation), Tags: tags}
 	callCtx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
@@ -65,8 +62,7 @@ func (p *PrivateDNS) CreateZone(ctx context.Context, resourceGroup, zone string,
 		return p.Zones.BeginCreateOrUpdate(callCtx, resourceGroup, zone, body, &armprivatedns.PrivateZonesClientBeginCreateOrUpdateOptions{IfNoneMatch: to.Ptr("*"), ResumeToken: tok})
 	})
 	if ErrorCode(err) == CodePreconditionFailed || statusCode(err) == 412 {
-		// Someone created it between our read and our create: theirs or
-		// ours, it is read, not overwritten.
+		// It exists: theirs or ours, it is read, not overwritten.
 		z, err := p.Zone(ctx, resourceGroup, zone)
 		return z, "", err
 	}
@@ -138,6 +134,21 @@ func (p *PrivateDNS) CreateOrUpdateLink(ctx context.Context, resourceGroup, zone
 	return &r.VirtualNetworkLink, "", nil
 }
 
+// CodeBadRequest is ARM's code of a request, or an operation, it refuses.
+const CodeBadRequest = "BadRequest"
+
+// IsVNetLinkConflict reports whether a VNet link's operation failed
+// because the VNet is already linked to another zone of the same name
+// (another resource group's): Azure accepts the PUT and fails the
+// operation with BadRequest "A virtual network cannot be linked to multiple
+// zones with overlapping namespaces" (learn.microsoft.com, AKS
+// troubleshooting "CreateOrUpdateVirtualNetworkLinkFailed";
+// MicrosoftDocs/azure-aks-docs#212). The request itself was accepted, so a
+// BadRequest of the operation has this one documented cause.
+func IsVNetLinkConflict(err error) bool {
+	return OperationFailed(err) && ErrorCode(err) == CodeBadRequest
+}
+
 // VNetLinkBody is a VNet link: global, registration off.
 func VNetLinkBody(vnetID string, tags map[string]*string) armprivatedns.VirtualNetworkLink {
 	return armprivatedns.VirtualNetworkLink{
@@ -203,15 +214,27 @@ func ARecordTTL(rs *armprivatedns.RecordSet) int64 {
 
 // SetARecord writes the A record name → ip with ttl, but only when it
 // differs (read first: a record that is right costs no write). It reports
-// whether it wrote.
+// whether it wrote. A controller that listed the zone's record sets uses
+// ARecordIsCurrent and PutARecord instead, without the read.
 func (p *PrivateDNS) SetARecord(ctx context.Context, resourceGroup, zone, name, ip string, ttl int64, metadata map[string]*string) (bool, error) {
 	current, err := p.ARecord(ctx, resourceGroup, zone, name)
 	if err != nil {
 		return false, err
 	}
-	if slices.Equal(ARecordIPs(current), []string{ip}) && ARecordTTL(current) == ttl && TagsContain(metadataOf(current), metadata) {
+	if ARecordIsCurrent(current, ip, ttl, metadata) {
 		return false, nil
 	}
+	return true, p.PutARecord(ctx, resourceGroup, zone, name, ip, ttl, metadata)
+}
+
+// ARecordIsCurrent reports whether the record set rs (nil when absent)
+// holds exactly ip with ttl and carries metadata.
+func ARecordIsCurrent(rs *armprivatedns.RecordSet, ip string, ttl int64, metadata map[string]*string) bool {
+	return rs != nil && slices.Equal(ARecordIPs(rs), []string{ip}) && ARecordTTL(rs) == ttl && TagsContain(metadataOf(rs), metadata)
+}
+
+// PutARecord writes the A record set name → ip with ttl and metadata.
+func (p *PrivateDNS) PutARecord(ctx context.Context, resourceGroup, zone, name, ip string, ttl int64, metadata map[string]*string) error {
 	ctx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
 	body := armprivatedns.RecordSet{Properties: &armprivatedns.RecordSetProperties{
@@ -219,8 +242,39 @@ func (p *PrivateDNS) SetARecord(ctx context.Context, resourceGroup, zone, name, 
 		ARecords: []*armprivatedns.ARecord{{IPv4Address: to.Ptr(ip)}},
 		Metadata: metadata,
 	}}
-	_, err = p.Records.CreateOrUpdate(ctx, resourceGroup, zone, armprivatedns.RecordTypeA, name, body, nil)
-	return err == nil, Wrap("writing the A record "+name, err)
+	_, err := p.Records.CreateOrUpdate(ctx, resourceGroup, zone, armprivatedns.RecordTypeA, name, body, nil)
+	return Wrap("writing the A record "+name, err)
+}
+
+// RecordSets lists every record set of the zone (its SOA and A records) in
+// one paged call: what a drift check compares. found is false when the
+// zone does not exist.
+func (p *PrivateDNS) RecordSets(ctx context.Context, resourceGroup, zone string) (sets []*armprivatedns.RecordSet, found bool, err error) {
+	ctx, cancel := p.Timeouts.list(ctx)
+	defer cancel()
+	pager := p.Records.NewListPager(resourceGroup, zone, nil)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if IsNotFound(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, Wrap("listing the private DNS zone's records", err)
+		}
+		sets = append(sets, page.Value...)
+	}
+	return sets, true, nil
+}
+
+// FindRecordSet is the record set of recordType named name among sets (as
+// RecordSets lists them); nil when absent.
+func FindRecordSet(sets []*armprivatedns.RecordSet, recordType armprivatedns.RecordType, name string) *armprivatedns.RecordSet {
+	for _, rs := range sets {
+		if rs != nil && strings.EqualFold(deref(rs.Name), name) && strings.EqualFold(path.Base(deref(rs.Type)), string(recordType)) {
+			return rs
+		}
+	}
+	return nil
 }
 
 func metadataOf(rs *armprivatedns.RecordSet) map[string]*string {
@@ -241,25 +295,29 @@ func (p *PrivateDNS) DeleteARecord(ctx context.Context, resourceGroup, zone, nam
 	return Wrap("deleting the A record "+name, err)
 }
 
-// EnsureSOANegativeTTL sets the zone's SOA minimum TTL (how long resolvers
-// cache "no such name") to ttl when it differs, and reports whether it
-// wrote.
-func (p *PrivateDNS) EnsureSOANegativeTTL(ctx context.Context, resourceGroup, zone string, ttl int64) (bool, error) {
-	callCtx, cancel := p.Timeouts.call(ctx)
-	defer cancel()
-	resp, err := p.Records.Get(callCtx, resourceGroup, zone, armprivatedns.RecordTypeSOA, soaRecordName, nil)
-	if err != nil {
-		return false, Wrap("reading the zone's SOA record", err)
+// SOAMinimumTTL is the SOA record set's minimum TTL (how long resolvers
+// cache "no such name"); 0 when rs holds none.
+func SOAMinimumTTL(rs *armprivatedns.RecordSet) int64 {
+	if rs == nil || rs.Properties == nil || rs.Properties.SoaRecord == nil || rs.Properties.SoaRecord.MinimumTTL == nil {
+		return 0
 	}
-	soa := resp.RecordSet
-	if soa.Properties == nil || soa.Properties.SoaRecord == nil {
-		soa.Properties = &armprivatedns.RecordSetProperties{SoaRecord: &armprivatedns.SoaRecord{}}
-	}
-	if soa.Properties.SoaRecord.MinimumTTL != nil && *soa.Properties.SoaRecord.MinimumTTL == ttl {
+	return *rs.Properties.SoaRecord.MinimumTTL
+}
+
+// LowerSOANegativeTTL lowers the zone's SOA minimum TTL to most when soa
+// (as listed) holds more, and never raises it: a zone's own shorter
+// negative caching is kept. The write carries the listed ETag, so a
+// concurrent change is not overwritten. It reports whether it wrote.
+func (p *PrivateDNS) LowerSOANegativeTTL(ctx context.Context, resourceGroup, zone string, soa *armprivatedns.RecordSet, most int64) (bool, error) {
+	if soa == nil || soa.Properties == nil || soa.Properties.SoaRecord == nil || SOAMinimumTTL(soa) <= most {
 		return false, nil
 	}
-	soa.Properties.SoaRecord.MinimumTTL = to.Ptr(ttl)
-	body := armprivatedns.RecordSet{Etag: soa.Etag, Properties: &armprivatedns.RecordSetProperties{TTL: soa.Properties.TTL, Metadata: soa.Properties.Metadata, SoaRecord: soa.Properties.SoaRecord}}
-	_, err = p.Records.CreateOrUpdate(callCtx, resourceGroup, zone, armprivatedns.RecordTypeSOA, soaRecordName, body, &armprivatedns.RecordSetsClientCreateOrUpdateOptions{IfMatch: soa.Etag})
+	record := *soa.Properties.SoaRecord
+	record.MinimumTTL = to.Ptr(most)
+	record.Host = nil // read-only
+	ctx, cancel := p.Timeouts.call(ctx)
+	defer cancel()
+	body := armprivatedns.RecordSet{Etag: soa.Etag, Properties: &armprivatedns.RecordSetProperties{TTL: soa.Properties.TTL, Metadata: soa.Properties.Metadata, SoaRecord: &record}}
+	_, err := p.Records.CreateOrUpdate(ctx, resourceGroup, zone, armprivatedns.RecordTypeSOA, soaRecordName, body, &armprivatedns.RecordSetsClientCreateOrUpdateOptions{IfMatch: soa.Etag})
 	return err == nil, Wrap("writing the zone's SOA record", err)
 }

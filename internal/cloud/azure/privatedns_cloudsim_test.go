@@ -72,16 +72,37 @@ func TestPrivateDNSLifecycle(t *testing.T) {
 		t.Errorf("moving api to a new IP: %v, %v", wrote, err)
 	}
 
-	if wrote, err := dns.EnsureSOANegativeTTL(w.ctx, guestRG, zone, azurecloud.SOANegativeTTL); err != nil || !wrote {
-		t.Fatalf("setting the SOA negative TTL: %v, %v", wrote, err)
+	// One listing shows the SOA and both A records.
+	sets, found, err := dns.RecordSets(w.ctx, guestRG, zone)
+	if err != nil || !found {
+		t.Fatalf("RecordSets = %v, %v", found, err)
 	}
-	if wrote, err := dns.EnsureSOANegativeTTL(w.ctx, guestRG, zone, azurecloud.SOANegativeTTL); err != nil || wrote {
-		t.Errorf("setting it again wrote: %v, %v", wrote, err)
+	if rs := azurecloud.FindRecordSet(sets, armprivatedns.RecordTypeA, azurecloud.AppsRecordName); !azurecloud.ARecordIsCurrent(rs, "192.168.1.4", azurecloud.RecordTTL, nil) {
+		t.Errorf("listed *.apps = %+v", rs)
 	}
-
-	soa, err := w.adminDNS().NewRecordSetsClient().Get(w.ctx, guestRG, zone, armprivatedns.RecordTypeSOA, "@", nil)
-	if err != nil || *soa.Properties.SoaRecord.MinimumTTL != azurecloud.SOANegativeTTL {
-		t.Errorf("SOA = %+v, %v; want minimum TTL %d", soa.Properties, err, azurecloud.SOANegativeTTL)
+	// A new zone's negative caching (10 s) is shorter than ours: kept.
+	soa := azurecloud.FindRecordSet(sets, armprivatedns.RecordTypeSOA, "@")
+	if got := azurecloud.SOAMinimumTTL(soa); got != 10 {
+		t.Errorf("a new zone's SOA minimum TTL = %d, want Azure's 10", got)
+	}
+	if wrote, err := dns.LowerSOANegativeTTL(w.ctx, guestRG, zone, soa, azurecloud.MaxSOANegativeTTL); err != nil || wrote {
+		t.Errorf("raising the SOA negative TTL: %v, %v", wrote, err)
+	}
+	// A longer one is lowered, once.
+	soa.Properties.SoaRecord.MinimumTTL, soa.Properties.SoaRecord.Host = to.Ptr[int64](3600), nil
+	if _, err := w.adminDNS().NewRecordSetsClient().CreateOrUpdate(w.ctx, guestRG, zone, armprivatedns.RecordTypeSOA, "@", *soa, nil); err != nil {
+		t.Fatal(err)
+	}
+	sets, _, _ = dns.RecordSets(w.ctx, guestRG, zone)
+	if wrote, err := dns.LowerSOANegativeTTL(w.ctx, guestRG, zone, azurecloud.FindRecordSet(sets, armprivatedns.RecordTypeSOA, "@"), azurecloud.MaxSOANegativeTTL); err != nil || !wrote {
+		t.Fatalf("lowering the SOA negative TTL: %v, %v", wrote, err)
+	}
+	sets, _, _ = dns.RecordSets(w.ctx, guestRG, zone)
+	if got := azurecloud.SOAMinimumTTL(azurecloud.FindRecordSet(sets, armprivatedns.RecordTypeSOA, "@")); got != azurecloud.MaxSOANegativeTTL {
+		t.Errorf("SOA minimum TTL = %d; want %d", got, azurecloud.MaxSOANegativeTTL)
+	}
+	if _, found, err := dns.RecordSets(w.ctx, guestRG, "absent.hypershift.local"); err != nil || found {
+		t.Errorf("listing an absent zone: %v, %v", found, err)
 	}
 
 	// A zone someone else made, with our zone's kind of name, is left alone.

@@ -28,15 +28,20 @@ func TestPrivateLinkEndToEnd(t *testing.T) {
 	pls, pes := mo.PrivateLinkServices, cpo.PrivateEndpoints
 
 	// The frontend, on the third page of load balancers.
-	fe, err := pls.FindFrontendByIP(w.ctx, mgmtRG, routerIP)
-	if err != nil || fe == nil {
-		t.Fatalf("FindFrontendByIP = %v, %v", fe, err)
+	scope := azurecloud.LoadBalancerScope{ResourceGroup: mgmtRG, VNetID: w.mgmtVNetID}
+	fes, err := pls.FindFrontendsByIP(w.ctx, scope, routerIP)
+	if err != nil || len(fes) != 1 {
+		t.Fatalf("FindFrontendsByIP = %v, %v", fes, err)
 	}
-	if fe.ID != w.frontendID || fe.SubnetID != w.nodesSubnetID || fe.VNetID() != w.mgmtVNetID {
-		t.Errorf("frontend = %+v, want %s in %s", fe, w.frontendID, w.nodesSubnetID)
+	fe := fes[0]
+	if fe.ID != w.frontendID || fe.SubnetID != w.nodesSubnetID || fe.VNetID() != w.mgmtVNetID || fe.Location == "" {
+		t.Errorf("frontend = %+v, want %s in %s, with the load balancer's location", fe, w.frontendID, w.nodesSubnetID)
 	}
-	if none, err := pls.FindFrontendByIP(w.ctx, mgmtRG, "10.0.0.99"); err != nil || none != nil {
+	if none, err := pls.FindFrontendsByIP(w.ctx, scope, "10.0.0.99"); err != nil || len(none) != 0 {
 		t.Errorf("an address no frontend has: %v, %v", none, err)
+	}
+	if _, err := pls.FindFrontendsByIP(w.ctx, azurecloud.LoadBalancerScope{}, routerIP); cloud.ClassOf(err) != cloud.ClassInvalidInput {
+		t.Errorf("with no resource group: %v, want a refusal (the subscription is never scanned)", err)
 	}
 
 	// The NAT subnet, in the VNet's free space, policies off.
@@ -102,14 +107,14 @@ func TestPrivateLinkEndToEnd(t *testing.T) {
 	if err != nil || len(conns) != 1 || azurecloud.ConnectionStatus(conns[0].Properties) != azurecloud.ConnectionApproved {
 		t.Fatalf("connections = %v, %v", conns, err)
 	}
-	if err := pls.RejectConnection(w.ctx, mgmtRG, name, conns[0]); err != nil {
+	if err := pls.RejectConnection(w.ctx, mgmtRG, name, conns[0], "the cluster is being deleted"); err != nil {
 		t.Fatalf("rejecting: %v", err)
 	}
 	conns, _ = pls.Connections(w.ctx, mgmtRG, name)
 	if len(conns) != 1 || azurecloud.ConnectionStatus(conns[0].Properties) != azurecloud.ConnectionRejected {
 		t.Errorf("after rejecting, connections = %v", conns)
 	}
-	if err := pls.RejectConnection(w.ctx, mgmtRG, name, conns[0]); err != nil {
+	if err := pls.RejectConnection(w.ctx, mgmtRG, name, conns[0], "the cluster is being deleted"); err != nil {
 		t.Errorf("rejecting a rejected connection again: %v", err)
 	}
 	if pe, _ = pes.Get(w.ctx, guestRG, peName); pe == nil {

@@ -48,6 +48,11 @@ type Frontend struct {
 	PrivateIP string
 	// SubnetID is the subnet the frontend's address is in.
 	SubnetID string
+	// Location is the load balancer's region: a Private Link Service must
+	// be in it (Azure refuses a service whose frontend is in another
+	// region with InvalidResourceReference, "...both resources are in the
+	// same region"), whatever the region of the endpoints that connect.
+	Location string
 }
 
 // VNetID is the VNet of the frontend's subnet ("" when unknown).
@@ -59,26 +64,36 @@ func (f Frontend) VNetID() string {
 	return s.VNetID()
 }
 
-// FindFrontendByIP reads every page of the load balancers of resourceGroup
-// (every resource group of the subscription when it is "") and returns the
-// internal frontend whose private IP is ip; nil when none has it.
-func (p *PrivateLinkServices) FindFrontendByIP(ctx context.Context, resourceGroup, ip string) (*Frontend, error) {
+// LoadBalancerScope is where one management cluster's internal load
+// balancers are: management clusters commonly reuse VNet address ranges,
+// so an address alone names no frontend in a subscription.
+type LoadBalancerScope struct {
+	// ResourceGroup holds the management cluster's load balancers
+	// (required: the subscription is never scanned).
+	ResourceGroup string
+	// VNetID, when set, is the management cluster's VNet: a frontend in
+	// another VNet is not the cluster's.
+	VNetID string
+}
+
+// FindFrontendsByIP reads every page of the load balancers of the scope's
+// resource group and returns the internal frontends whose private IP is
+// ip and whose subnet is in the scope's VNet (any VNet when unset).
+func (p *PrivateLinkServices) FindFrontendsByIP(ctx context.Context, scope LoadBalancerScope, ip string) ([]Frontend, error) {
+	if scope.ResourceGroup == "" {
+		return nil, &cloud.Error{Doing: "listing load balancers", Class: cloud.ClassInvalidInput, Code: "ResourceGroupNotConfigured",
+			Message: "the management cluster's resource group is not configured (--azure-pls-resource-group)."}
+	}
 	ctx, cancel := p.Timeouts.list(ctx)
 	defer cancel()
-	var found *Frontend
-	visit := func(lbs []*armnetwork.LoadBalancer) {
-		for _, lb := range lbs {
-			if f := internalFrontend(lb, ip); f != nil && found == nil {
-				found = f
+	var found []Frontend
+	err := eachPage(ctx, p.LoadBalancers.NewListPager(scope.ResourceGroup, nil), func(r armnetwork.LoadBalancersClientListResponse) {
+		for _, lb := range r.Value {
+			if f := internalFrontend(lb, ip); f != nil && (scope.VNetID == "" || strings.EqualFold(f.VNetID(), scope.VNetID)) {
+				found = append(found, *f)
 			}
 		}
-	}
-	var err error
-	if resourceGroup == "" {
-		err = eachPage(ctx, p.LoadBalancers.NewListAllPager(nil), func(r armnetwork.LoadBalancersClientListAllResponse) { visit(r.Value) })
-	} else {
-		err = eachPage(ctx, p.LoadBalancers.NewListPager(resourceGroup, nil), func(r armnetwork.LoadBalancersClientListResponse) { visit(r.Value) })
-	}
+	})
 	if err != nil {
 		return nil, Wrap("listing load balancers", err)
 	}
@@ -96,7 +111,7 @@ func internalFrontend(lb *armnetwork.LoadBalancer, ip string) *Frontend {
 			continue
 		}
 		if deref(fe.Properties.PrivateIPAddress) == ip {
-			return &Frontend{LoadBalancerID: deref(lb.ID), ID: deref(fe.ID), PrivateIP: ip, SubnetID: deref(fe.Properties.Subnet.ID)}
+			return &Frontend{LoadBalancerID: deref(lb.ID), ID: deref(fe.ID), PrivateIP: ip, SubnetID: deref(fe.Properties.Subnet.ID), Location: deref(lb.Location)}
 		}
 	}
 	return nil
@@ -155,6 +170,16 @@ func (p *PrivateLinkServices) Subnet(ctx context.Context, subnetID string) (*arm
 // that overlaps no subnet) with Private Link Service network policies
 // disabled. While the creation runs it returns the token to resume with.
 func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name, resumeToken string) (*armnetwork.Subnet, string, error) {
+	return p.ensureNATSubnet(ctx, vnetID, name, resumeToken, false)
+}
+
+// CreateNATSubnet is EnsureNATSubnet for a caller that has just read that
+// the subnet does not exist: it places it without reading it again.
+func (p *PrivateLinkServices) CreateNATSubnet(ctx context.Context, vnetID, name, resumeToken string) (*armnetwork.Subnet, string, error) {
+	return p.ensureNATSubnet(ctx, vnetID, name, resumeToken, true)
+}
+
+func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name, resumeToken string, knownAbsent bool) (*armnetwork.Subnet, string, error) {
 	vnetRef, err := ParseVNetID(vnetID)
 	if err != nil {
 		return nil, "", err
@@ -182,17 +207,42 @@ func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name,
 		}
 		// Forgotten: the subnet may exist by now; placing it again would
 		// move it, so look first.
+		knownAbsent = false
 	}
-	existing, err := p.Subnet(ctx, ref.ID())
-	if err != nil || existing != nil {
-		return existing, "", err
+	if !knownAbsent {
+		existing, err := p.Subnet(ctx, ref.ID())
+		if err != nil || existing != nil {
+			return existing, "", err
+		}
 	}
-	r, token, err := begin(ctx, "", start)
-	if err != nil || r == nil {
-		return nil, token, Wrap("creating the NAT subnet", err)
+	// Another worker or operator may place a subnet in the same free range
+	// between our read of the VNet and our write; Azure then refuses ours
+	// as overlapping, and a fresh read finds the next free range.
+	for attempt := 1; ; attempt++ {
+		r, token, err := begin(ctx, "", start)
+		if ErrorCode(err) == CodeSubnetRangesOverlap {
+			if attempt < natSubnetAttempts {
+				continue
+			}
+			return nil, "", &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassDependency, Code: CodeSubnetRangesOverlap,
+				Message: "other subnets kept taking the free range the NAT subnet was placed in; it is placed again shortly.", Err: err}
+		}
+		if err != nil || r == nil {
+			return nil, token, Wrap("creating the NAT subnet", err)
+		}
+		return &r.Subnet, "", nil
 	}
-	return &r.Subnet, "", nil
 }
+
+// CodeSubnetRangesOverlap is Azure's refusal of a subnet whose range
+// overlaps another subnet of its VNet (HTTP 400). For a NAT subnet hcplink
+// places it means another writer took the range first: a conflict.
+const CodeSubnetRangesOverlap = "NetcfgSubnetRangesOverlap"
+
+// natSubnetAttempts bounds the placements of one NAT subnet in one call
+// (each a read of the VNet and a write); a VNet that busy is retried on
+// the next pass.
+const natSubnetAttempts = 3
 
 // natSubnetBody places a NAT subnet in the VNet's free address space.
 func (p *PrivateLinkServices) natSubnetBody(ctx context.Context, vnetID string) (armnetwork.Subnet, error) {
@@ -276,6 +326,21 @@ func (p *PrivateLinkServices) Get(ctx context.Context, resourceGroup, name strin
 	return &resp.PrivateLinkService, nil
 }
 
+// List reads every page of the Private Link Services of a resource group,
+// their connections inline (one call a page for every cluster's service).
+func (p *PrivateLinkServices) List(ctx context.Context, resourceGroup string) ([]*armnetwork.PrivateLinkService, error) {
+	ctx, cancel := p.Timeouts.list(ctx)
+	defer cancel()
+	var out []*armnetwork.PrivateLinkService
+	err := eachPage(ctx, p.Services.NewListPager(resourceGroup, nil), func(r armnetwork.PrivateLinkServicesClientListResponse) {
+		out = append(out, r.Value...)
+	})
+	if err != nil {
+		return nil, Wrap("listing the Private Link Services", err)
+	}
+	return out, nil
+}
+
 // CreateOrUpdate puts the Private Link Service (create, or update to
 // body); while the operation runs it returns the token to resume with.
 func (p *PrivateLinkServices) CreateOrUpdate(ctx context.Context, resourceGroup, name string, body armnetwork.PrivateLinkService, resumeToken string) (*armnetwork.PrivateLinkService, string, error) {
@@ -321,25 +386,49 @@ func (p *PrivateLinkServices) Connections(ctx context.Context, resourceGroup, na
 }
 
 // RejectConnection rejects one connection (so that the service can be
-// deleted with no customer endpoint attached); a connection already
-// rejected is left alone.
-func (p *PrivateLinkServices) RejectConnection(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection) error {
+// deleted with no customer endpoint attached, or because its endpoint's
+// subscription is not allowed); a connection already rejected is left
+// alone.
+func (p *PrivateLinkServices) RejectConnection(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection, why string) error {
 	if conn == nil || ConnectionStatus(conn.Properties) == ConnectionRejected {
 		return nil
 	}
+	return p.setConnectionStatus(ctx, resourceGroup, name, conn, ConnectionRejected, "rejected by hcplink: "+why, "rejecting a private endpoint connection")
+}
+
+// ApproveConnection approves one pending connection: Azure approves
+// automatically only when the endpoint is made, so a connection requested
+// before its subscription was allowed waits for the owner.
+func (p *PrivateLinkServices) ApproveConnection(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection) error {
+	if conn == nil || ConnectionStatus(conn.Properties) == ConnectionApproved {
+		return nil
+	}
+	return p.setConnectionStatus(ctx, resourceGroup, name, conn, ConnectionApproved, "approved by hcplink: the endpoint's subscription is allowed", "approving a private endpoint connection")
+}
+
+func (p *PrivateLinkServices) setConnectionStatus(ctx context.Context, resourceGroup, name string, conn *armnetwork.PrivateEndpointConnection, status, description, doing string) error {
 	ctx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
 	body := armnetwork.PrivateEndpointConnection{Name: conn.Name, Properties: &armnetwork.PrivateEndpointConnectionProperties{
 		PrivateLinkServiceConnectionState: &armnetwork.PrivateLinkServiceConnectionState{
-			Status:      to.Ptr(ConnectionRejected),
-			Description: to.Ptr("rejected by hcplink: the cluster is being deleted"),
+			Status:      to.Ptr(status),
+			Description: to.Ptr(description),
 		},
 	}}
 	_, err := p.Services.UpdatePrivateEndpointConnection(ctx, resourceGroup, name, deref(conn.Name), body, nil)
 	if IsNotFound(err) {
 		return nil
 	}
-	return Wrap("rejecting a private endpoint connection", err)
+	return Wrap(doing, err)
+}
+
+// ConnectionEndpointID is the resource ID of a connection's private
+// endpoint ("" when unknown).
+func ConnectionEndpointID(conn *armnetwork.PrivateEndpointConnection) string {
+	if conn == nil || conn.Properties == nil || conn.Properties.PrivateEndpoint == nil {
+		return ""
+	}
+	return deref(conn.Properties.PrivateEndpoint.ID)
 }
 
 // DeleteConnection removes one connection (absent counts as deleted):
@@ -385,6 +474,12 @@ type PrivateLinkServiceSpec struct {
 	Subscriptions []string
 	Tags          map[string]*string
 }
+
+// MaxPrivateLinkServicesPerLoadBalancer is Azure's limit of Private Link
+// Services on one Standard load balancer
+// (https://learn.microsoft.com/azure/private-link/private-link-faq: "up to
+// eight Private Link services per load balancer").
+const MaxPrivateLinkServicesPerLoadBalancer = 8
 
 // NATIPConfigurationName is the name of the PLS's one NAT IP configuration.
 const NATIPConfigurationName = "nat"

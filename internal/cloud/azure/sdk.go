@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
 )
 
 // The interfaces below list exactly the SDK methods hcplink calls, with the
@@ -21,12 +22,17 @@ import (
 // LoadBalancersAPI reads the management cluster's internal load balancers.
 type LoadBalancersAPI interface {
 	NewListPager(resourceGroupName string, options *armnetwork.LoadBalancersClientListOptions) *runtime.Pager[armnetwork.LoadBalancersClientListResponse]
-	NewListAllPager(options *armnetwork.LoadBalancersClientListAllOptions) *runtime.Pager[armnetwork.LoadBalancersClientListAllResponse]
 }
 
 // VirtualNetworksAPI reads a VNet's address space and subnets.
 type VirtualNetworksAPI interface {
 	Get(ctx context.Context, resourceGroupName string, virtualNetworkName string, options *armnetwork.VirtualNetworksClientGetOptions) (armnetwork.VirtualNetworksClientGetResponse, error)
+}
+
+// ResourceGroupsAPI reads the guest resource group (it must exist before
+// anything is created in it).
+type ResourceGroupsAPI interface {
+	Get(ctx context.Context, resourceGroupName string, options *armresources.ResourceGroupsClientGetOptions) (armresources.ResourceGroupsClientGetResponse, error)
 }
 
 // SubnetsAPI reads, creates and deletes the NAT subnet.
@@ -39,6 +45,7 @@ type SubnetsAPI interface {
 // PrivateLinkServicesAPI is the Private Link Service and its connections.
 type PrivateLinkServicesAPI interface {
 	Get(ctx context.Context, resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientGetOptions) (armnetwork.PrivateLinkServicesClientGetResponse, error)
+	NewListPager(resourceGroupName string, options *armnetwork.PrivateLinkServicesClientListOptions) *runtime.Pager[armnetwork.PrivateLinkServicesClientListResponse]
 	BeginCreateOrUpdate(ctx context.Context, resourceGroupName string, serviceName string, parameters armnetwork.PrivateLinkService, options *armnetwork.PrivateLinkServicesClientBeginCreateOrUpdateOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientCreateOrUpdateResponse], error)
 	BeginDelete(ctx context.Context, resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientBeginDeleteOptions) (*runtime.Poller[armnetwork.PrivateLinkServicesClientDeleteResponse], error)
 	NewListPrivateEndpointConnectionsPager(resourceGroupName string, serviceName string, options *armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsOptions) *runtime.Pager[armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsResponse]
@@ -78,6 +85,7 @@ type RecordSetsAPI interface {
 	Get(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, options *armprivatedns.RecordSetsClientGetOptions) (armprivatedns.RecordSetsClientGetResponse, error)
 	CreateOrUpdate(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, parameters armprivatedns.RecordSet, options *armprivatedns.RecordSetsClientCreateOrUpdateOptions) (armprivatedns.RecordSetsClientCreateOrUpdateResponse, error)
 	Delete(ctx context.Context, resourceGroupName string, privateZoneName string, recordType armprivatedns.RecordType, relativeRecordSetName string, options *armprivatedns.RecordSetsClientDeleteOptions) (armprivatedns.RecordSetsClientDeleteResponse, error)
+	NewListPager(resourceGroupName string, privateZoneName string, options *armprivatedns.RecordSetsClientListOptions) *runtime.Pager[armprivatedns.RecordSetsClientListResponse]
 }
 
 // The SDK clients are the implementations.
@@ -91,4 +99,5 @@ var (
 	_ PrivateZonesAPI        = (*armprivatedns.PrivateZonesClient)(nil)
 	_ VirtualNetworkLinksAPI = (*armprivatedns.VirtualNetworkLinksClient)(nil)
 	_ RecordSetsAPI          = (*armprivatedns.RecordSetsClient)(nil)
+	_ ResourceGroupsAPI      = (*armresources.ResourceGroupsClient)(nil)
 )

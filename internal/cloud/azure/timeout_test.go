@@ -60,7 +60,7 @@ func TestAHungCallEndsAtItsTimeout(t *testing.T) {
 		t.Errorf("a hung call: %v (class %s), want a server error", err, cloud.ClassOf(err))
 	}
 	began = time.Now()
-	_, err = p.PrivateLinkServices.FindFrontendByIP(w.ctx, "", routerIP)
+	_, err = p.PrivateLinkServices.FindFrontendsByIP(w.ctx, azurecloud.LoadBalancerScope{ResourceGroup: mgmtRG}, routerIP)
 	if took := time.Since(began); took > 5*time.Second || cloud.ClassOf(err) != cloud.ClassServerError {
 		t.Errorf("a hung listing: %v after %v", err, took)
 	}

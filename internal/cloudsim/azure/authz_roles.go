@@ -116,6 +116,10 @@ func (c *Cloud) roleIDByName(name string) string {
 	return ""
 }
 
+// authorizationVersions are the versions role definitions and assignments
+// answer: the stable ones of specification/authorization/resource-manager/Microsoft.Authorization
+// in github.com/Azure/azure-rest-api-specs (2015-07-01, 2022-04-01; checked
+// 2026-11) and the previews clients still send.
 var authorizationVersions = []string{"2015-07-01", "2018-01-01-preview", "2018-09-01-preview", "2020-03-01-preview", "2020-04-01-preview", "2020-08-01-preview", "2020-10-01-preview", "2022-01-01-preview", "2022-04-01", "2022-05-01-preview"}
 
 func init() {

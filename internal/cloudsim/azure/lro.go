@@ -114,17 +114,23 @@ func (c *Cloud) complete(op *Operation, now time.Time) {
 // carries: Azure-AsyncOperation for every operation, Location for deletes
 // and actions (what the SDK pollers' final-state rules read).
 func operationHeaders(req *Request, op *Operation) map[string]string {
-	base := baseURL(req.HTTP) + "/subscriptions/" + op.Subscription + "/providers/" + op.Namespace + "/locations/" + op.Location
 	query := "?api-version=" + req.APIVersion
 	h := map[string]string{}
+	for k, v := range retryHeaders(op, req.Now) {
+		h[k] = v
+	}
+	if kinds := req.spec.OperationKinds; kinds != nil {
+		base := baseURL(req.HTTP) + "/subscriptions/" + op.Subscription + "/resourceGroups/" + op.Resource.ResourceGroup + "/providers/" + op.Namespace
+		h["Azure-AsyncOperation"] = base + "/" + kinds.Status + "/" + op.ID + query
+		h["Location"] = base + "/" + kinds.Result + "/" + op.ID + query
+		return h
+	}
+	base := baseURL(req.HTTP) + "/subscriptions/" + op.Subscription + "/providers/" + op.Namespace + "/locations/" + op.Location
 	if !(req.Method == http.MethodDelete && req.spec.DeleteWithLocationOnly) {
 		h["Azure-AsyncOperation"] = base + "/operations/" + op.ID + query
 	}
 	if req.Method == http.MethodDelete || req.Method == http.MethodPost {
 		h["Location"] = base + "/operationResults/" + op.ID + query
-	}
-	for k, v := range retryHeaders(op, req.Now) {
-		h[k] = v
 	}
 	return h
 }
@@ -153,30 +159,66 @@ func baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// operationRoute serves the status endpoints of long-running operations.
+// operationRoute serves the status endpoints of long-running operations:
+// ARM's subscriptions/{sub}/providers/{ns}/locations/{loc}/{kind}/{id}, and
+// a provider's own subscriptions/{sub}/resourceGroups/{rg}/providers/{ns}/{kind}/{id}
+// (OperationKinds).
 func operationRoute(segs []string) *route {
-	// subscriptions/{sub}/providers/{ns}/locations/{loc}/{kind}/{id}
-	if len(segs) != 8 || !strings.EqualFold(segs[0], "subscriptions") || !strings.EqualFold(segs[2], "providers") ||
-		!strings.EqualFold(segs[4], "locations") {
+	if len(segs) != 8 || !strings.EqualFold(segs[0], "subscriptions") {
 		return nil
 	}
-	kind, id, ns := strings.ToLower(segs[6]), segs[7], segs[3]
-	if kind != "operations" && kind != "operationresults" && kind != "operationstatuses" && kind != "asyncoperations" {
+	var kind, id, ns, op string
+	var result bool
+	switch {
+	case strings.EqualFold(segs[2], "providers") && strings.EqualFold(segs[4], "locations"):
+		kind, id, ns = strings.ToLower(segs[6]), segs[7], segs[3]
+		if kind != "operations" && kind != "operationresults" && kind != "operationstatuses" && kind != "asyncoperations" {
+			return nil
+		}
+		op, result = ns+"/locations/operations/read", kind == "operationresults"
+	case strings.EqualFold(segs[2], "resourceGroups") && strings.EqualFold(segs[4], "providers"):
+		kind, id, ns = segs[6], segs[7], segs[5]
+		status, isResult := providerOperationKind(ns, kind)
+		if !status && !isResult {
+			return nil
+		}
+		op, result = ns+"/"+kind+"/read", isResult
+	default:
 		return nil
 	}
 	return &route{
-		id: SubscriptionID(segs[1]), specialOp: ns + "/locations/operations/read",
+		id: SubscriptionID(segs[1]), specialOp: op,
 		special: func(c *Cloud, req *Request) (*wireReply, *Error) {
 			op := c.operations[id]
 			if op == nil || !strings.EqualFold(op.Subscription, segs[1]) {
 				return nil, NewError(http.StatusNotFound, "OperationNotFound", "The operation '%s' could not be found.", id)
 			}
-			if kind == "operationresults" {
+			if result {
 				return operationResult(req, op), nil
 			}
 			return &wireReply{status: http.StatusOK, body: operationStatus(op), headers: retryHeaders(op, req.Now)}, nil
 		},
 	}
+}
+
+// providerOperationKind reports whether kind is a registered type's
+// operation status or result collection in namespace ns.
+func providerOperationKind(ns, kind string) (status, result bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	for _, s := range registry {
+		k := s.OperationKinds
+		if k == nil || !strings.EqualFold(s.namespace(), ns) {
+			continue
+		}
+		if strings.EqualFold(kind, k.Status) {
+			return true, false
+		}
+		if strings.EqualFold(kind, k.Result) {
+			return false, true
+		}
+	}
+	return false, false
 }
 
 // operationStatus is the Azure-AsyncOperation body.

@@ -15,9 +15,45 @@ import (
 func init() {
 	Register(TypeSpec{
 		Type: typePrivateEndpoint, APIVersions: networkAPIVersions, RequiresLocation: true,
-		Put: putPrivateEndpoint, Get: getNetworkResource, List: listNetworkResources(typePrivateEndpoint),
+		Put: putPrivateEndpoint, Get: getPrivateEndpoint, List: listNetworkResources(typePrivateEndpoint),
 		Delete: deletePrivateEndpoint, Removed: privateEndpointRemoved,
 	})
+}
+
+// getPrivateEndpoint reads an endpoint; with $expand=networkInterfaces its
+// interfaces are the whole resources (their IP configurations and
+// addresses), as ARM answers, instead of bare IDs: how other clients read
+// an endpoint's address in one call.
+func getPrivateEndpoint(req *Request, r *Resource) (*Reply, *Error) {
+	refreshNetworkViews(req.Store, r)
+	if !expands(req, "networkInterfaces") {
+		return &Reply{Resource: r}, nil
+	}
+	wire := req.Cloud.render(r)
+	var nics []any
+	for _, n := range r.Properties.(*armnetwork.PrivateEndpointProperties).NetworkInterfaces {
+		id, err := ParseID(deref(n.ID))
+		nic := req.Store.Get(id)
+		if err != nil || nic == nil {
+			nics = append(nics, map[string]any{"id": deref(n.ID)})
+			continue
+		}
+		refreshNetworkViews(req.Store, nic)
+		nics = append(nics, req.Cloud.render(nic))
+	}
+	wire["properties"].(map[string]any)["networkInterfaces"] = nics
+	return &Reply{Body: wire}, nil
+}
+
+// expands reports whether the request's $expand names the property (ARM
+// takes a comma-separated list, case-insensitively).
+func expands(req *Request, property string) bool {
+	for _, p := range strings.Split(req.HTTP.URL.Query().Get("$expand"), ",") {
+		if strings.EqualFold(strings.TrimSpace(p), property) {
+			return true
+		}
+	}
+	return false
 }
 
 // linkIdentifiers numbers connections, as Azure's linkIdentifier does.

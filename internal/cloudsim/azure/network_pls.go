@@ -56,7 +56,7 @@ func putPrivateLinkService(req *Request, existing *Resource) (*Reply, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkServiceFrontends(req, props); err != nil {
+	if err := checkServiceFrontends(req, props, NormalizeLocation(env.Location)); err != nil {
 		return nil, err
 	}
 	if err := placeNATConfigurations(req, props); err != nil {
@@ -86,8 +86,14 @@ func putPrivateLinkService(req *Request, existing *Resource) (*Reply, *Error) {
 }
 
 // checkServiceFrontends: at least one frontend, each an existing frontend
-// of a load balancer the caller may join.
-func checkServiceFrontends(req *Request, props *armnetwork.PrivateLinkServiceProperties) *Error {
+// of a load balancer in the service's region that the caller may join. A
+// load balancer in another region is, to Azure, not found: it answers
+// InvalidResourceReference ("...make sure that the referenced resource
+// exists, and that both resources are in the same region"), its answer to
+// any cross-region reference between network resources. The endpoints
+// that connect may be in any region
+// (https://learn.microsoft.com/azure/private-link/private-link-service-overview).
+func checkServiceFrontends(req *Request, props *armnetwork.PrivateLinkServiceProperties, location string) *Error {
 	if len(props.LoadBalancerFrontendIPConfigurations) == 0 {
 		return BadRequest("InvalidRequestFormat", "Cannot parse the request: private link service %s needs at least one load balancer frontend IP configuration.", req.ID)
 	}
@@ -97,16 +103,53 @@ func checkServiceFrontends(req *Request, props *armnetwork.PrivateLinkServicePro
 			id = deref(fe.ID)
 		}
 		lb, frontend := frontendOf(req.Store, id)
-		if frontend == nil {
+		if frontend == nil || lb.Location != location {
 			return ErrInvalidResourceReference(id, req.ID.String())
 		}
 		if err := req.AuthorizeLinked(actionFrontendJoin, id); err != nil {
 			return err
 		}
+		if n := servicesOnLoadBalancer(req.Store, lb, req.ID); n >= MaxPrivateLinkServicesPerLoadBalancer {
+			return BadRequest(CodePrivateLinkServiceLimitOnLoadBalancer,
+				"Load balancer %s already has %d private link services; a load balancer can have at most %d.", lb.ID, n, MaxPrivateLinkServicesPerLoadBalancer)
+		}
 		*fe = armnetwork.FrontendIPConfiguration{ID: ptr(deref(frontend.ID))}
-		_ = lb
 	}
 	return nil
+}
+
+// MaxPrivateLinkServicesPerLoadBalancer is Azure's limit of Private Link
+// Services on one Standard load balancer ("We allow up to eight Private
+// Link services per load balancer",
+// https://learn.microsoft.com/azure/private-link/private-link-faq, and
+// the Private Link limits of
+// https://learn.microsoft.com/azure/azure-resource-manager/management/azure-subscription-service-limits).
+const MaxPrivateLinkServicesPerLoadBalancer = 8
+
+// CodePrivateLinkServiceLimitOnLoadBalancer is cloudsim's answer to a ninth
+// service on a load balancer (HTTP 400). The limit is documented; the
+// exact code Azure answers is not in the documentation we could find, so
+// clients (hcplink included) must not depend on it: the operator counts
+// the services on a load balancer itself.
+const CodePrivateLinkServiceLimitOnLoadBalancer = "PrivateLinkServicesPerLoadBalancerLimitReached"
+
+// servicesOnLoadBalancer counts the Private Link Services other than self
+// in front of any frontend of lb.
+func servicesOnLoadBalancer(s *Store, lb *Resource, self ID) int {
+	prefix := strings.ToLower(lb.ID.String()) + "/frontendipconfigurations/"
+	n := 0
+	for _, r := range s.Find(typePrivateLinkService, nil) {
+		if strings.EqualFold(r.ID.String(), self.String()) {
+			continue
+		}
+		for _, fe := range r.Properties.(*armnetwork.PrivateLinkServiceProperties).LoadBalancerFrontendIPConfigurations {
+			if fe != nil && strings.HasPrefix(strings.ToLower(deref(fe.ID)), prefix) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // placeNATConfigurations gives each NAT IP configuration its address in a

@@ -400,6 +400,10 @@ func TestPrivateLinkServiceAndEndpointsAcrossSubscriptions(t *testing.T) {
 	bad.Properties.LoadBalancerFrontendIPConfigurations[0].ID = to.Ptr(x.frontendID + "-missing")
 	_, err = p.pls.BeginCreateOrUpdate(p.ctx, "rg", "pls-c1", bad, nil)
 	refused(t, "a frontend that does not exist", err, "InvalidResourceReference")
+	elsewhere := x.plsBody(x.natSubnetID, nil, nil)
+	elsewhere.Location = to.Ptr("westus")
+	_, err = p.pls.BeginCreateOrUpdate(p.ctx, "rg", "pls-c1", elsewhere, nil)
+	refused(t, "a service in another region than its load balancer", err, "InvalidResourceReference")
 
 	// Visible to the customer and auto-approved for it; the third
 	// subscription is made visible but not auto-approved further down.

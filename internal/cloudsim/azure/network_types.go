@@ -15,14 +15,19 @@ const (
 )
 
 // networkAPIVersions are the Microsoft.Network versions the modelled types
-// accept: armnetwork/v7 sends 2025-01-01; the az CLI of Debian bookworm
-// (2.45) sends 2022-01-01 (and 2022-05-01 for load balancers); the versions
-// between are accepted because their bodies for these types are the same.
+// accept: every stable version from 2022-01-01 on, as the folders of
+// specification/network/resource-manager/Microsoft.Network/Network/stable
+// in github.com/Azure/azure-rest-api-specs list them (checked 2026-11:
+// there is no 2025-11-01 nor 2026-05-01). armnetwork/v7 sends 2025-01-01,
+// newer SDKs and az CLIs 2025-03-01 and later; the az CLI of Debian
+// bookworm (2.45) sends 2022-01-01 (and 2022-05-01 for load balancers).
+// Their bodies for these types are the same.
 var networkAPIVersions = []string{
 	"2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01",
 	"2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01",
 	"2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01",
-	"2025-01-01",
+	"2025-01-01", "2025-03-01", "2025-05-01", "2025-07-01", "2025-09-01",
+	"2026-01-01", "2026-03-01", "2026-07-01",
 }
 
 // Names of the network delays (the control API can change each).

@@ -19,6 +19,7 @@ const (
 func init() {
 	Register(TypeSpec{
 		Type:             privateLinkType,
+		OperationKinds:   privateDNSOperations,
 		APIVersions:      privateDNSAPIVersions,
 		RequiresLocation: true,
 		PlainETag:        true,

@@ -11,9 +11,19 @@ import (
 
 const privateZoneType = "Microsoft.Network/privateDnsZones"
 
-// privateDNSAPIVersions are the versions of the Private DNS API: armprivatedns
-// sends 2024-06-01, azure-cli 2.45 (azure-mgmt-privatedns) 2020-06-01.
+// privateDNSAPIVersions are the versions of the Private DNS API: every
+// stable one, as specification/privatedns/resource-manager/Microsoft.Network/PrivateDns
+// in github.com/Azure/azure-rest-api-specs lists them (checked 2026-11;
+// 2026-06-01-preview is not GA). armprivatedns sends 2024-06-01, azure-cli
+// 2.45 (azure-mgmt-privatedns) 2020-06-01.
 var privateDNSAPIVersions = []string{"2018-09-01", "2020-01-01", "2020-06-01", "2024-06-01"}
+
+// privateDNSOperations are where Private DNS serves its long-running
+// operations: Azure-AsyncOperation .../resourceGroups/{rg}/providers/Microsoft.Network/privateDnsOperationStatuses/{id}
+// and Location .../privateDnsOperationResults/{id}, as the 202 answers of
+// specification/privatedns/resource-manager/Microsoft.Network/PrivateDns/stable/2024-06-01/examples
+// (PrivateZonePatch.json) in github.com/Azure/azure-rest-api-specs show.
+var privateDNSOperations = &OperationKinds{Status: "privateDnsOperationStatuses", Result: "privateDnsOperationResults"}
 
 // Delays of the zone's and the link's long-running operations.
 const (
@@ -30,6 +40,7 @@ func init() {
 	RegisterDelay(DelayPrivateLinkDeleting, 100*time.Millisecond, 30*time.Second)
 	Register(TypeSpec{
 		Type:             privateZoneType,
+		OperationKinds:   privateDNSOperations,
 		APIVersions:      privateDNSAPIVersions,
 		RequiresLocation: true,
 		PlainETag:        true,

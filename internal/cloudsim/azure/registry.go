@@ -37,6 +37,13 @@ type TypeSpec struct {
 	// DeleteWithLocationOnly answers DELETE with Location alone (Microsoft.Resources);
 	// otherwise both Location and Azure-AsyncOperation, as the network provider does.
 	DeleteWithLocationOnly bool
+	// OperationKinds, when set, serve the type's long-running operations
+	// in the resource's group under the provider's own names
+	// (Microsoft.Network/privateDnsOperationStatuses/{id} for
+	// Azure-AsyncOperation, .../privateDnsOperationResults/{id} for
+	// Location, both on every accepted request) instead of ARM's
+	// locations/{loc}/operations/{id}.
+	OperationKinds *OperationKinds
 
 	Put    PutFunc      // create or replace
 	Get    ResourceFunc // override the default read (e.g. to compute fields); r is nil only for Virtual types
@@ -58,6 +65,12 @@ type TypeSpec struct {
 	// stored (Microsoft.Network/locations/{loc}/checkPrivateLinkServiceVisibility,
 	// built-in role definitions).
 	Virtual bool
+}
+
+// OperationKinds name a provider's operation status and result
+// collections, as its Azure-AsyncOperation and Location URLs spell them.
+type OperationKinds struct {
+	Status, Result string
 }
 
 // Scope says where a type's instances live.

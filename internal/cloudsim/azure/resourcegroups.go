@@ -15,11 +15,16 @@ const resourceGroupType = "Microsoft.Resources/resourceGroups"
 // DelayResourceGroupDeleting is how long a resource group stays Deleting.
 const DelayResourceGroupDeleting = "resourceGroupDeleting"
 
+// resourceGroupAPIVersions are every stable version of
+// specification/resources/resource-manager/Microsoft.Resources/resources in
+// github.com/Azure/azure-rest-api-specs from 2019-05-01 on (checked 2026-11).
+var resourceGroupAPIVersions = []string{"2019-05-01", "2019-10-01", "2020-06-01", "2020-10-01", "2021-01-01", "2021-04-01", "2022-09-01", "2023-07-01", "2024-03-01", "2024-07-01", "2024-11-01", "2025-03-01", "2025-04-01"}
+
 func init() {
 	RegisterDelay(DelayResourceGroupDeleting, 200*time.Millisecond, 60*time.Second)
 	Register(TypeSpec{
 		Type:                   resourceGroupType,
-		APIVersions:            []string{"2019-05-01", "2019-10-01", "2020-06-01", "2020-10-01", "2021-01-01", "2021-04-01", "2022-09-01", "2023-07-01", "2024-03-01", "2024-07-01", "2024-11-01", "2025-03-01", "2025-04-01"},
+		APIVersions:            resourceGroupAPIVersions,
 		AuthorizationType:      "Microsoft.Resources/subscriptions/resourceGroups",
 		RequiresLocation:       true,
 		DeleteWithLocationOnly: true,

@@ -136,6 +136,11 @@ var tokenExchanges = map[string]bool{
 	"GetFederationToken":        true,
 }
 
+// googleReads are the method verbs of Google's APIs that change nothing
+// ("compute.googleapis.com" "networks.get"); token exchanges included.
+var googleReads = map[string]bool{"get": true, "list": true, "aggregatedList": true, "wait": true,
+	"getIamPolicy": true, "token": true, "generateAccessToken": true}
+
 // IsMutating tells whether an operation changes state, by AWS's own rule:
 // Describe*, List*, Get* and the like do not, nor do STS token exchanges;
 // everything else does. Azure operations (service "Microsoft.*") mutate
@@ -144,6 +149,9 @@ func IsMutating(key CallKey) bool {
 	if strings.HasPrefix(key.Service, "Microsoft.") {
 		// Azure operations are action strings: "virtualNetworks/read" reads.
 		return !strings.HasSuffix(key.Operation, "/read")
+	}
+	if strings.HasSuffix(key.Service, ".googleapis.com") {
+		return !googleReads[key.Operation[strings.LastIndex(key.Operation, ".")+1:]]
 	}
 	if key.Service == "sts" && tokenExchanges[key.Operation] {
 		return false

@@ -20,6 +20,11 @@ func TestIsMutating(t *testing.T) {
 		{"Microsoft.Network", "virtualNetworks/read"}:                                  false,
 		{"Microsoft.Network", "virtualNetworks/write"}:                                 true,
 		{"Microsoft.Network", "privateLinkServices/privateEndpointConnections/delete"}: true,
+		{"compute.googleapis.com", "serviceAttachments.get"}:                           false,
+		{"compute.googleapis.com", "regionOperations.wait"}:                            false,
+		{"compute.googleapis.com", "serviceAttachments.patch"}:                         true,
+		{"dns.googleapis.com", "changes.create"}:                                       true,
+		{"sts.googleapis.com", "token"}:                                                false,
 	} {
 		if got := IsMutating(key); got != want {
 			t.Errorf("IsMutating(%s) = %v, want %v", key, got, want)

@@ -36,9 +36,9 @@ type DNS interface {
 	Link(ctx context.Context, resourceGroup, zone, link string) (*armprivatedns.VirtualNetworkLink, error)
 	CreateOrUpdateLink(ctx context.Context, resourceGroup, zone, link, vnetID string, tags map[string]*string, resumeToken string) (*armprivatedns.VirtualNetworkLink, string, error)
 	DeleteLink(ctx context.Context, resourceGroup, zone, link, resumeToken string) (string, error)
-	SetARecord(ctx context.Context, resourceGroup, zone, name, ip string, ttl int64, metadata map[string]*string) (bool, error)
-	DeleteARecord(ctx context.Context, resourceGroup, zone, name string) error
-	EnsureSOANegativeTTL(ctx context.Context, resourceGroup, zone string, ttl int64) (bool, error)
+	RecordSets(ctx context.Context, resourceGroup, zone string) ([]*armprivatedns.RecordSet, bool, error)
+	PutARecord(ctx context.Context, resourceGroup, zone, name, ip string, ttl int64, metadata map[string]*string) error
+	LowerSOANegativeTTL(ctx context.Context, resourceGroup, zone string, soa *armprivatedns.RecordSet, most int64) (bool, error)
 }
 
 var (

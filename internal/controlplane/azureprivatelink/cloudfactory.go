@@ -68,3 +68,15 @@ func (f *ARMFactory) fromConfig() error {
 	f.Credential, f.Options = cred, opts
 	return nil
 }
+
+// GuestNetwork returns the guest network reader of subscriptionID.
+func (f *ARMFactory) GuestNetwork(subscriptionID string) (GuestNetwork, error) {
+	if _, _, err := f.For(subscriptionID); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	g := f.cache[subscriptionID].GuestNetwork
+	g.Timeouts = f.Timeouts
+	return g, nil
+}

@@ -2,11 +2,14 @@ package azureprivatelink
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloud"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -180,5 +183,58 @@ func TestConditionsOf(t *testing.T) {
 	conds = conditionsOf(outcome.Continue(), denied, denied, "demo-pe", "10.1.0.4", "demo.hypershift.local", true)
 	if conds[0].Status != metav1.ConditionTrue || conds[1].Reason != hcplinkv1beta1.AccessDeniedReason || conds[2].Status != metav1.ConditionFalse {
 		t.Errorf("DNS denied: %+v", conds)
+	}
+}
+
+func TestReplaced(t *testing.T) {
+	const alias = "pls-demo.6b1f0c2e-1d4a-4f7e-9c3b-2a1d0e9f8c7b.eastus.azure.privatelinkservice"
+	const id = "/subscriptions/11111111-1111-1111-1111-111111111111/resourceGroups/mgmt-rg/providers/Microsoft.Network/privateLinkServices/pls-demo"
+	ok := func(ref string) endpointView { return endpointView{ProvisioningState: "Succeeded", ServiceRef: ref} }
+	tests := []struct {
+		name             string
+		ep               endpointView
+		alias, serviceID string
+		want             bool
+	}{
+		{"the alias", ok(alias), alias, id, false},
+		{"the alias, other case", ok(strings.ToUpper(alias)), alias, id, false},
+		{"the service's resource ID instead of its alias", ok(id), alias, id, false},
+		{"the resource ID, other case", ok(strings.ToLower(id)), alias, id, false},
+		{"a resource ID while the service's is unknown", ok(id), alias, "", false},
+		{"another alias: the service was recreated", ok("pls-demo.0000.eastus.azure.privatelinkservice"), alias, id, true},
+		{"another service's resource ID", ok(id + "-old"), alias, id, true},
+		{"failed", endpointView{ProvisioningState: "Failed", ServiceRef: alias}, alias, id, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Replaced(tt.ep, tt.alias, tt.serviceID); got != tt.want {
+				t.Errorf("Replaced = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCreateEndpointOutcome(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        error
+		wantReason string
+		person     bool
+	}{
+		{"service not known yet", &cloud.Error{Class: cloud.ClassInvalidInput, Code: CodeInvalidPrivateLinkServiceID, Err: &azcore.ResponseError{ErrorCode: CodeInvalidPrivateLinkServiceID, StatusCode: 400}},
+			hcplinkv1beta1.PrivateEndpointPendingReason, false},
+		{"invalid input", &cloud.Error{Class: cloud.ClassInvalidInput, Code: "InvalidRequestFormat", Err: &azcore.ResponseError{ErrorCode: "InvalidRequestFormat", StatusCode: 400}},
+			hcplinkv1beta1.InvalidParameterReason, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := CreateEndpointOutcome("demo-pe", tt.err)
+			if o.Reason != tt.wantReason {
+				t.Errorf("reason %q, want %q", o.Reason, tt.wantReason)
+			}
+			if !tt.person && (o.After > pendingFirstPoll || !o.Grows()) {
+				t.Errorf("a service not known yet is retried after %v (grows %v); want within %v", o.After, o.Grows(), pendingFirstPoll)
+			}
+		})
 	}
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -24,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/events"
@@ -85,6 +89,9 @@ type Reconciler struct {
 	tokens sync.Map // tokenKey → string
 	// proofs are what recent passes proved (see proven.go).
 	proofs sync.Map // proofKey → proof
+	// rejections pace the replacement of a rejected or disconnected
+	// endpoint, per CR (see endpoint.go).
+	rejections sync.Map // types.UID → rejection
 }
 
 type tokenKey struct {
@@ -109,6 +116,7 @@ func (r *Reconciler) keepToken(cr *hcplinkv1beta1.AzurePrivateLinkService, op, t
 func (r *Reconciler) forget(cr *hcplinkv1beta1.AzurePrivateLinkService) {
 	r.outcomes().Forget(string(cr.UID))
 	r.forgetProofs(cr)
+	r.rejections.Delete(cr.UID)
 	r.tokens.Range(func(k, _ any) bool {
 		if k.(tokenKey).uid == cr.UID {
 			r.tokens.Delete(k)
@@ -125,6 +133,29 @@ func (r *Reconciler) outcomes() *outcome.Tracker {
 		}
 	})
 	return r.tracker
+}
+
+// now is the tracker's clock (a test's manual one), else the wall clock.
+func (r *Reconciler) now() time.Time {
+	if t := r.outcomes(); t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
+
+// capturing returns ctx recording the last answer of the calls made with
+// it, and a function giving the Retry-After that answer asked for: a
+// running operation's next look is no sooner than Azure asked.
+func capturing(ctx context.Context) (context.Context, func() time.Duration) {
+	var raw *http.Response
+	return policy.WithCaptureResponse(ctx, &raw), func() time.Duration { return azurecloud.OperationRetryAfter(raw) }
+}
+
+// operationPoll is the outcome of an operation of ours still running:
+// looked at again after the first poll or the Retry-After Azure asked for,
+// whichever is later, then less often.
+func (r *Reconciler) operationPoll(reason, message string, retryAfter time.Duration) outcome.Outcome {
+	return outcome.Poll(reason, message, max(r.poll(), retryAfter), pendingMostPoll)
 }
 
 func (r *Reconciler) poll() time.Duration {
@@ -155,13 +186,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("azureendpoint").
 		// Our own status writes do not bring the CR back; the operator's
-		// alias (a status field) does.
+		// status fields (the alias, the endpoint's connection state) do, so
+		// that an approval is acted on at once.
 		For(&hcplinkv1beta1.AzurePrivateLinkService{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{},
 			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 				o, okOld := e.ObjectOld.(*hcplinkv1beta1.AzurePrivateLinkService)
 				n, okNew := e.ObjectNew.(*hcplinkv1beta1.AzurePrivateLinkService)
 				return okOld && okNew && (o.Status.PrivateLinkServiceAlias != n.Status.PrivateLinkServiceAlias ||
+					o.Status.PrivateEndpointConnectionState != n.Status.PrivateEndpointConnectionState ||
 					o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero())
 			}}))).
 		Owns(&corev1.Service{}).

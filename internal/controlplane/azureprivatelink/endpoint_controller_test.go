@@ -116,14 +116,21 @@ func TestHappyPathDriftAndDeletion(t *testing.T) {
 	c.until("available", available)
 	ip := c.assertPath(t)
 
-	// The zone is ours: tagged as created by hcplink for this cluster, SOA
-	// negative TTL of a minute.
+	// The zone is ours: tagged as created by hcplink for this cluster; its
+	// SOA keeps Azure's negative TTL of 10 s (shorter than our most, a
+	// minute: never raised).
 	zone := w.zoneOf(c.zone())
 	if !ZoneIsOurs(zone.Tags, c.infraID(), c.cr.Name) {
 		t.Errorf("zone tags %v", zone.Tags)
 	}
-	if soa := w.record(c.zone(), armprivatedns.RecordTypeSOA, "@"); soa == nil || *soa.Properties.SoaRecord.MinimumTTL != 60 {
-		t.Errorf("SOA %+v", soa)
+	if soa := w.record(c.zone(), armprivatedns.RecordTypeSOA, "@"); azurecloud.SOAMinimumTTL(soa) != 10 {
+		t.Errorf("SOA minimum TTL %d, want Azure's 10 kept", azurecloud.SOAMinimumTTL(soa))
+	}
+	// The records carry the cluster's ownership.
+	for _, name := range RecordNames {
+		if rs := w.record(c.zone(), armprivatedns.RecordTypeA, name); !azurecloud.OwnedBy(rs.Properties.Metadata, c.infraID(), c.cr.Name) {
+			t.Errorf("record %s metadata %v", name, rs.Properties.Metadata)
+		}
 	}
 	// Private: the ExternalName Services point the Route hostnames at the zone.
 	for name, host := range map[string]string{KubeAPIServerPrivateExternalService: "api.demo.example.com", OAuthPrivateExternalService: "oauth.demo.example.com"} {
@@ -136,16 +143,15 @@ func TestHappyPathDriftAndDeletion(t *testing.T) {
 		}
 	}
 
-	// A healthy drift check only reads: the endpoint, the zone, its SOA, the
-	// link and the two records.
-	w.f.Server.Counters.Reset()
-	c.reconcile()
-	var total, mutating int64
-	for _, count := range w.f.Server.Counters.Snapshot()[customer] {
-		total, mutating = total+count.Total, mutating+count.Mutating
+	// A healthy drift check only reads: the endpoint, the link and one
+	// listing of the records (with the SOA); and once the management side
+	// reports the connection Approved, not the endpoint.
+	if got := c.driftCalls(); got != 3 {
+		t.Errorf("a healthy drift check made %d calls; want 3 reads", got)
 	}
-	if total > 6 || mutating != 0 {
-		t.Errorf("a healthy drift check made %d calls, %d mutating; want at most 6 reads", total, mutating)
+	c.reportConnection("Approved")
+	if got := c.driftCalls(); got != 2 {
+		t.Errorf("a healthy drift check with the connection reported Approved made %d calls; want 2 reads", got)
 	}
 
 	// A record deleted behind our back is back after the next drift check.
@@ -173,6 +179,9 @@ func TestHappyPathDriftAndDeletion(t *testing.T) {
 	}
 }
 
+// TestPreExistingZoneLeftAlone: a zone of the cluster's name that hcplink
+// did not create is a conflict: nothing is written to it, and deletion
+// leaves it as it was.
 func TestPreExistingZoneLeftAlone(t *testing.T) {
 	w := newWorld(t)
 	// Someone's zone with our name, before the cluster.
@@ -180,23 +189,21 @@ func TestPreExistingZoneLeftAlone(t *testing.T) {
 		armprivatedns.PrivateZone{Location: to.Ptr("global"), Tags: map[string]*string{"team": to.Ptr("dns")}}, nil)
 	done(w, p, err)
 	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPublicAndPrivate, w.cpoIdentity())
-	c.until("available", available)
-	c.assertPath(t)
-	if soa := w.record(c.zone(), armprivatedns.RecordTypeSOA, "@"); soa == nil || soa.Properties.SoaRecord.MinimumTTL == nil || *soa.Properties.SoaRecord.MinimumTTL == 60 {
-		t.Error("the SOA of a zone that is not ours was changed")
+	c.until("told of the conflict", func(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+		return condition(cr, hcplinkv1beta1.AzurePrivateDNSAvailableCondition).Reason == hcplinkv1beta1.PrivateDNSZoneNameConflictReason
+	})
+	for _, name := range RecordNames {
+		if rs := w.record(c.zone(), armprivatedns.RecordTypeA, name); rs != nil {
+			t.Errorf("record %s written to their zone", name)
+		}
+	}
+	if l := w.link(c.zone(), azurecloud.VNetLinkName(c.infraID())); l != nil {
+		t.Error("their zone was linked")
 	}
 	c.deleteAndWait()
 	zone := w.zoneOf(c.zone())
 	if zone == nil || deref(zone.Tags["team"]) != "dns" {
 		t.Fatalf("the pre-existing zone was not left alone: %+v", zone)
-	}
-	for _, name := range RecordNames {
-		if rs := w.record(c.zone(), armprivatedns.RecordTypeA, name); rs != nil {
-			t.Errorf("our record %s left in their zone", name)
-		}
-	}
-	if l := w.link(c.zone(), azurecloud.VNetLinkName(c.infraID())); l != nil {
-		t.Error("our link left on their zone")
 	}
 	if eps := w.endpoints(); len(eps) != 0 {
 		t.Errorf("endpoints left: %v", eps)
@@ -313,8 +320,23 @@ func TestConnectionStates(t *testing.T) {
 	if got := condition(pending.get(), hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition); got.Status != metav1.ConditionFalse {
 		t.Errorf("Available while pending: %+v", got)
 	}
+	// Pending waits on the management side or a person: the rechecks grow
+	// past the polls of a provisioning endpoint (2 minutes).
+	var last time.Duration
+	for range 6 {
+		res := pending.reconcile()
+		last = res.RequeueAfter
+		w.clk.Advance(res.RequeueAfter)
+	}
+	if last <= 2*time.Minute {
+		t.Errorf("a pending connection is still rechecked after %v", last)
+	}
+	// The approval, reported by the management side, is acted on in one pass.
 	w.setConnection(pending.pls, "Approved")
-	pending.until("available once approved", available)
+	pending.reportConnection("Approved")
+	if pending.reconcile(); !available(pending.get()) {
+		t.Fatalf("not available in the pass after the approval was reported: %+v", pending.get().Status.Conditions)
+	}
 	pending.assertPath(t)
 
 	rejected := w.newCluster("beta", hcplinkv1beta1.AzureTopologyPrivate, cred)
@@ -327,10 +349,18 @@ func TestConnectionStates(t *testing.T) {
 		return condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition).Reason == hcplinkv1beta1.PrivateEndpointRejectedReason
 	})
 	var delays []time.Duration
+	w.f.Server.Counters.Reset()
 	for range 2 {
 		res := rejected.reconcile()
 		delays = append(delays, res.RequeueAfter)
 		w.clk.Advance(res.RequeueAfter)
+	}
+	var mutating int64
+	for _, count := range w.f.Server.Counters.Snapshot()[customer] {
+		mutating += count.Mutating
+	}
+	if mutating != 0 {
+		t.Errorf("the first rechecks of a rejected endpoint made %d mutating calls; its replacement is paced", mutating)
 	}
 	cr := rejected.get()
 	got := condition(cr, hcplinkv1beta1.AzurePrivateEndpointAvailableCondition)
@@ -341,8 +371,24 @@ func TestConnectionStates(t *testing.T) {
 	if delays[0] < 15*time.Second || delays[1] <= delays[0] {
 		t.Errorf("rechecks of a rejected connection: %v", delays)
 	}
-	if z := w.zoneOf(rejected.zone()); z != nil {
-		t.Error("a zone for a rejected endpoint")
+	for _, name := range RecordNames {
+		if rs := w.record(rejected.zone(), armprivatedns.RecordTypeA, name); rs != nil {
+			t.Errorf("record %s for a rejected endpoint", name)
+		}
+	}
+
+	// The operator allows the subscription again: a rejected connection
+	// cannot be approved again, so the endpoint is replaced (paced, not at
+	// every pass) and the new one is approved.
+	w.plsWith(rejected.pls, true)
+	oldID := rejected.get().Status.PrivateEndpointID
+	rejected.until("available on a new endpoint", available)
+	if got := rejected.get().Status.PrivateEndpointID; got != oldID {
+		t.Logf("endpoint ID %s → %s (same name)", oldID, got)
+	}
+	rejected.assertPath(t)
+	if eps := w.endpoints(); len(eps) != 2 {
+		t.Errorf("endpoints after the replacement: %v", eps)
 	}
 }
 
@@ -369,5 +415,33 @@ func TestEndpointDeletedBehindOurBack(t *testing.T) {
 	})
 	if ip := c.assertPath(t); ip == old {
 		t.Errorf("the records still name the old address %s", old)
+	}
+}
+
+// driftCalls runs one pass and returns the calls it made in the customer's
+// subscription; it fails on any mutating one.
+func (c *cluster) driftCalls() int64 {
+	c.w.t.Helper()
+	c.w.f.Server.Counters.Reset()
+	c.reconcile()
+	var total, mutating int64
+	for _, count := range c.w.f.Server.Counters.Snapshot()[customer] {
+		total, mutating = total+count.Total, mutating+count.Mutating
+	}
+	if mutating != 0 {
+		c.w.t.Errorf("a healthy drift check made %d mutating calls", mutating)
+	}
+	return total
+}
+
+// reportConnection writes status.privateEndpointConnectionState as the
+// management operator does from its listing of the service's connections.
+func (c *cluster) reportConnection(state string) {
+	c.w.t.Helper()
+	cr := c.get()
+	patch := client.MergeFrom(cr.DeepCopy())
+	cr.Status.PrivateEndpointConnectionState = state
+	if err := env.Client.Status().Patch(c.w.ctx, cr, patch); err != nil {
+		c.w.t.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -84,7 +85,10 @@ func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outc
 	return outcome.Continue()
 }
 
-// deleteDNS removes our records and link, then the zone if it is ours.
+// deleteDNS removes our link, then our zone (its records go with it). A
+// zone of the name that is not ours (another cluster's of the same name, or
+// the customer's) is left as it is: none of its records, and no link but
+// one carrying this cluster's tags, is ours to delete.
 func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, rg, zoneName string) outcome.Outcome {
 	cr := s.cr
 	zone, err := s.dns.Zone(ctx, rg, zoneName)
@@ -94,9 +98,14 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, rg, zoneName strin
 	if zone == nil {
 		return outcome.Continue() // records and link went with it
 	}
-	for _, name := range RecordNames {
-		if err := s.dns.DeleteARecord(ctx, rg, zoneName, name); err != nil {
-			return outcome.FromError(fmt.Errorf("deleting DNS record %s: %w", name, err))
+	ours := ZoneIsOurs(zone.Tags, s.infraID, cr.Name)
+	if !ours && r.token(cr, opLinkDelete) == "" {
+		link, err := s.dns.Link(ctx, rg, zoneName, s.linkName())
+		if err != nil {
+			return outcome.FromError(err)
+		}
+		if link == nil || !azurecloud.OwnedBy(link.Tags, s.infraID, cr.Name) {
+			return outcome.Continue()
 		}
 	}
 	next, err := s.dns.DeleteLink(ctx, rg, zoneName, s.linkName(), r.token(cr, opLinkDelete))
@@ -107,8 +116,8 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, rg, zoneName strin
 	if next != "" {
 		return outcome.Wait(hcplinkv1beta1.DeletingReason, "Waiting for the VNet link of private DNS zone "+zoneName+" to be deleted", r.poll())
 	}
-	if !ZoneIsOurs(zone.Tags, s.infraID, cr.Name) {
-		return outcome.Continue() // someone else's zone: left alone
+	if !ours {
+		return outcome.Continue()
 	}
 	next, err = s.dns.DeleteZone(ctx, rg, zoneName, r.token(cr, opZoneDelete))
 	r.keepToken(cr, opZoneDelete, next)

@@ -21,6 +21,9 @@ const (
 	// whose connection waits for approval or whose creation runs.
 	pendingFirstPoll = 5 * time.Second
 	pendingMostPoll  = 2 * time.Minute
+	// unknownServiceMostPoll bounds the retries of an endpoint whose
+	// service Azure does not know yet: its alias propagates in seconds.
+	unknownServiceMostPoll = 30 * time.Second
 	// operationPoll is the first look at a long-running operation we
 	// started; Azure's network operations take seconds to a minute.
 	operationPoll = 5 * time.Second
@@ -61,11 +64,17 @@ func EndpointOutcome(name string, ep endpointView) outcome.Outcome {
 	case strings.EqualFold(ep.ConnectionStatus, connectionRejected), strings.EqualFold(ep.ConnectionStatus, connectionDisconnected):
 		return outcome.WaitOnPerson(hcplinkv1beta1.PrivateEndpointRejectedReason,
 			"The Private Link Service "+strings.ToLower(ep.ConnectionStatus)+" the connection of Private Endpoint "+name+
-				"; the cluster's subscription must be allowed on the Private Link Service")
+				"; the cluster's subscription must be allowed on the Private Link Service. A refused connection cannot be approved again, so the endpoint is replaced at growing intervals until the service approves it")
 	case !strings.EqualFold(ep.ProvisioningState, "Succeeded"):
 		return outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason, "Waiting for Private Endpoint "+name+" to be provisioned", pendingFirstPoll, pendingMostPoll)
 	case !strings.EqualFold(ep.ConnectionStatus, connectionApproved):
-		return outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason, "Waiting for the Private Link Service to approve the connection of Private Endpoint "+name, pendingFirstPoll, pendingMostPoll)
+		// Approval waits on the management side (it approves connections
+		// from the subscriptions the cluster allows) or on a person; the
+		// management side's report of the approval brings the CR back at
+		// once, so the rechecks may grow like any wait on a person.
+		return outcome.WaitOnPerson(hcplinkv1beta1.PrivateEndpointPendingReason,
+			"Waiting for the Private Link Service to approve the connection of Private Endpoint "+name+
+				"; the operator approves connections from the cluster's allowed subscriptions, or the service's owner approves it")
 	case ep.IP == "":
 		return outcome.Poll(hcplinkv1beta1.PrivateEndpointPendingReason, "Waiting for Private Endpoint "+name+" to get an address", pendingFirstPoll, pendingMostPoll)
 	}

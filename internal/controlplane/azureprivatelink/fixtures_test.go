@@ -211,8 +211,16 @@ type cluster struct {
 // would), and builds the endpoint controller with cred.
 func (w *world) newCluster(name string, topology hcplinkv1beta1.AzureTopology, cred azcore.TokenCredential) *cluster {
 	w.t.Helper()
+	return w.newClusterAs(name, name+"-x7k2p", "pls-"+name, topology, cred)
+}
+
+// newClusterAs is newCluster with the cluster's infraID and its Private
+// Link Service's name given (two clusters of one name differ in both).
+func (w *world) newClusterAs(name, infraID, plsName string, topology hcplinkv1beta1.AzureTopology, cred azcore.TokenCredential) *cluster {
+	w.t.Helper()
 	ns := env.NewNamespace(w.t)
 	hcp := azureHCP(ns, name, topology)
+	hcp.Spec.InfraID = infraID
 	az := hcp.Spec.Platform.Azure
 	az.SubscriptionID, az.ResourceGroupName, az.VnetID, az.SubnetID = customer, guestRG, guestVNet, guestSubnet
 	hcp.Spec.ClusterID = ""
@@ -226,7 +234,7 @@ func (w *world) newCluster(name string, topology hcplinkv1beta1.AzureTopology, c
 	if err := env.Client.Create(w.ctx, cr); err != nil {
 		w.t.Fatal(err)
 	}
-	c := &cluster{w: w, hcp: hcp, cr: cr, pls: "pls-" + name}
+	c := &cluster{w: w, hcp: hcp, cr: cr, pls: plsName}
 	c.publishAlias(w.plsFor(c.pls))
 	c.r = &Reconciler{Client: env.Client, Cloud: &ARMFactory{Credential: cred, Options: w.f.AzureClientOptions()},
 		Tracker: &outcome.Tracker{Now: w.clk.Now}}

@@ -26,9 +26,11 @@ func (p passResult) conditions(s *scope) []metav1.Condition {
 }
 
 // reconcileNormal runs the phases in order: the Private Link Service's
-// alias, the endpoint, the DNS, the ExternalName Services. Every pass
-// checks the whole path (a few reads): a record deleted behind our back is
-// restored at the next drift check.
+// alias, the endpoint, the zone and its link (made while the endpoint
+// provisions: they do not need its address), the records, the ExternalName
+// Services. A drift check reads the link and lists the records; the
+// endpoint is read only when the management side does not report its
+// connection Approved.
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 	var res passResult
 	cr := s.cr
@@ -39,12 +41,25 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 		return res
 	}
 	res.endpoint, res.endpointOutcome = r.reconcileEndpoint(ctx, s)
+	provisioning := res.endpointOutcome.Reason == hcplinkv1beta1.PrivateEndpointPendingReason
+	if !res.endpointOutcome.Done() && !provisioning {
+		res.overall = res.endpointOutcome
+		return res
+	}
+	zoneAndLink := r.reconcileZoneAndLink(ctx, s)
+	if !zoneAndLink.Done() {
+		res.dnsRan, res.dnsOutcome = true, zoneAndLink
+	}
 	if !res.endpointOutcome.Done() {
 		res.overall = res.endpointOutcome
 		return res
 	}
+	if !zoneAndLink.Done() {
+		res.overall = zoneAndLink
+		return res
+	}
 	res.dnsRan = true
-	res.dnsOutcome = r.reconcileDNS(ctx, s, res.endpoint.IP)
+	res.dnsOutcome = r.reconcileRecords(ctx, s, res.endpoint.IP)
 	if !res.dnsOutcome.Done() {
 		res.overall = res.dnsOutcome
 		return res
@@ -53,8 +68,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 		return res
 	}
-	// The pass proved the whole path: the next drift check reads it all.
-	r.forgetProofs(cr)
+	// The next drift check reads the link again, and the endpoint unless
+	// the management side reports its connection Approved.
+	r.forgetProof(cr, stepLink)
+	r.forgetProof(cr, stepZoneCreated)
+	r.forgetProof(cr, stepEndpoint)
+	r.prove(cr, stepEndpointApproved, cr.Status.PrivateLinkServiceAlias, "")
 	res.overall = outcome.Ready(hcplinkv1beta1.AzureSuccessReason, fmt.Sprintf(
 		"Private Endpoint %s is approved at %s; private DNS zone %s resolves api and *.apps to it in the cluster's VNet",
 		s.endpointName(), res.endpoint.IP, cr.Status.DNSZoneName), r.driftInterval())

@@ -9,19 +9,31 @@ import (
 )
 
 // Proofs: what the passes of one convergence already proved (the endpoint
-// approved for this alias, the zone, its SOA, the link, each record for
-// this address) is not asked of Azure again by the next pass, so a pass
-// that was throttled or waited resumes where it stopped instead of reading
-// everything again. A pass that ends Ready drops them all: the next drift
-// check reads the whole path. They also expire after the drift interval.
+// approved for this alias, the link) is not asked of Azure again by the
+// next pass, so a pass that was throttled or waited resumes where it
+// stopped instead of reading everything again. A pass that ends Ready
+// drops the link's: the next drift check reads the link and lists the
+// records. The endpoint's is kept while the management side reports its
+// connection Approved (status.privateEndpointConnectionState). Proofs
+// expire after the drift interval.
 
 // Steps that are remembered.
 const (
 	stepEndpoint = "endpoint"
-	stepZone     = "zone"
-	stepSOA      = "soa"
-	stepLink     = "link"
-	stepRecord   = "record:"
+	// stepEndpointApproved: the alias the endpoint was last proved approved
+	// for; drift checks trust it while the management side reports the
+	// connection Approved.
+	stepEndpointApproved = "endpoint-approved"
+	stepLink             = "link"
+	// stepZoneCreated: this convergence created the zone, so it has no
+	// link to read yet.
+	stepZoneCreated = "zone-created"
+	// stepZoneConflict: a zone of the name that is not ours was found; its
+	// rechecks read instead of trying to create.
+	stepZoneConflict = "zone-conflict"
+	// stepLinkConflict: Azure refused the link because the VNet is linked
+	// to another zone of the name; its retries keep that condition.
+	stepLinkConflict = "link-conflict"
 )
 
 type proofKey struct {
@@ -61,4 +73,18 @@ func (r *Reconciler) forgetProofs(cr *hcplinkv1beta1.AzurePrivateLinkService) {
 		}
 		return true
 	})
+}
+
+// forgetProof drops one step's proof of cr.
+func (r *Reconciler) forgetProof(cr *hcplinkv1beta1.AzurePrivateLinkService, step string) {
+	r.proofs.Delete(proofKey{cr.UID, step})
+}
+
+// provenOnce returns what a step was last proved for, whatever its age.
+func (r *Reconciler) provenOnce(cr *hcplinkv1beta1.AzurePrivateLinkService, step string) (input string, ok bool) {
+	v, ok := r.proofs.Load(proofKey{cr.UID, step})
+	if !ok {
+		return "", false
+	}
+	return v.(proof).input, true
 }

@@ -8,11 +8,13 @@ package routers
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -39,6 +42,11 @@ type Reconciler struct {
 	// Now returns the current time; nil means time.Now. Tests set it to
 	// check pausedUntil.
 	Now func() time.Time
+	// MayCreate, when set, holds back the creation of a Service that does
+	// not exist yet (a load balancer, and all that follows from it) until
+	// the cluster's cloud settings were validated; existing Services are
+	// never removed by it.
+	MayCreate func(*hcplinkv1beta1.HostedControlPlane) bool
 }
 
 // SetupWithManager registers the controller: it reconciles a
@@ -51,7 +59,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("routers").
 		For(&hcplinkv1beta1.HostedControlPlane{}, builder.WithPredicates(
-			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, validationChanged))).
 		Owns(&corev1.Service{}).
 		// Many control-plane operators share one process in devenv.
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
@@ -91,11 +99,32 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if _, err := r.conditions().Apply(ctx, hcp, &hcp.Status.Conditions, routersReadyCondition(desired, actual)); err != nil {
+	cond := routersReadyCondition(desired, actual)
+	if r.MayCreate != nil && !r.MayCreate(hcp) && cond.Reason == hcplinkv1beta1.WaitingForServiceReason {
+		cond.Message = heldMessage
+	}
+	if _, err := r.conditions().Apply(ctx, hcp, &hcp.Status.Conditions, cond); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
 }
+
+// validationChanged brings the HostedControlPlane back when the check of
+// its Azure settings (which gates the creation of Services) changes.
+var validationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	o, okOld := e.ObjectOld.(*hcplinkv1beta1.HostedControlPlane)
+	n, okNew := e.ObjectNew.(*hcplinkv1beta1.HostedControlPlane)
+	if !okOld || !okNew {
+		return false
+	}
+	status := func(hcp *hcplinkv1beta1.HostedControlPlane) string {
+		if c := meta.FindStatusCondition(hcp.Status.Conditions, hcplinkv1beta1.AzureConfigurationValidCondition); c != nil {
+			return string(c.Status) + "/" + strconv.FormatInt(c.ObservedGeneration, 10)
+		}
+		return ""
+	}
+	return status(o) != status(n)
+}}
 
 // reconcileServices creates, updates and deletes the router Services and
 // returns those that exist afterwards, by name.
@@ -119,6 +148,9 @@ func (r *Reconciler) reconcileServices(ctx context.Context, hcp *hcplinkv1beta1.
 				return nil, err
 			}
 		case d != nil && have == nil:
+			if r.MayCreate != nil && !r.MayCreate(hcp) {
+				continue // reported missing until the settings are valid
+			}
 			if err := r.Client.Create(ctx, d); err != nil {
 				// AlreadyExists: the cache has not seen it yet; the retry
 				// finds it.

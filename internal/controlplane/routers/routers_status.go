@@ -14,6 +14,10 @@ import (
 // needs no router Service (an Azure cluster without private configuration).
 const noRoutersMessage = "The cluster needs no router Services"
 
+// heldMessage is the message of a condition whose missing Services wait
+// for the cluster's cloud settings to be validated (Reconciler.MayCreate).
+const heldMessage = "The router Services are created once the cluster's cloud settings are found valid (see the AzureConfigurationValid condition): nothing is created for invalid settings"
+
 // routersReadyCondition says whether the desired router Services are in
 // place (actual holds the Services found, by name).
 func routersReadyCondition(desired []*corev1.Service, actual map[string]*corev1.Service) metav1.Condition {

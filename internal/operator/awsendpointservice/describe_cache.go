@@ -2,9 +2,7 @@ package awsendpointservice
 
 import (
 	"context"
-	"maps"
 	"sort"
-	"sync"
 	"time"
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
@@ -12,6 +10,7 @@ import (
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/listcache"
 )
 
 // Clock tells the time; sim.ManualClock and the real clock satisfy it.
@@ -41,20 +40,8 @@ type DescribeCache struct {
 	// ErrorTTL is how long a failed listing is remembered (0: DefaultErrorTTL).
 	ErrorTTL time.Duration
 
-	services batch[ec2types.ServiceConfiguration] // by service name
-	lbs      batch[elbv2types.LoadBalancer]       // by load balancer name
-}
-
-// batch is one kind's listing: the items, when they were read, a
-// remembered error, and the listing in flight.
-type batch[T any] struct {
-	mu       sync.Mutex
-	items    map[string]T
-	dirty    map[string]bool
-	readAt   time.Time
-	err      error
-	errAt    time.Time
-	inflight chan struct{}
+	services listcache.Batch[ec2types.ServiceConfiguration] // by service name
+	lbs      listcache.Batch[elbv2types.LoadBalancer]       // by load balancer name
 }
 
 func (c *DescribeCache) now() time.Time {
@@ -71,103 +58,8 @@ func (c *DescribeCache) errTTL() time.Duration {
 	return c.ErrorTTL
 }
 
-// getBatch returns the listing, reading it when older than ttl (or never read).
-// One caller reads; the others wait for its result. The read runs on a
-// context detached from the caller's cancellation (one caller giving up
-// must not fail the others), bounded by the provider's listing timeout.
-func getBatch[T any](ctx context.Context, b *batch[T], now func() time.Time, ttl, errTTL time.Duration, list func(context.Context) (map[string]T, error)) (map[string]T, error) {
-	for {
-		b.mu.Lock()
-		t := now()
-		if b.items != nil && t.Sub(b.readAt) < ttl {
-			items := b.items
-			b.mu.Unlock()
-			return items, nil
-		}
-		if b.err != nil && t.Sub(b.errAt) < errTTL {
-			err := b.err
-			b.mu.Unlock()
-			return nil, err
-		}
-		if wait := b.inflight; wait != nil {
-			b.mu.Unlock()
-			select {
-			case <-wait:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		done := make(chan struct{})
-		b.inflight = done
-		b.mu.Unlock()
-
-		items, err := list(context.WithoutCancel(ctx))
-
-		b.mu.Lock()
-		if err != nil {
-			b.err, b.errAt = err, now()
-		} else {
-			b.items, b.readAt, b.err, b.dirty = items, now(), nil, nil
-		}
-		b.inflight = nil
-		close(done)
-		b.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		return items, nil
-	}
-}
-
-func (b *batch[T]) put(key string, v T) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.items == nil {
-		// Nothing listed yet: the first listing will include it anyway.
-		return
-	}
-	// Copy on write: callers iterate the maps they got without the lock.
-	items := maps.Clone(b.items)
-	items[key] = v
-	b.items = items
-	delete(b.dirty, key)
-}
-
-func (b *batch[T]) forget(key string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if _, ok := b.items[key]; ok {
-		items := maps.Clone(b.items)
-		delete(items, key)
-		b.items = items
-	}
-	delete(b.dirty, key)
-}
-
-func (b *batch[T]) invalidate(key string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.dirty == nil {
-		b.dirty = map[string]bool{}
-	}
-	b.dirty[key] = true
-}
-
-func (b *batch[T]) expire() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.readAt = time.Time{}
-}
-
-func (b *batch[T]) isDirty(key string) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.dirty[key]
-}
-
 func (c *DescribeCache) listServices(ctx context.Context) (map[string]ec2types.ServiceConfiguration, error) {
-	return getBatch(ctx, &c.services, c.now, c.TTL, c.errTTL(), func(ctx context.Context) (map[string]ec2types.ServiceConfiguration, error) {
+	return c.services.Get(ctx, c.now, c.TTL, c.errTTL(), func(ctx context.Context) (map[string]ec2types.ServiceConfiguration, error) {
 		all, err := c.Provider.Services(ctx)
 		if err != nil {
 			return nil, err
@@ -200,7 +92,7 @@ func (c *DescribeCache) Service(ctx context.Context, name string) (*ec2types.Ser
 	if err != nil {
 		return nil, err
 	}
-	if s, ok := items[name]; ok && !c.services.isDirty(name) && settledService(s) {
+	if s, ok := items[name]; ok && !c.services.IsDirty(name) && settledService(s) {
 		return &s, nil
 	}
 	found, err := c.Provider.ServiceByName(ctx, name)
@@ -208,10 +100,10 @@ func (c *DescribeCache) Service(ctx context.Context, name string) (*ec2types.Ser
 		return nil, err
 	}
 	if found == nil {
-		c.services.forget(name)
+		c.services.Forget(name)
 		return nil, nil
 	}
-	c.services.put(name, *found)
+	c.services.Put(name, *found)
 	return found, nil
 }
 
@@ -236,7 +128,7 @@ func (c *DescribeCache) ServicesByTags(ctx context.Context, infraID, crName stri
 // the one AWS says the NLB has) and returns the one on loadBalancerARN, or
 // nil.
 func (c *DescribeCache) ServiceByLoadBalancer(ctx context.Context, loadBalancerARN string) (*ec2types.ServiceConfiguration, error) {
-	c.services.expire()
+	c.services.Expire()
 	items, err := c.listServices(ctx)
 	if err != nil {
 		return nil, err
@@ -264,21 +156,21 @@ func (c *DescribeCache) Services(ctx context.Context) ([]ec2types.ServiceConfigu
 
 // PutService records a service the operator just created or adopted.
 func (c *DescribeCache) PutService(s ec2types.ServiceConfiguration) {
-	c.services.put(awssdk.ToString(s.ServiceName), s)
+	c.services.Put(awssdk.ToString(s.ServiceName), s)
 }
 
 // InvalidateService makes the next read of the service a targeted call;
 // used after the operator changed it.
-func (c *DescribeCache) InvalidateService(name string) { c.services.invalidate(name) }
+func (c *DescribeCache) InvalidateService(name string) { c.services.Invalidate(name) }
 
 // ForgetService drops a service the operator deleted.
-func (c *DescribeCache) ForgetService(name string) { c.services.forget(name) }
+func (c *DescribeCache) ForgetService(name string) { c.services.Forget(name) }
 
 // LoadBalancer returns the load balancer named name, or nil when it does
 // not exist. One not in the listing, or not active yet, is read by a
 // targeted call (the listing may predate it).
 func (c *DescribeCache) LoadBalancer(ctx context.Context, name string) (*elbv2types.LoadBalancer, error) {
-	items, err := getBatch(ctx, &c.lbs, c.now, c.TTL, c.errTTL(), func(ctx context.Context) (map[string]elbv2types.LoadBalancer, error) {
+	items, err := c.lbs.Get(ctx, c.now, c.TTL, c.errTTL(), func(ctx context.Context) (map[string]elbv2types.LoadBalancer, error) {
 		all, err := c.Provider.LoadBalancers(ctx)
 		if err != nil {
 			return nil, err
@@ -300,9 +192,9 @@ func (c *DescribeCache) LoadBalancer(ctx context.Context, name string) (*elbv2ty
 		return nil, err
 	}
 	if found == nil {
-		c.lbs.forget(name)
+		c.lbs.Forget(name)
 		return nil, nil
 	}
-	c.lbs.put(name, *found)
+	c.lbs.Put(name, *found)
 	return found, nil
 }

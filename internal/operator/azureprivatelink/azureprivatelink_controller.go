@@ -4,23 +4,32 @@
 //
 //   - waits for spec.loadBalancerIP (the control-plane operator reports
 //     the private router's internal load balancer address), then finds
-//     the internal load balancer frontend with that address
-//     (status.internalLoadBalancerID, condition
+//     the internal load balancer frontend with that address among this
+//     management cluster's load balancers only (its resource group and,
+//     when configured, VNet; status.internalLoadBalancerID, condition
 //     AzureInternalLoadBalancerAvailable);
 //   - takes the NAT subnet spec.natSubnetID names, or creates one inside
-//     the free address space of the load balancer's VNet (deleted with the
-//     object), and records it in status.natSubnetID;
+//     the free address space of the load balancer's VNet, recorded in
+//     status.natSubnetID before it is created (that record is what makes
+//     it hcplink's, to use and to delete with the object);
 //   - creates the Private Link Service pls-<clusterID> in front of that
-//     frontend, visible to and auto-approving the guest subnet's
-//     subscription and the cluster's additionalAllowedSubscriptions, or
-//     adopts the one of that name tagged for the cluster and this
-//     management cluster (created before a lost status write); publishes
-//     its ID and alias (condition AzurePLSCreated);
+//     frontend, in the load balancer's region, visible to and
+//     auto-approving the cluster's subscription and its
+//     additionalAllowedSubscriptions, or adopts the one of that name
+//     tagged for the cluster and this management cluster (created before a
+//     lost status write); publishes its ID and alias (condition
+//     AzurePLSCreated); a load balancer already carrying Azure's limit of
+//     services is a condition saying so;
+//   - approves a Pending connection from an allowed subscription, rejects
+//     one from any other, and writes status.privateEndpointConnectionState
+//     for the control-plane operator's endpoint;
 //   - checks it for drift (frontend, NAT subnet, provisioning state,
-//     subscriptions, our tags) every drift interval and at once when the
-//     HostedCluster changes, and puts it back; a service deleted behind
-//     hcplink's back is created again (a new alias, which makes the
-//     control-plane operator replace its Private Endpoint);
+//     subscriptions, our tags) every drift interval, from one listing of
+//     the resource group's services shared by every object
+//     (ServiceCache), and at once when the HostedCluster changes, and puts
+//     it back; a service deleted behind hcplink's back is created again (a
+//     new alias, which makes the control-plane operator replace its
+//     Private Endpoint);
 //   - on deletion waits for the control-plane operator's cleanup, rejects
 //     and removes the remaining connections, deletes the service, then the
 //     NAT subnet it created.
@@ -109,8 +118,19 @@ type Reconciler struct {
 	// Events tells people what was created, adopted or deleted and how the
 	// conditions changed; nil tells nothing.
 	Events *events.Recorder
+	// Services batches the reads of Private Link Services (one listing per
+	// resource group per drift interval for every object); nil builds one
+	// on Cloud.
+	Services *ServiceCache
 
 	once sync.Once
+	// frontends remembers each object's frontend (by UID) once found, so
+	// that a pass does not list the load balancers again.
+	frontends sync.Map
+	// natSubnets remembers, by UID, the NAT subnet hcplink made once seen
+	// provisioned, or the token of its creation while it runs (natToken),
+	// so that a pass neither reads it again nor re-runs its placement.
+	natSubnets sync.Map
 }
 
 func (r *Reconciler) init() {
@@ -123,6 +143,13 @@ func (r *Reconciler) init() {
 		}
 		if r.Tracker == nil {
 			r.Tracker = &outcome.Tracker{Now: r.Now}
+		}
+		if r.Services == nil {
+			// A listing serves a little less than the shortest jittered
+			// interval (-15 %), so that each object's drift check sees a
+			// listing made since its last one: drift is repaired within
+			// one interval.
+			r.Services = &ServiceCache{Cloud: r.Cloud, Now: r.Now, TTL: r.DriftInterval * 4 / 5}
 		}
 	})
 }
@@ -201,12 +228,17 @@ type ownedStatus struct {
 	NATSubnetID             string `json:"natSubnetID"`
 	PrivateLinkServiceID    string `json:"privateLinkServiceID"`
 	PrivateLinkServiceAlias string `json:"privateLinkServiceAlias"`
+	// PrivateEndpointConnectionState is the state of the service's
+	// connection from status.privateEndpointID (the control-plane
+	// operator's endpoint), read from the service.
+	PrivateEndpointConnectionState string `json:"privateEndpointConnectionState"`
 }
 
 func ownedStatusOf(cr *hcplinkv1beta1.AzurePrivateLinkService) ownedStatus {
 	st := cr.Status
 	return ownedStatus{InternalLoadBalancerID: st.InternalLoadBalancerID, NATSubnetID: st.NATSubnetID,
-		PrivateLinkServiceID: st.PrivateLinkServiceID, PrivateLinkServiceAlias: st.PrivateLinkServiceAlias}
+		PrivateLinkServiceID: st.PrivateLinkServiceID, PrivateLinkServiceAlias: st.PrivateLinkServiceAlias,
+		PrivateEndpointConnectionState: st.PrivateEndpointConnectionState}
 }
 
 // Reconcile publishes one AzurePrivateLinkService's load balancer as a

@@ -216,8 +216,9 @@ func TestPutsBackADriftedService(t *testing.T) {
 }
 
 // A service deleted behind hcplink's back is created again at the next
-// look, with a new alias in status (the control-plane operator replaces
-// its endpoint on it).
+// drift check (the first to list the services after the deletion), with a
+// new alias in status (the control-plane operator replaces its endpoint on
+// it).
 func TestRecreatesADeletedServiceWithANewAlias(t *testing.T) {
 	w := newWorld(t)
 	c := w.cluster()
@@ -229,6 +230,7 @@ func TestRecreatesADeletedServiceWithANewAlias(t *testing.T) {
 	p, err := w.mgmt.NewPrivateLinkServicesClient().BeginDelete(w.ctx, mgmtRG, name, nil)
 	finish(w, p, err)
 
+	w.clk.Advance(testDrift)
 	w.reconcile(r, c.cr)
 	get(t, c.cr)
 	if c.cr.Status.PrivateLinkServiceAlias != "" {

@@ -61,6 +61,8 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 func (r *Reconciler) forget(cr *hcplinkv1beta1.AzurePrivateLinkService) {
 	r.Tracker.Forget(string(cr.UID))
 	r.Tracker.Forget(string(cr.UID) + "/lb")
+	r.frontends.Delete(cr.UID)
+	r.natSubnets.Delete(cr.UID)
 }
 
 // deleteService deletes the object's service (the one in status, else
@@ -69,7 +71,7 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.AzurePrivateLinkService) {
 // why, then removed: Azure refuses to delete a service with connections.
 func (r *Reconciler) deleteService(ctx context.Context, s *scope) outcome.Outcome {
 	log := ctrl.LoggerFrom(ctx)
-	rg, name := r.serviceLocation(ctx, s)
+	rg, name := r.serviceLocation(s)
 	if name == "" || rg == "" {
 		log.Info("no Private Link Service recorded or findable; nothing to delete")
 		return outcome.Continue()
@@ -79,6 +81,7 @@ func (r *Reconciler) deleteService(ctx context.Context, s *scope) outcome.Outcom
 		return outcome.FromError(err)
 	}
 	if pls == nil {
+		r.Services.Forget(rg, name)
 		s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
 		return outcome.Continue()
 	}
@@ -96,6 +99,7 @@ func (r *Reconciler) deleteService(ctx context.Context, s *scope) outcome.Outcom
 		return connectionsPending(name, n)
 	}
 	gone, err := r.Cloud.DeletePrivateLinkService(ctx, rg, name)
+	r.Services.Invalidate(rg, name)
 	if err != nil {
 		return outcome.FromError(err)
 	}
@@ -121,7 +125,7 @@ func (r *Reconciler) removeConnections(ctx context.Context, rg string, pls *armn
 		}
 		n++
 		if connectionStatus(c) != connectionRejected {
-			if err := r.Cloud.RejectConnection(ctx, rg, name, c); err != nil {
+			if err := r.Cloud.RejectConnection(ctx, rg, name, c, "the cluster is being deleted"); err != nil {
 				return n, outcome.FromError(err)
 			}
 			ctrl.LoggerFrom(ctx).Info("rejected a private endpoint connection", "privateLinkService", name, "connection", deref(c.Name))
@@ -145,8 +149,9 @@ func connectionStatus(c *armnetwork.PrivateEndpointConnection) string {
 
 // serviceLocation is where the object's service is: the one in status,
 // else pls-<clusterID> in the resource group of the load balancer in
-// status (or found again by address).
-func (r *Reconciler) serviceLocation(ctx context.Context, s *scope) (rg, name string) {
+// status, or in the management cluster's (where its load balancers, and
+// so their services, are).
+func (r *Reconciler) serviceLocation(s *scope) (rg, name string) {
 	if id := s.status.PrivateLinkServiceID; id != "" {
 		return azurecloud.ResourceGroupOf(id), lastSegment(id)
 	}
@@ -154,41 +159,17 @@ func (r *Reconciler) serviceLocation(ctx context.Context, s *scope) (rg, name st
 	if lb := s.status.InternalLoadBalancerID; lb != "" {
 		return azurecloud.ResourceGroupOf(lb), name
 	}
-	if fe := r.frontendForDeletion(ctx, s); fe != nil {
-		return azurecloud.ResourceGroupOf(fe.LoadBalancerID), name
-	}
-	return "", name
+	return r.Cloud.LoadBalancers.ResourceGroup, name
 }
 
-// frontendForDeletion finds the frontend by address when status lost it;
-// nil when it cannot (then nothing of ours can be found either).
-func (r *Reconciler) frontendForDeletion(ctx context.Context, s *scope) *Frontend {
-	if s.frontend != nil || s.cr.Spec.LoadBalancerIP == "" {
-		return s.frontend
-	}
-	fe, err := r.Cloud.FrontendByIP(ctx, s.cr.Spec.LoadBalancerIP, s.status.InternalLoadBalancerID)
-	if err != nil {
-		ctrl.LoggerFrom(ctx).Info("could not look for the internal load balancer", "error", err.Error())
-		return nil
-	}
-	s.frontend = fe
-	return fe
-}
-
-// deleteNATSubnet deletes the NAT subnet hcplink created (never one
-// spec.natSubnetID names, never one whose name is not hcplink's), once the
-// service that used it is gone.
+// deleteNATSubnet deletes the NAT subnet hcplink created — the one
+// status.natSubnetID records, never one spec.natSubnetID names, never one
+// whose name is not hcplink's — once the service that used it is gone. A
+// subnet is never found by its name alone: one with our name that no
+// record names is not known to be ours.
 func (r *Reconciler) deleteNATSubnet(ctx context.Context, s *scope) outcome.Outcome {
-	if s.cr.Spec.NATSubnetID != "" {
-		return outcome.Continue()
-	}
 	id := s.status.NATSubnetID
-	if id == "" && s.hc != nil {
-		if fe := r.frontendForDeletion(ctx, s); fe != nil {
-			id = vnetOf(fe.SubnetID) + "/subnets/" + azurecloud.NATSubnetName(clusterID(s.hc))
-		}
-	}
-	if id == "" || !strings.HasPrefix(lastSegment(id), natSubnetPrefix) {
+	if id == "" || strings.EqualFold(id, s.cr.Spec.NATSubnetID) || !strings.HasPrefix(lastSegment(id), natSubnetPrefix) {
 		return outcome.Continue()
 	}
 	gone, err := r.Cloud.DeleteSubnet(ctx, id)
@@ -198,10 +179,8 @@ func (r *Reconciler) deleteNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	if !gone {
 		return deleting("NAT subnet " + lastSegment(id) + " is being deleted")
 	}
-	if s.status.NATSubnetID != "" {
-		ctrl.LoggerFrom(ctx).Info("deleted the NAT subnet hcplink created", "subnet", lastSegment(id))
-		r.Events.Deleted(s.cr, "NAT subnet", lastSegment(id))
-	}
+	ctrl.LoggerFrom(ctx).Info("deleted the NAT subnet hcplink created", "subnet", lastSegment(id))
+	r.Events.Deleted(s.cr, "NAT subnet", lastSegment(id))
 	s.status.NATSubnetID = ""
 	return outcome.Continue()
 }

@@ -2,6 +2,8 @@ package azureprivatelink
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
@@ -13,22 +15,36 @@ import (
 )
 
 // ensureFrontend finds the internal load balancer frontend whose address
-// is spec.loadBalancerIP (the load balancer in status first: one read) and
-// records the load balancer in status.
+// is spec.loadBalancerIP among this management cluster's load balancers
+// (one listing of its resource group), once: later passes reuse it while
+// the address stays the same, since a frontend a Private Link Service
+// uses cannot be removed and a failed write forgets it. The load
+// balancer goes to status.
 func (r *Reconciler) ensureFrontend(ctx context.Context, s *scope) outcome.Outcome {
 	ip := s.cr.Spec.LoadBalancerIP
 	if ip == "" {
 		return waitingForIP()
 	}
-	fe, err := r.Cloud.FrontendByIP(ctx, ip, s.status.InternalLoadBalancerID)
+	if fe, ok := r.frontends.Load(s.cr.UID); ok && fe.(Frontend).PrivateIP == ip {
+		f := fe.(Frontend)
+		s.frontend = &f
+		s.status.InternalLoadBalancerID = f.LoadBalancerID
+		return outcome.Continue()
+	}
+	fes, err := r.Cloud.FrontendsByIP(ctx, ip)
 	if err != nil {
 		return outcome.FromError(err)
 	}
-	if fe == nil {
-		return frontendNotFound(ip)
+	switch len(fes) {
+	case 0:
+		return frontendNotFound(ip, r.Cloud.LoadBalancers.ResourceGroup)
+	case 1:
+	default:
+		return frontendAmbiguous(ip, fes)
 	}
-	s.frontend = fe
-	s.status.InternalLoadBalancerID = fe.LoadBalancerID
+	r.frontends.Store(s.cr.UID, fes[0])
+	s.frontend = &fes[0]
+	s.status.InternalLoadBalancerID = fes[0].LoadBalancerID
 	return outcome.Continue()
 }
 
@@ -37,6 +53,10 @@ func (r *Reconciler) ensureFrontend(ctx context.Context, s *scope) outcome.Outco
 // balancer's VNet, and records it in status.
 func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outcome {
 	if id := s.cr.Spec.NATSubnetID; id != "" {
+		if r.listedServiceUses(ctx, s, id) {
+			s.status.NATSubnetID = id
+			return outcome.Continue()
+		}
 		subnet, err := r.Cloud.Subnet(ctx, id)
 		if err != nil {
 			return outcome.FromError(err)
@@ -51,19 +71,108 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		return outcome.Continue()
 	}
 	name := azurecloud.NATSubnetName(clusterID(s.hc))
-	subnet, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name)
+	absent, o := r.recordNATSubnet(ctx, s, name)
+	if !o.Done() {
+		return o
+	}
+	known, _ := r.natSubnets.Load(s.cr.UID)
+	state, _ := known.(natSubnetState)
+	if state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID) {
+		return outcome.Continue()
+	}
+	subnet, token, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name, state.token, absent)
 	if err != nil {
+		r.natSubnets.Delete(s.cr.UID)
 		return outcome.FromError(err)
 	}
-	if id := deref(subnet.ID); id != "" && s.status.NATSubnetID != id {
-		ctrl.LoggerFrom(ctx).Info("using a NAT subnet created by hcplink", "subnet", name)
-		r.Events.Created(s.cr, "NAT subnet", name)
-		s.status.NATSubnetID = id
+	if token != "" {
+		r.natSubnets.Store(s.cr.UID, natSubnetState{token: token})
+	} else if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
+		r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
 		return natSubnetCreating(name)
 	}
 	return outcome.Continue()
+}
+
+// recordNATSubnet writes status.natSubnetID before the NAT subnet is
+// created: subnets carry no tags in Azure, so that record (and the
+// cluster's own service using the subnet, should status be lost) is what
+// makes a subnet hcplink's — to use and, later, to delete. A subnet of
+// our name that neither names was made by someone else: it is left alone
+// and the condition says so.
+//
+// absent: it has just read that no subnet of that name exists.
+func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) (absent bool, o outcome.Outcome) {
+	id := vnetOf(s.frontend.SubnetID) + "/subnets/" + name
+	if strings.EqualFold(s.status.NATSubnetID, id) {
+		return false, outcome.Continue()
+	}
+	existing, err := r.Cloud.Subnet(ctx, id)
+	if err != nil {
+		return false, outcome.FromError(err)
+	}
+	if existing != nil {
+		ours, err := r.serviceUsesSubnet(ctx, s, id)
+		if err != nil {
+			return false, outcome.FromError(err)
+		}
+		if !ours {
+			return false, natSubnetNameTaken(name)
+		}
+	}
+	s.status.NATSubnetID = id
+	if err := r.writeStatus(ctx, s); err != nil {
+		return false, outcome.FromError(err)
+	}
+	if existing == nil {
+		ctrl.LoggerFrom(ctx).Info("creating a NAT subnet", "subnet", name)
+		r.Events.Created(s.cr, "NAT subnet", name)
+	}
+	return existing == nil, outcome.Continue()
+}
+
+// natSubnetState is what a Reconciler remembers of an object's NAT subnet
+// between passes: the token of its creation while it runs, then the ID
+// once seen provisioned.
+type natSubnetState struct{ token, ready string }
+
+// listedServiceUses: the listing shows the cluster's own service
+// provisioned on the NAT subnet subnetID, so the subnet exists as the
+// service needs it (Azure refuses to delete a subnet a service uses, or to
+// turn its policies back on): no read of it is needed.
+func (r *Reconciler) listedServiceUses(ctx context.Context, s *scope, subnetID string) bool {
+	pls := r.Services.Listed(ctx, azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID), serviceName(s))
+	if pls == nil || subnetID == "" || provisioning(pls.Properties.ProvisioningState) != armnetwork.ProvisioningStateSucceeded || r.notOursBecause(pls, s) != "" {
+		return false
+	}
+	got := natSubnetIDs(pls.Properties.IPConfigurations)
+	return len(got) == 1 && strings.EqualFold(got[0], subnetID)
+}
+
+// hasConnectionFrom: the listing's copy of a service will do only when it
+// already shows the connection of the control-plane operator's endpoint
+// (a listing older than the endpoint does not).
+func hasConnectionFrom(endpointID string) func(*armnetwork.PrivateLinkService) bool {
+	return func(pls *armnetwork.PrivateLinkService) bool {
+		if endpointID == "" {
+			return true
+		}
+		return slices.ContainsFunc(pls.Properties.PrivateEndpointConnections, func(c *armnetwork.PrivateEndpointConnection) bool {
+			return strings.EqualFold(azurecloud.ConnectionEndpointID(c), endpointID)
+		})
+	}
+}
+
+// serviceUsesSubnet: the cluster's own Private Link Service (tagged for
+// it) takes its NAT addresses from subnetID.
+func (r *Reconciler) serviceUsesSubnet(ctx context.Context, s *scope, subnetID string) (bool, error) {
+	pls, err := r.Services.Get(ctx, azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID), serviceName(s), nil)
+	if err != nil || pls == nil || pls.Properties == nil || r.notOursBecause(pls, s) != "" {
+		return false, err
+	}
+	return slices.ContainsFunc(natSubnetIDs(pls.Properties.IPConfigurations), func(id string) bool { return strings.EqualFold(id, subnetID) }), nil
 }
 
 // ensureService makes the Private Link Service what it must be: created
@@ -75,11 +184,12 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 	log := ctrl.LoggerFrom(ctx)
 	want := r.desired(s)
 	rg := azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID)
-	pls, err := r.Cloud.PrivateLinkService(ctx, rg, want.Name)
+	pls, err := r.Services.Get(ctx, rg, want.Name, hasConnectionFrom(s.cr.Status.PrivateEndpointID))
 	if err != nil {
 		return outcome.FromError(err)
 	}
 	if pls == nil {
+		s.status.PrivateEndpointConnectionState = ""
 		if s.status.PrivateLinkServiceID != "" {
 			log.Info("the Private Link Service recorded in status no longer exists; creating another", "privateLinkService", want.Name)
 			s.status.PrivateLinkServiceID, s.status.PrivateLinkServiceAlias = "", ""
@@ -109,6 +219,9 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 		log.Info("the Private Link Service drifted; putting it back", "privateLinkService", want.Name, "differs", d)
 		return r.putService(ctx, s, rg, want)
 	}
+	if o := r.reviewConnections(ctx, s, rg, pls, want); !o.Done() {
+		return o
+	}
 	return r.serviceReady(s, pls, want)
 }
 
@@ -116,7 +229,17 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 // within the call, else the next pass reads its state.
 func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want desiredService) outcome.Outcome {
 	pls, err := r.Cloud.PutPrivateLinkService(ctx, rg, want.Name, want.body())
+	r.Services.Invalidate(rg, want.Name)
 	if err != nil {
+		// The frontend or the NAT subnet may be what Azure refused: look
+		// at them again next time.
+		r.frontends.Delete(s.cr.UID)
+		r.natSubnets.Delete(s.cr.UID)
+		if s.status.PrivateLinkServiceID == "" {
+			if o, full := r.loadBalancerFull(ctx, s, rg, want.Name); full {
+				return o
+			}
+		}
 		return outcome.FromError(err)
 	}
 	if id := deref(pls.ID); id != "" {
@@ -127,6 +250,30 @@ func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want d
 	}
 	ctrl.LoggerFrom(ctx).Info("wrote the Private Link Service", "privateLinkService", want.Name)
 	return r.serviceReady(s, pls, want)
+}
+
+// loadBalancerFull: a refused creation is explained when the load balancer
+// already carries Azure's limit of Private Link Services (counted on a
+// fresh listing, whatever code Azure gave the refusal).
+func (r *Reconciler) loadBalancerFull(ctx context.Context, s *scope, rg, name string) (outcome.Outcome, bool) {
+	all, err := r.Services.Relisted(ctx, rg)
+	if err != nil {
+		return outcome.Outcome{}, false
+	}
+	prefix := strings.ToLower(s.frontend.LoadBalancerID) + "/frontendipconfigurations/"
+	n := 0
+	for _, pls := range all {
+		if strings.EqualFold(deref(pls.Name), name) || pls.Properties == nil {
+			continue
+		}
+		if slices.ContainsFunc(frontendIDs(pls.Properties.LoadBalancerFrontendIPConfigurations), func(id string) bool { return strings.HasPrefix(strings.ToLower(id), prefix) }) {
+			n++
+		}
+	}
+	if n < azurecloud.MaxPrivateLinkServicesPerLoadBalancer {
+		return outcome.Outcome{}, false
+	}
+	return loadBalancerFullOutcome(lastSegment(s.frontend.LoadBalancerID), n), true
 }
 
 // serviceReady records the alias of a service that matches.
@@ -140,19 +287,68 @@ func (r *Reconciler) serviceReady(s *scope, pls *armnetwork.PrivateLinkService, 
 // desired is the service the object asks for. The subscriptions come from
 // the HostedCluster itself (the control-plane operator's copy in the spec
 // follows later), so that a change reaches the service in the pass the
-// HostedCluster's update starts. The location is the cluster's
-// (spec.location): the management cluster serves clusters of its own
-// region, and Azure refuses a service in another region than its load
-// balancer.
+// HostedCluster's update starts. The location is the
+// load balancer's: Azure refuses a service in another region than its
+// load balancer, and endpoints in any region may connect to it.
 func (r *Reconciler) desired(s *scope) desiredService {
 	return desiredService{
 		Name:          serviceName(s),
-		Location:      s.cr.Spec.Location,
+		Location:      s.frontend.Location,
 		FrontendID:    s.frontend.ID,
 		NATSubnetID:   s.status.NATSubnetID,
-		Subscriptions: subscriptions(s.cr.Spec.GuestSubnetID, additionalSubscriptions(s)),
+		Subscriptions: subscriptions(guestSubscription(s), additionalSubscriptions(s)),
 		Tags:          azurecloud.ManagementTags(s.hc.Spec.InfraID, s.cr.Name, r.ManagementClusterID),
 	}
+}
+
+// guestSubscription is the subscription the control-plane operator makes
+// the Private Endpoint in: the cluster's spec.subscriptionID (CEL ties the
+// guest VNet and subnet to it).
+func guestSubscription(s *scope) string {
+	if s.hc != nil && s.hc.Spec.Platform.Azure != nil && s.hc.Spec.Platform.Azure.SubscriptionID != "" {
+		return s.hc.Spec.Platform.Azure.SubscriptionID
+	}
+	return s.cr.Spec.SubscriptionID
+}
+
+// reviewConnections settles the service's connections and records the
+// state of the cluster's own: a Pending connection from an allowed
+// subscription is approved (Azure approves automatically only when the
+// endpoint is made, so one made before its subscription was allowed
+// would wait for ever), a Pending one from any other subscription is
+// rejected and reported. Approved and Rejected ones are left as they are.
+func (r *Reconciler) reviewConnections(ctx context.Context, s *scope, rg string, pls *armnetwork.PrivateLinkService, want desiredService) outcome.Outcome {
+	s.status.PrivateEndpointConnectionState = ""
+	if pls.Properties == nil {
+		return outcome.Continue()
+	}
+	for _, c := range pls.Properties.PrivateEndpointConnections {
+		endpoint := azurecloud.ConnectionEndpointID(c)
+		state := azurecloud.ConnectionStatus(c.Properties)
+		if state == azurecloud.ConnectionPending {
+			if slices.Contains(want.Subscriptions, strings.ToLower(azurecloud.SubscriptionOf(endpoint))) {
+				r.Services.Invalidate(rg, want.Name)
+				if err := r.Cloud.ApproveConnection(ctx, rg, want.Name, c); err != nil {
+					return outcome.FromError(err)
+				}
+				ctrl.LoggerFrom(ctx).Info("approved a pending connection from an allowed subscription", "privateLinkService", want.Name, "connection", deref(c.Name))
+				state = azurecloud.ConnectionApproved
+			} else {
+				r.Services.Invalidate(rg, want.Name)
+				if err := r.Cloud.RejectConnection(ctx, rg, want.Name, c, "the endpoint's subscription is not allowed"); err != nil {
+					return outcome.FromError(err)
+				}
+				ctrl.LoggerFrom(ctx).Info("rejected a pending connection from a subscription that is not allowed", "privateLinkService", want.Name, "connection", deref(c.Name))
+				r.Events.Warning(s.cr, hcplinkv1beta1.ConnectionNotAllowedReason, "RejectPrivateEndpointConnection", fmt.Sprintf(
+					"Private Link Service %s: rejected private endpoint %s, whose subscription is not allowed; add it to additionalAllowedSubscriptions and connect again to let it in.", want.Name, lastSegment(endpoint)))
+				state = azurecloud.ConnectionRejected
+			}
+		}
+		if endpoint != "" && strings.EqualFold(endpoint, s.cr.Status.PrivateEndpointID) {
+			s.status.PrivateEndpointConnectionState = state
+		}
+	}
+	return outcome.Continue()
 }
 
 func additionalSubscriptions(s *scope) []string {

@@ -32,11 +32,11 @@ const (
 )
 
 // subscriptions is the set the Private Link Service shows itself to and
-// approves automatically: the guest subnet's subscription and the
+// approves automatically: the cluster's subscription and the
 // cluster's additionalAllowedSubscriptions, lowercased, sorted, unique
 // (Azure compares subscription IDs without case).
-func subscriptions(guestSubnetID string, additional []string) []string {
-	return azurecloud.NormalizeSubscriptions(append([]string{azurecloud.SubscriptionOf(guestSubnetID)}, additional...))
+func subscriptions(guest string, additional []string) []string {
+	return azurecloud.NormalizeSubscriptions(append([]string{guest}, additional...))
 }
 
 // desiredService is what the Private Link Service must be.
@@ -178,18 +178,48 @@ func waitingForIP() outcome.Outcome {
 		"Waiting for the control-plane operator to report the private router's internal load balancer address (spec.loadBalancerIP).")
 }
 
-// frontendNotFound: no internal load balancer frontend has the address;
-// the cloud provider may still be creating it, so look again soon, then
-// rarely.
-func frontendNotFound(ip string) outcome.Outcome {
+// frontendNotFound: no internal load balancer frontend of the management
+// cluster has the address; the cloud provider may still be creating it,
+// so look again soon, then rarely.
+func frontendNotFound(ip, resourceGroup string) outcome.Outcome {
 	return outcome.WaitOnPerson(hcplinkv1beta1.InternalLoadBalancerNotFoundReason, fmt.Sprintf(
-		"No internal load balancer in the management subscription has a frontend with address %s; the private router's Service must have an internal load balancer.", ip))
+		"No internal load balancer of resource group %s has a frontend with address %s in the management cluster's VNet; the private router's Service must have an internal load balancer, and --azure-pls-resource-group must name the management cluster's resource group.", resourceGroup, ip))
+}
+
+// frontendAmbiguous: frontends in several VNets hold the address (two
+// clusters with the same address ranges in one resource group); taking
+// either could publish another cluster's load balancer.
+func frontendAmbiguous(ip string, fes []Frontend) outcome.Outcome {
+	vnets := make([]string, 0, len(fes))
+	for _, fe := range fes {
+		vnets = append(vnets, lastSegment(fe.VNetID()))
+	}
+	slices.Sort(vnets)
+	return outcome.WaitOnPerson(hcplinkv1beta1.InternalLoadBalancerAmbiguousReason, fmt.Sprintf(
+		"Internal load balancer frontends in %d places (VNets %s) have address %s; set the operator's --azure-vnet-id to the management cluster's VNet.",
+		len(fes), strings.Join(slices.Compact(vnets), ", "), ip))
 }
 
 // natSubnetNotFound: the subnet spec.natSubnetID names does not exist.
 func natSubnetNotFound(name string) outcome.Outcome {
 	return outcome.WaitOnPerson(hcplinkv1beta1.NATSubnetNotFoundReason,
 		"NAT subnet "+name+" (spec.natSubnetID) does not exist; create it with Private Link Service network policies disabled, in the load balancer's region.")
+}
+
+// loadBalancerFullOutcome: the router's load balancer carries Azure's
+// limit of Private Link Services; the cluster needs its router on another
+// load balancer, which the cloud provider makes when configured with
+// several.
+func loadBalancerFullOutcome(lb string, n int) outcome.Outcome {
+	return outcome.WaitOnPerson(hcplinkv1beta1.LoadBalancerPrivateLinkServiceLimitReason, fmt.Sprintf(
+		"Internal load balancer %s already has %d Private Link Services, Azure's limit per load balancer; give the management cluster more internal load balancers (cloud-provider-azure multipleStandardLoadBalancerConfigurations) and place this cluster's private router on one with room (Service annotation service.beta.kubernetes.io/azure-load-balancer-configurations), or delete a cluster on it.", lb, n))
+}
+
+// natSubnetNameTaken: a subnet with the name hcplink gives the cluster's
+// NAT subnet exists, and nothing says hcplink made it.
+func natSubnetNameTaken(name string) outcome.Outcome {
+	return outcome.WaitOnPerson(hcplinkv1beta1.NATSubnetNameTakenReason,
+		"Subnet "+name+" exists in the load balancer's VNet but hcplink did not create it; hcplink neither uses nor deletes it. Rename or delete it, or give the cluster a NAT subnet of your own (natSubnetID).")
 }
 
 // natSubnetPoliciesOn: the given NAT subnet refuses Private Link Services.

@@ -26,11 +26,10 @@ func TestSubscriptions(t *testing.T) {
 		additional []string
 		want       []string
 	}{
-		{"guest only", guestNet, nil, []string{guestSub}},
-		{"guest and others, sorted and lowercased", guestNet, []string{strings.ToUpper(otherSub), "11111111-1111-4111-8111-111111111111"},
+		{"guest only", guestSub, nil, []string{guestSub}},
+		{"guest and others, sorted and lowercased", strings.ToUpper(guestSub), []string{strings.ToUpper(otherSub), "11111111-1111-4111-8111-111111111111"},
 			[]string{"11111111-1111-4111-8111-111111111111", guestSub, otherSub}},
-		{"the guest's own listed again is one entry", guestNet, []string{guestSub, strings.ToUpper(guestSub)}, []string{guestSub}},
-		{"a guest subnet that does not parse adds nothing", "not-an-id", []string{otherSub}, []string{otherSub}},
+		{"the guest's own listed again is one entry", guestSub, []string{guestSub, strings.ToUpper(guestSub)}, []string{guestSub}},
 		{"nothing", "", nil, []string{}},
 	}
 	for _, tt := range tests {
@@ -150,7 +149,8 @@ func TestServiceStateOutcome(t *testing.T) {
 // Messages never name a subscription: only resource names and counts.
 func TestMessagesNameNoSubscription(t *testing.T) {
 	for _, msg := range []string{
-		waitingForIP().Message, frontendNotFound("10.0.1.4").Message, natSubnetNotFound("nat").Message,
+		waitingForIP().Message, frontendNotFound("10.0.1.4", mgmtRG).Message,
+		frontendAmbiguous("10.0.1.4", []Frontend{{SubnetID: "/subscriptions/" + guestSub + "/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/a/subnets/s"}}).Message, natSubnetNotFound("nat").Message,
 		natSubnetPoliciesOn("nat").Message, notOurs("pls-x", "it is tagged for another cluster").Message,
 		connectionsPending("pls-x", 2).Message, waitingForControlPlane().Message, deleting("the NAT subnet").Message,
 		createdMessage("pls-x", []string{guestSub, otherSub}),

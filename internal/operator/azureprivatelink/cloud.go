@@ -16,33 +16,29 @@ type Frontend = azurecloud.Frontend
 // Cloud is every management-side Azure call the controller makes, on the
 // provider (internal/cloud/azure). Reads return nil for what does not
 // exist. Writes start a long-running operation and take one look at it
-// within the provider's per-call timeout; they never wait for it. The
-// controller resumes by reading the resource's provisioningState on its
-// next pass rather than by resume token: names are deterministic, so a
-// restart loses nothing, and a token kept across passes could resume an
-// old PUT after the desired state changed.
+// within the provider's per-call timeout; they never wait for it. The NAT
+// subnet's creation is resumed from its token (kept in memory: its body
+// never changes); the service's PUT is followed by reading its
+// provisioningState on the next pass, since a token kept across passes
+// could resume an old PUT after the desired state changed (and polling
+// the operation would cost its final read too). Names are deterministic,
+// so a restart loses nothing.
 type Cloud struct {
 	Provider *azurecloud.PrivateLinkServices
 	// Subscription is the management subscription the provider's clients
 	// work in.
 	Subscription string
-	// ResourceGroup narrows the search for load balancers to the
-	// management cluster's resource group; "" searches the subscription.
-	ResourceGroup string
+	// LoadBalancers is where this management cluster's internal load
+	// balancers are: its resource group (required) and, when known, its
+	// VNet. The subscription is never scanned: another management cluster
+	// may hold the same address.
+	LoadBalancers azurecloud.LoadBalancerScope
 }
 
-// FrontendByIP finds the internal load balancer frontend whose private
-// address is ip: in the resource group of hint (the load balancer recorded
-// in status) first, so that a steady pass lists one group, then in
-// ResourceGroup (or the whole subscription).
-func (c *Cloud) FrontendByIP(ctx context.Context, ip, hint string) (*Frontend, error) {
-	if rg := azurecloud.ResourceGroupOf(hint); rg != "" {
-		fe, err := c.Provider.FindFrontendByIP(ctx, rg, ip)
-		if err != nil || fe != nil {
-			return fe, err
-		}
-	}
-	return c.Provider.FindFrontendByIP(ctx, c.ResourceGroup, ip)
+// FrontendsByIP lists the internal load balancer frontends of this
+// management cluster whose private address is ip.
+func (c *Cloud) FrontendsByIP(ctx context.Context, ip string) ([]Frontend, error) {
+	return c.Provider.FindFrontendsByIP(ctx, c.LoadBalancers, ip)
 }
 
 // Subnet reads a subnet by ID.
@@ -51,21 +47,26 @@ func (c *Cloud) Subnet(ctx context.Context, id string) (*armnetwork.Subnet, erro
 }
 
 // EnsureNATSubnet gets the subnet name in the VNet of frontendSubnetID, or
-// starts creating it in that VNet's free address space; while it is being
-// created the answer is the subnet as Azure shows it (Updating).
-func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name string) (*armnetwork.Subnet, error) {
+// starts creating it in that VNet's free address space (without reading it
+// first when the caller just found it absent); while it is being created
+// the answer is the subnet as Azure shows it (Updating) and the token to
+// resume with, so that the next pass polls only the operation.
+func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name, token string, absent bool) (*armnetwork.Subnet, string, error) {
 	ref, err := azurecloud.ParseSubnetID(frontendSubnetID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	subnet, token, err := c.Provider.EnsureNATSubnet(ctx, ref.VNetID(), name, "")
+	ensure := c.Provider.EnsureNATSubnet
+	if absent {
+		ensure = c.Provider.CreateNATSubnet
+	}
+	subnet, next, err := ensure(ctx, ref.VNetID(), name, token)
 	if err != nil || subnet != nil {
-		return subnet, err
+		return subnet, "", err
 	}
-	_ = token // see Cloud: the next pass reads the subnet's state
 	id := azurecloud.SubnetRef{SubscriptionID: ref.SubscriptionID, ResourceGroup: ref.ResourceGroup, VNet: ref.VNet, Name: name}.ID()
 	updating := armnetwork.ProvisioningStateUpdating
-	return &armnetwork.Subnet{ID: &id, Name: &name, Properties: &armnetwork.SubnetPropertiesFormat{ProvisioningState: &updating}}, nil
+	return &armnetwork.Subnet{ID: &id, Name: &name, Properties: &armnetwork.SubnetPropertiesFormat{ProvisioningState: &updating}}, next, nil
 }
 
 // DeleteSubnet starts deleting a subnet; gone when it no longer exists.
@@ -99,9 +100,14 @@ func (c *Cloud) DeletePrivateLinkService(ctx context.Context, rg, name string) (
 	return err == nil && token == "", err
 }
 
-// RejectConnection sets a connection Rejected.
-func (c *Cloud) RejectConnection(ctx context.Context, rg, service string, conn *armnetwork.PrivateEndpointConnection) error {
-	return c.Provider.RejectConnection(ctx, rg, service, conn)
+// RejectConnection sets a connection Rejected, saying why.
+func (c *Cloud) RejectConnection(ctx context.Context, rg, service string, conn *armnetwork.PrivateEndpointConnection, why string) error {
+	return c.Provider.RejectConnection(ctx, rg, service, conn, why)
+}
+
+// ApproveConnection sets a pending connection Approved.
+func (c *Cloud) ApproveConnection(ctx context.Context, rg, service string, conn *armnetwork.PrivateEndpointConnection) error {
+	return c.Provider.ApproveConnection(ctx, rg, service, conn)
 }
 
 // DeleteConnection starts removing a connection (Azure refuses to delete a

@@ -147,8 +147,15 @@ func (w *world) vnet(f *armnetwork.ClientFactory, rg, name, space string, subnet
 
 func (w *world) internalLB(name, subnetID, ip string) {
 	w.t.Helper()
-	p, err := w.mgmt.NewLoadBalancersClient().BeginCreateOrUpdate(w.ctx, mgmtRG, name, armnetwork.LoadBalancer{
-		Location: to.Ptr("eastus"),
+	w.internalLBIn(mgmtRG, "eastus", name, subnetID, ip)
+}
+
+// internalLBIn is an internal load balancer in resource group rg and
+// region location, with one frontend holding ip in subnetID.
+func (w *world) internalLBIn(rg, location, name, subnetID, ip string) {
+	w.t.Helper()
+	p, err := w.mgmt.NewLoadBalancersClient().BeginCreateOrUpdate(w.ctx, rg, name, armnetwork.LoadBalancer{
+		Location: to.Ptr(location),
 		SKU:      &armnetwork.LoadBalancerSKU{Name: to.Ptr(armnetwork.LoadBalancerSKUNameStandard)},
 		Properties: &armnetwork.LoadBalancerPropertiesFormat{
 			FrontendIPConfigurations: []*armnetwork.FrontendIPConfiguration{{Name: to.Ptr("private-router"), Properties: &armnetwork.FrontendIPConfigurationPropertiesFormat{
@@ -167,7 +174,7 @@ func (w *world) reconciler(cred azcore.TokenCredential) *Reconciler {
 		cred = w.f.AzureAdminCredential(w.t)
 	}
 	provider := azurecloud.NewPrivateLinkServices(w.factory(cred, mgmtSub))
-	return &Reconciler{Client: env.Client, Cloud: &Cloud{Provider: provider, Subscription: mgmtSub},
+	return &Reconciler{Client: env.Client, Cloud: &Cloud{Provider: provider, Subscription: mgmtSub, LoadBalancers: azurecloud.LoadBalancerScope{ResourceGroup: mgmtRG}},
 		ManagementClusterID: managerID, DriftInterval: testDrift, Now: w.clk.Now}
 }
 
@@ -354,7 +361,13 @@ func (w *world) deleteAndSettle(r *Reconciler, cr *hcplinkv1beta1.AzurePrivateLi
 // connecting manually to the alias; it returns its name.
 func (w *world) foreignEndpoint(alias string) string {
 	w.t.Helper()
-	p, err := w.foreign.NewPrivateEndpointsClient().BeginCreateOrUpdate(w.ctx, "foreign-rg", "foreign-pe", armnetwork.PrivateEndpoint{
+	return w.foreignEndpointNamed("foreign-pe", alias)
+}
+
+// foreignEndpointNamed is foreignEndpoint with the endpoint's name.
+func (w *world) foreignEndpointNamed(name, alias string) string {
+	w.t.Helper()
+	p, err := w.foreign.NewPrivateEndpointsClient().BeginCreateOrUpdate(w.ctx, "foreign-rg", name, armnetwork.PrivateEndpoint{
 		Location: to.Ptr("eastus"),
 		Properties: &armnetwork.PrivateEndpointProperties{
 			Subnet: &armnetwork.Subnet{ID: to.Ptr(w.foreignSubnet)},
@@ -363,7 +376,7 @@ func (w *world) foreignEndpoint(alias string) string {
 		},
 	}, nil)
 	finish(w, p, err)
-	return "foreign-pe"
+	return name
 }
 
 func (w *world) endpoint(name string) armnetwork.PrivateEndpoint {

@@ -423,37 +423,54 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 			s.conditions.removeCondition(t)
 		}
 	}
-	credentials, err := r.foldCredentials(ctx, s)
+	credentials, settings, err := r.foldControlPlaneConditions(ctx, s)
 	if err != nil {
 		return 0, err
 	}
-	s.conditions.setCondition(availableCondition(true, true, aggregated, credentials, gen))
+	available := availableCondition(true, true, aggregated, credentials, gen)
+	if settings != nil && settings.Status == metav1.ConditionFalse {
+		// Nothing private is made for settings the cloud refutes: that, not
+		// the missing private path, is what the user must fix.
+		available = metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse, ObservedGeneration: gen,
+			Reason:  hcplinkv1beta1.InvalidConfigurationReason,
+			Message: bound("the cloud settings are not valid: "+messageOrReason(settings), maxConditionMessage)}
+	}
+	s.conditions.setCondition(available)
 	return 0, nil
 }
 
-// foldCredentials reads the HostedControlPlane and copies its
-// ValidCloudCredentials condition (the control-plane operator's) into the
-// cluster, so that the true cause of a failing private path is visible
-// where users look. It returns that condition, nil when not reported.
-func (r *Reconciler) foldCredentials(ctx context.Context, s *scope) (*metav1.Condition, error) {
+// foldControlPlaneConditions reads the HostedControlPlane and copies the
+// control-plane operator's own verdicts into the cluster — its
+// ValidCloudCredentials, and on Azure its AzureConfigurationValid — so
+// that the true cause of a failing private path is visible where users
+// look. It returns the two conditions, nil when not reported.
+func (r *Reconciler) foldControlPlaneConditions(ctx context.Context, s *scope) (credentials, settings *metav1.Condition, err error) {
 	hcp := &hcplinkv1beta1.HostedControlPlane{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.hc.Name}, hcp); err != nil {
 		if apierrors.IsNotFound(err) {
-			s.conditions.removeCondition(hcplinkv1beta1.ValidCloudCredentialsCondition)
-			return nil, nil
+			s.conditions.removeCondition(controlPlaneVerdicts...)
+			return nil, nil, nil
 		}
-		return nil, fmt.Errorf("reading the HostedControlPlane: %w", err)
+		return nil, nil, fmt.Errorf("reading the HostedControlPlane: %w", err)
 	}
 	s.hcp = hcp
-	credentials := findCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
-	if credentials == nil {
-		s.conditions.removeCondition(hcplinkv1beta1.ValidCloudCredentialsCondition)
-		return nil, nil
+	folded := make([]*metav1.Condition, len(controlPlaneVerdicts))
+	for i, t := range controlPlaneVerdicts {
+		c := findCondition(hcp.Status.Conditions, t)
+		if c == nil {
+			s.conditions.removeCondition(t)
+			continue
+		}
+		s.conditions.setCondition(metav1.Condition{Type: t, Status: c.Status,
+			Reason: c.Reason, Message: bound(c.Message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
+		folded[i] = c
 	}
-	s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.ValidCloudCredentialsCondition, Status: credentials.Status,
-		Reason: credentials.Reason, Message: bound(credentials.Message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
-	return credentials, nil
+	return folded[0], folded[1], nil
 }
+
+// controlPlaneVerdicts are the HostedControlPlane conditions the cluster
+// shows as they are, in the order foldControlPlaneConditions returns them.
+var controlPlaneVerdicts = []string{hcplinkv1beta1.ValidCloudCredentialsCondition, hcplinkv1beta1.AzureConfigurationValidCondition}
 
 // HostedControlPlaneFieldOwner is the field manager of the conditions the
 // operator writes on HostedControlPlanes.

@@ -464,7 +464,22 @@ func TestAzurePrivateLinkServiceAggregation(t *testing.T) {
 		t.Errorf("AzurePrivateLinkServiceAvailable = %+v", c)
 	}
 
-	setConditions(t, pls, &pls.Status.Conditions, metav1.Condition{Type: hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
+	// The customer side works, the management side does not: the cluster
+	// is not Available, and says which side failed (issue 18, item 8).
+	setConditions(t, pls, &pls.Status.Conditions,
+		metav1.Condition{Type: hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition, Status: metav1.ConditionTrue, Reason: hcplinkv1beta1.AzureSuccessReason, Message: "ok"},
+		metav1.Condition{Type: hcplinkv1beta1.AzurePLSCreatedCondition, Status: metav1.ConditionFalse, Reason: hcplinkv1beta1.AccessDeniedReason,
+			Message: "the identity lacks the permission Microsoft.Network/privateLinkServices/write"})
+	reconcileOnce(t, r, hc)
+	get(t, hc)
+	if c := condition(hc, hcplinkv1beta1.AvailableCondition); c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "AzurePLSCreated: private-router: the identity lacks") {
+		t.Errorf("Available with the management side failing = %+v, want False naming AzurePLSCreated", c)
+	}
+	if c := condition(hc, hcplinkv1beta1.AzurePLSCreatedCondition); c == nil || c.Reason != hcplinkv1beta1.AccessDeniedReason {
+		t.Errorf("AzurePLSCreated = %+v, want the operator's AccessDenied", c)
+	}
+
+	setConditions(t, pls, &pls.Status.Conditions, metav1.Condition{Type: hcplinkv1beta1.AzurePLSCreatedCondition,
 		Status: metav1.ConditionTrue, Reason: hcplinkv1beta1.AzureSuccessReason, Message: "ok"})
 	reconcileOnce(t, r, hc)
 	get(t, hc)

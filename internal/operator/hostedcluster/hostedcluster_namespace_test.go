@@ -204,3 +204,41 @@ func TestRefusedCredentialsReachTheClusterAndAvailableIsMirrored(t *testing.T) {
 	}
 	assertMirrored()
 }
+
+// TestAzureSettingsVerdictReachesTheCluster: the control-plane operator
+// found the cluster's Azure settings wrong (it creates nothing then); the
+// HostedCluster shows that verdict, and Available names it as the cause
+// rather than the private path that was never made.
+func TestAzureSettingsVerdictReachesTheCluster(t *testing.T) {
+	ns := env.NewNamespace(t)
+	hc := azureCluster(ns, "settings", hcplinkv1beta1.AzureTopologyPrivate)
+	create(t, hc)
+	r, _ := testReconciler(t, Config{PrivatePlatform: PrivatePlatformAzure, ControlPlaneOperatorImage: testImage})
+	reconcileOnce(t, r, hc)
+	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: hcpNamespace(hc), Name: hc.Name}}
+	const wrong = "spec.platform.azure.location is westeurope, but the VNet is in eastus: set the VNet's location"
+	setHCPCondition(t, hcp, metav1.Condition{Type: hcplinkv1beta1.AzureConfigurationValidCondition, Status: metav1.ConditionFalse,
+		Reason: hcplinkv1beta1.AzureLocationMismatchReason, Message: wrong})
+
+	reconcileOnce(t, r, hc)
+	get(t, hc)
+	if c := condition(hc, hcplinkv1beta1.AzureConfigurationValidCondition); c == nil || c.Status != metav1.ConditionFalse ||
+		c.Reason != hcplinkv1beta1.AzureLocationMismatchReason || c.Message != wrong {
+		t.Errorf("HostedCluster AzureConfigurationValid = %+v, want the HostedControlPlane's", c)
+	}
+	if a := condition(hc, hcplinkv1beta1.AvailableCondition); a == nil || a.Status != metav1.ConditionFalse ||
+		a.Reason != hcplinkv1beta1.InvalidConfigurationReason || !strings.Contains(a.Message, wrong) {
+		t.Errorf("Available = %+v, want False/%s naming the wrong setting", a, hcplinkv1beta1.InvalidConfigurationReason)
+	}
+
+	setHCPCondition(t, hcp, metav1.Condition{Type: hcplinkv1beta1.AzureConfigurationValidCondition, Status: metav1.ConditionTrue,
+		Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage})
+	reconcileOnce(t, r, hc)
+	get(t, hc)
+	if c := condition(hc, hcplinkv1beta1.AzureConfigurationValidCondition); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("AzureConfigurationValid = %+v, want True once the settings are fixed", c)
+	}
+	if a := condition(hc, hcplinkv1beta1.AvailableCondition); a == nil || a.Reason == hcplinkv1beta1.InvalidConfigurationReason {
+		t.Errorf("Available = %+v still blames the settings after they were fixed", a)
+	}
+}

@@ -11,6 +11,7 @@ package nodepool
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -116,8 +117,22 @@ func validConfiguration(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCl
 		c.Reason = hcplinkv1beta1.PlatformMismatchReason
 		c.Message = fmt.Sprintf("spec.platform.type is %s, but HostedCluster %s runs on %s; a NodePool must be on its cluster's platform",
 			np.Spec.Platform.Type, hc.Name, hc.Spec.Platform.Type)
+	case !subnetInClusterSubscription(np, hc):
+		c.Reason = hcplinkv1beta1.SubnetNotInClusterSubscriptionReason
+		c.Message = fmt.Sprintf("spec.platform.azure.subnetID is not in the subscription of HostedCluster %s (its spec.platform.azure.subscriptionID); use a subnet of the cluster's subscription",
+			hc.Name)
 	default:
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, hcplinkv1beta1.AllIsWellMessage
 	}
 	return c
+}
+
+// subnetInClusterSubscription reports whether an Azure NodePool's subnet
+// is in its cluster's subscription (true for anything else).
+func subnetInClusterSubscription(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCluster) bool {
+	pool, cluster := np.Spec.Platform.Azure, hc.Spec.Platform.Azure
+	if pool == nil || cluster == nil {
+		return true
+	}
+	return strings.HasPrefix(strings.ToLower(pool.SubnetID), "/subscriptions/"+strings.ToLower(cluster.SubscriptionID)+"/")
 }

@@ -18,7 +18,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Names = %v", got)
 	}
 	if got := r.ConditionTypes(); !slices.Equal(got, []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition,
-		hcplinkv1beta1.AWSEndpointAvailableCondition, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition}) {
+		hcplinkv1beta1.AWSEndpointAvailableCondition, hcplinkv1beta1.AzurePLSCreatedCondition, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition}) {
 		t.Errorf("ConditionTypes = %v", got)
 	}
 	if r.Get("AWS") == nil || r.Get("Azure") == nil || r.Get("GCP") != nil {

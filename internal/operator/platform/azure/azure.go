@@ -9,12 +9,14 @@ package azureplatform
 
 import (
 	"context"
-	"fmt"
 	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
@@ -24,14 +26,19 @@ const Name = "Azure"
 // Platform describes Azure Private Link.
 func Platform() platform.Platform {
 	return platform.Platform{
-		Name:           Name,
-		Type:           hcplinkv1beta1.AzurePlatform,
-		Kind:           "AzurePrivateLinkService",
-		Prototype:      &hcplinkv1beta1.AzurePrivateLinkService{},
-		ConditionTypes: []string{hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition},
-		AppliesTo:      isPrivate,
-		List:           list,
-		Setup:          setup,
+		Name:      Name,
+		Type:      hcplinkv1beta1.AzurePlatform,
+		Kind:      "AzurePrivateLinkService",
+		Prototype: &hcplinkv1beta1.AzurePrivateLinkService{},
+		// Both sides, as on AWS: the operator's Private Link Service and
+		// the control-plane operator's endpoint and DNS.
+		ConditionTypes: []string{
+			hcplinkv1beta1.AzurePLSCreatedCondition,
+			hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
+		},
+		AppliesTo: isPrivate,
+		List:      list,
+		Setup:     setup,
 	}
 }
 
@@ -56,58 +63,70 @@ func list(ctx context.Context, c client.Reader, namespace string, _ *hcplinkv1be
 // object is o as the HostedCluster controller sees it: what each
 // finalizer would leave behind if given up (the control-plane operator's:
 // the customer side; the operator's: the Private Link Service and the NAT
-// subnet it created).
+// subnet it created). The reports reach conditions and Events, so they
+// name resources by name and resource group, never by ID: an ID carries
+// its subscription.
 func object(o *hcplinkv1beta1.AzurePrivateLinkService) platform.Object {
 	obj := platform.Object{Object: o, Conditions: o.Status.Conditions, Fallback: describe(o), Leaks: map[string]string{}}
-	where := fmt.Sprintf("AzurePrivateLinkService %s (subscription %s, resource group %s): ", o.Name, o.Spec.SubscriptionID, o.Spec.ResourceGroupName)
-	st := o.Status
-	var mgmt []string
-	if st.PrivateLinkServiceID != "" {
-		mgmt = append(mgmt, "Private Link Service "+st.PrivateLinkServiceID)
-	}
-	if st.NATSubnetID != "" && !strings.EqualFold(st.NATSubnetID, o.Spec.NATSubnetID) {
-		mgmt = append(mgmt, "NAT subnet (created by hcplink) "+st.NATSubnetID)
-	}
-	if len(mgmt) > 0 {
+	where := "AzurePrivateLinkService " + o.Name + ": "
+	if mgmt := managementSide(o); len(mgmt) > 0 {
 		obj.Leaks[hcplinkv1beta1.OperatorFinalizer] = where + strings.Join(mgmt, ", ")
 	}
-	var customer []string
-	if st.PrivateEndpointID != "" {
-		customer = append(customer, "Private Endpoint "+st.PrivateEndpointID)
-	}
-	if st.PrivateDNSZoneID != "" {
-		customer = append(customer, "Private DNS zone "+st.PrivateDNSZoneID)
-	} else if st.DNSZoneName != "" {
-		customer = append(customer, "Private DNS zone "+st.DNSZoneName)
-	}
-	if len(customer) > 0 {
+	if customer := customerSide(o); len(customer) > 0 {
 		obj.Leaks[hcplinkv1beta1.ControlPlaneFinalizer] = where + strings.Join(customer, ", ")
 	}
 	return obj
 }
 
-// describe names the cloud resources the object recorded in its status.
-func describe(o *hcplinkv1beta1.AzurePrivateLinkService) string {
-	var parts []string
-	add := func(label, value string) {
-		if value != "" {
-			parts = append(parts, label+" "+value)
-		}
-	}
+// managementSide names what the operator made in the management
+// subscription.
+func managementSide(o *hcplinkv1beta1.AzurePrivateLinkService) []string {
 	st := o.Status
-	add("Private Link Service", st.PrivateLinkServiceID)
-	add("Private Endpoint", st.PrivateEndpointID)
-	if st.PrivateDNSZoneID != "" {
-		add("Private DNS zone", st.PrivateDNSZoneID)
-	} else {
-		add("Private DNS zone", st.DNSZoneName)
+	var out []string
+	if st.PrivateLinkServiceID != "" {
+		out = append(out, "Private Link Service "+named(st.PrivateLinkServiceID))
 	}
 	if st.NATSubnetID != "" && !strings.EqualFold(st.NATSubnetID, o.Spec.NATSubnetID) {
-		add("NAT subnet (created by hcplink)", st.NATSubnetID)
+		out = append(out, "NAT subnet (created by hcplink) "+named(st.NATSubnetID))
 	}
-	where := fmt.Sprintf(" (subscription %s, resource group %s)", o.Spec.SubscriptionID, o.Spec.ResourceGroupName)
+	return out
+}
+
+// customerSide names what the control-plane operator made in the
+// cluster's subscription.
+func customerSide(o *hcplinkv1beta1.AzurePrivateLinkService) []string {
+	st := o.Status
+	var out []string
+	if st.PrivateEndpointID != "" {
+		out = append(out, "Private Endpoint "+named(st.PrivateEndpointID))
+	}
+	if st.PrivateDNSZoneID != "" {
+		out = append(out, "Private DNS zone "+named(st.PrivateDNSZoneID))
+	} else if st.DNSZoneName != "" {
+		out = append(out, "Private DNS zone "+st.DNSZoneName+" in resource group "+o.Spec.ResourceGroupName)
+	}
+	return out
+}
+
+// describe names the cloud resources the object recorded in its status.
+func describe(o *hcplinkv1beta1.AzurePrivateLinkService) string {
+	parts := append(managementSide(o), customerSide(o)...)
 	if len(parts) == 0 {
-		return "AzurePrivateLinkService " + o.Name + where + ": no cloud resource IDs were recorded; look for resources tagged for the cluster"
+		return "AzurePrivateLinkService " + o.Name + " (resource group " + o.Spec.ResourceGroupName + "): no cloud resource IDs were recorded; look for resources tagged for the cluster"
 	}
-	return "AzurePrivateLinkService " + o.Name + where + ": " + strings.Join(parts, ", ")
+	return "AzurePrivateLinkService " + o.Name + ": " + strings.Join(parts, ", ")
+}
+
+// named is a resource ID as "NAME in resource group RG" (a subnet also
+// names its VNet); anything else is scrubbed as every Azure message is.
+func named(id string) string {
+	r, err := arm.ParseResourceID(id)
+	if err != nil || r.Name == "" || r.ResourceGroupName == "" {
+		return azurecloud.Scrub(id)
+	}
+	out := r.Name
+	if p := r.Parent; p != nil && !strings.EqualFold(p.ResourceType.String(), arm.ResourceGroupResourceType.String()) {
+		out += " of " + p.Name
+	}
+	return out + " in resource group " + r.ResourceGroupName
 }

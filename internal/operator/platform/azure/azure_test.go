@@ -9,17 +9,53 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
 
+const (
+	testSub = "550e8400-e29b-41d4-a716-446655440000"
+	mgmtSub = "6ba7b810-9dad-41d1-80b4-00c04fd430c8"
+)
+
 func TestDescribeNamesWhatTheObjectRecorded(t *testing.T) {
 	pls := &hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: "private-router"},
-		Spec: hcplinkv1beta1.AzurePrivateLinkServiceSpec{SubscriptionID: "550e8400-e29b-41d4-a716-446655440000", ResourceGroupName: "customer-rg"},
-		Status: hcplinkv1beta1.AzurePrivateLinkServiceStatus{PrivateLinkServiceID: "/subscriptions/x/pls", PrivateEndpointID: "/subscriptions/x/pe",
-			DNSZoneName: "azdemo.hypershift.local", NATSubnetID: "/subscriptions/x/subnets/nat"}}
+		Spec: hcplinkv1beta1.AzurePrivateLinkServiceSpec{SubscriptionID: testSub, ResourceGroupName: "customer-rg"},
+		Status: hcplinkv1beta1.AzurePrivateLinkServiceStatus{
+			PrivateLinkServiceID: "/subscriptions/" + mgmtSub + "/resourceGroups/mgmt-rg/providers/Microsoft.Network/privateLinkServices/pls-abc",
+			PrivateEndpointID:    "/subscriptions/" + testSub + "/resourceGroups/customer-rg/providers/Microsoft.Network/privateEndpoints/pe-abc",
+			DNSZoneName:          "azdemo.hypershift.local",
+			NATSubnetID:          "/subscriptions/" + mgmtSub + "/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt/subnets/pls-nat-abc"}}
 	got := describe(pls)
-	for _, s := range []string{"AzurePrivateLinkService private-router", "Private Link Service /subscriptions/x/pls", "Private Endpoint /subscriptions/x/pe",
-		"Private DNS zone azdemo.hypershift.local", "NAT subnet (created by hcplink) /subscriptions/x/subnets/nat", "resource group customer-rg"} {
+	for _, s := range []string{"AzurePrivateLinkService private-router", "Private Link Service pls-abc in resource group mgmt-rg",
+		"Private Endpoint pe-abc in resource group customer-rg", "Private DNS zone azdemo.hypershift.local in resource group customer-rg",
+		"NAT subnet (created by hcplink) pls-nat-abc of mgmt in resource group mgmt-rg"} {
 		if !strings.Contains(got, s) {
 			t.Errorf("%q does not contain %q", got, s)
 		}
+	}
+}
+
+// What may have leaked reaches the HostedCluster's conditions and Events:
+// names and resource groups, never a subscription ID (issue 18, item 9).
+func TestLeakReportsNameNoSubscription(t *testing.T) {
+	pls := &hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: "private-router"},
+		Spec: hcplinkv1beta1.AzurePrivateLinkServiceSpec{SubscriptionID: testSub, ResourceGroupName: "customer-rg"},
+		Status: hcplinkv1beta1.AzurePrivateLinkServiceStatus{
+			PrivateLinkServiceID: "/subscriptions/" + mgmtSub + "/resourceGroups/mgmt-rg/providers/Microsoft.Network/privateLinkServices/pls-abc",
+			PrivateEndpointID:    "/subscriptions/" + testSub + "/resourceGroups/customer-rg/providers/Microsoft.Network/privateEndpoints/pe-abc",
+			PrivateDNSZoneID:     "/subscriptions/" + testSub + "/resourceGroups/customer-rg/providers/Microsoft.Network/privateDnsZones/azdemo.hypershift.local",
+			NATSubnetID:          "/subscriptions/" + mgmtSub + "/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt/subnets/pls-nat-abc"}}
+	o := object(pls)
+	empty := object(&hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: "private-router"}, Spec: pls.Spec})
+	for name, text := range map[string]string{
+		"operator's":      o.Leak(hcplinkv1beta1.OperatorFinalizer),
+		"control plane's": o.Leak(hcplinkv1beta1.ControlPlaneFinalizer),
+		"fallback":        o.Fallback,
+		"empty fallback":  empty.Fallback,
+	} {
+		if strings.Contains(text, testSub) || strings.Contains(text, mgmtSub) || strings.Contains(text, "/subscriptions/") {
+			t.Errorf("the %s leak report names a subscription: %q", name, text)
+		}
+	}
+	if cpo := o.Leak(hcplinkv1beta1.ControlPlaneFinalizer); !strings.Contains(cpo, "Private DNS zone azdemo.hypershift.local in resource group customer-rg") {
+		t.Errorf("control-plane finalizer leaks %q", cpo)
 	}
 }
 

@@ -10,7 +10,9 @@ import (
 	azcloud "github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -28,7 +30,7 @@ const metricsComponent = "operator"
 // read once: SetupOptions.Cloud when it is an *azurecloud.Config, else the
 // environment (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE
 // or AZURE_CLIENT_SECRET, AZURE_SUBSCRIPTION_ID, and the endpoints).
-func setup(_ context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.IdentityCaller, error) {
+func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.IdentityCaller, error) {
 	cfg, err := loadConfig(opts)
 	if err != nil {
 		return nil, &platform.ConfigError{Err: err}
@@ -45,9 +47,15 @@ func setup(_ context.Context, mgr manager.Manager, opts platform.SetupOptions) (
 	if err != nil {
 		return nil, &platform.ConfigError{Err: err}
 	}
+	scope := azurecloud.LoadBalancerScope{ResourceGroup: cfg.ResourceGroup, VNetID: cfg.VNetID}
+	if scope.ResourceGroup == "" {
+		if scope.ResourceGroup, err = resourceGroupFromNodes(ctx, mgr.GetAPIReader(), cfg.SubscriptionID); err != nil {
+			return nil, &platform.ConfigError{Err: err}
+		}
+	}
 	r := &azureprivatelink.Reconciler{
 		Client:              mgr.GetClient(),
-		Cloud:               &azureprivatelink.Cloud{Provider: providers.PrivateLinkServices, Subscription: cfg.SubscriptionID, ResourceGroup: cfg.ResourceGroup},
+		Cloud:               &azureprivatelink.Cloud{Provider: providers.PrivateLinkServices, Subscription: cfg.SubscriptionID, LoadBalancers: scope},
 		ManagementClusterID: opts.ManagementClusterID,
 		DriftInterval:       opts.DriftInterval,
 		Events:              opts.Events,
@@ -101,4 +109,22 @@ func TokenCaller(cred azcore.TokenCredential, c azcloud.Configuration, clientID 
 		}
 		return "client " + clientID, nil
 	}
+}
+
+// resourceGroupFromNodes is the management cluster's resource group as its
+// Nodes name it (spec.providerID of an Azure VM in the management
+// subscription): where the Azure cloud provider puts the cluster's load
+// balancers. The first page of Nodes is enough: every Node of the cluster
+// has its VMs in that group.
+func resourceGroupFromNodes(ctx context.Context, c client.Reader, subscription string) (string, error) {
+	nodes := &corev1.NodeList{}
+	if err := c.List(ctx, nodes, client.Limit(20)); err != nil {
+		return "", fmt.Errorf("reading the Nodes for the management cluster's resource group (or set --azure-pls-resource-group): %w", err)
+	}
+	for _, n := range nodes.Items {
+		if rg := azurecloud.ResourceGroupOfNode(n.Spec.ProviderID, subscription); rg != "" {
+			return rg, nil
+		}
+	}
+	return "", errors.New("no Node names an Azure VM of the management subscription in spec.providerID; set --azure-pls-resource-group to the resource group of the management cluster's load balancers")
 }

@@ -1,0 +1,147 @@
+package cloudsimtest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
+	"google.golang.org/api/compute/v1"
+	dns "google.golang.org/api/dns/v1"
+	"google.golang.org/api/option"
+
+	"github.com/hcplink/hcplink/internal/cloudsim"
+	"github.com/hcplink/hcplink/internal/cloudsim/gcp"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+)
+
+// Projects used across GCP tests: the management cluster's (producer of the
+// service attachments) and a customer's (consumer: PSC endpoints, DNS).
+const (
+	ManagementProject       = "hcp-management"
+	ManagementProjectNumber = "100000000001"
+	CustomerProject         = "customer-project"
+	CustomerProjectNumber   = "200000000002"
+	GCPRegion               = "us-central1"
+)
+
+// StartGCP runs a fresh cloudsim with the two test projects.
+func StartGCP(t testing.TB, opts cloudsim.Options) *Fixture {
+	t.Helper()
+	f := Start(t, opts)
+	f.AddGCPProject(t, ManagementProject, ManagementProjectNumber)
+	f.AddGCPProject(t, CustomerProject, CustomerProjectNumber)
+	return f
+}
+
+// AddGCPProject creates a project owned by the administrator.
+func (f *Fixture) AddGCPProject(t testing.TB, id, number string) {
+	t.Helper()
+	if _, err := f.Server.GCP.AddProject(id, number); err != nil {
+		t.Fatalf("adding project %s: %v", id, err)
+	}
+}
+
+// GCPToken is a token source of the administrator (owner of every project).
+func GCPAdminTokens() oauth2.TokenSource {
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: gcp.AdminToken, TokenType: "Bearer"})
+}
+
+// Compute is a compute/v1 client on cloudsim with the given tokens.
+func (f *Fixture) Compute(t testing.TB, tokens oauth2.TokenSource) *compute.Service {
+	t.Helper()
+	svc, err := compute.NewService(context.Background(), option.WithEndpoint(f.URL+"/compute/v1/"), option.WithTokenSource(tokens))
+	if err != nil {
+		t.Fatalf("compute client: %v", err)
+	}
+	return svc
+}
+
+// DNS is a dns/v1 client on cloudsim with the given tokens.
+func (f *Fixture) DNS(t testing.TB, tokens oauth2.TokenSource) *dns.Service {
+	t.Helper()
+	svc, err := dns.NewService(context.Background(), option.WithEndpoint(f.URL+"/"), option.WithTokenSource(tokens))
+	if err != nil {
+		t.Fatalf("dns client: %v", err)
+	}
+	return svc
+}
+
+// WorkloadIdentity is a Kubernetes issuer trusted by a workload identity
+// pool provider of the management project, and a Google service account
+// its ServiceAccount may impersonate.
+type WorkloadIdentity struct {
+	Issuer   string
+	Signer   *sim.Signer
+	Provider gcp.Provider
+	Email    string // the Google service account
+	Subject  string // the Kubernetes ServiceAccount, system:serviceaccount:NS:NAME
+}
+
+// AddWorkloadIdentity sets up the pool, provider, issuer keys and service
+// account account@project, and lets subject impersonate it.
+func (f *Fixture) AddWorkloadIdentity(t testing.TB, project, projectNumber, account, subject string) *WorkloadIdentity {
+	t.Helper()
+	w := &WorkloadIdentity{Issuer: "https://kubernetes.cloudsim.test/" + account, Signer: sim.NewSigner(), Subject: subject}
+	w.Provider = gcp.Provider{ProjectNumber: projectNumber, PoolID: "hcplink", ProviderID: account, IssuerURI: w.Issuer}
+	if err := f.Server.GCP.AddProvider(w.Provider); err != nil {
+		t.Fatalf("adding provider: %v", err)
+	}
+	f.Server.GCP.SetIssuerKeys(w.Issuer, w.Signer.JWKS())
+	sa, err := f.Server.GCP.AddServiceAccount(project, account, "")
+	if err != nil {
+		t.Fatalf("adding service account: %v", err)
+	}
+	w.Email = sa.Email
+	member := "principal://iam.googleapis.com/projects/" + projectNumber + "/locations/global/workloadIdentityPools/hcplink/subject/" + subject
+	if err := f.Server.GCP.GrantOnServiceAccount(sa.Email, "roles/iam.workloadIdentityUser", member); err != nil {
+		t.Fatalf("granting workloadIdentityUser: %v", err)
+	}
+	return w
+}
+
+// Audience is what the external account configuration names the provider by.
+func (w *WorkloadIdentity) Audience() string { return "//iam.googleapis.com/" + w.Provider.Name() }
+
+// ServiceAccountToken is a projected ServiceAccount token as the kubelet
+// would write it: the issuer's, for the provider's default audience, valid
+// for an hour from now on the clock.
+func (w *WorkloadIdentity) ServiceAccountToken(t testing.TB, signer *sim.Signer, now time.Time) string {
+	t.Helper()
+	tok, err := signer.Sign(map[string]any{"iss": w.Issuer, "sub": w.Subject, "aud": []string{"https://iam.googleapis.com/" + w.Provider.Name()},
+		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()})
+	if err != nil {
+		t.Fatalf("signing: %v", err)
+	}
+	return tok
+}
+
+// ExternalAccountTokens are real golang.org/x/oauth2/google credentials
+// from an external_account configuration — the one hcplink's control-plane
+// operator will use — whose STS and IAM Credentials are cloudsim's, reading
+// the ServiceAccount token from a file.
+func (f *Fixture) ExternalAccountTokens(t testing.TB, w *WorkloadIdentity, token string) oauth2.TokenSource {
+	t.Helper()
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config, _ := json.Marshal(map[string]any{
+		"type":                              "external_account",
+		"audience":                          w.Audience(),
+		"subject_token_type":                "urn:ietf:params:oauth:token-type:jwt",
+		"token_url":                         f.URL + "/sts/v1/token",
+		"service_account_impersonation_url": f.URL + "/iamcredentials/v1/projects/-/serviceAccounts/" + w.Email + ":generateAccessToken",
+		"credential_source":                 map[string]any{"file": tokenFile, "format": map[string]string{"type": "text"}},
+	})
+	creds, err := google.CredentialsFromJSON(context.Background(), config, compute.CloudPlatformScope)
+	if err != nil {
+		t.Fatalf("external account credentials: %v", err)
+	}
+	return creds.TokenSource
+}
