@@ -168,12 +168,12 @@ func TestCreateAndDestroy(t *testing.T) {
 	if _, err := identities.Get(w.ctx, "guest-rg", "demo-x1-control-plane-operator", nil); !azurecloud.IsNotFound(err) {
 		t.Errorf("the identity is still there: %v", err)
 	}
-	if _, err := defs.GetByID(w.ctx, out.RoleDefinitionID, nil); !azurecloud.IsNotFound(err) {
+	if _, err := defs.GetByID(w.ctx, out.RoleDefinitionID, nil); !absent(err) {
 		t.Errorf("the role is still there: %v", err)
 	}
 	assignments, _ := armauthorization.NewRoleAssignmentsClient(sub, w.clients.Credential, w.clients.Options)
 	for _, id := range out.RoleAssignmentIDs {
-		if _, err := assignments.GetByID(w.ctx, id, nil); !azurecloud.IsNotFound(err) {
+		if _, err := assignments.GetByID(w.ctx, id, nil); !absent(err) {
 			t.Errorf("assignment %s is still there: %v", id, err)
 		}
 	}
@@ -203,4 +203,11 @@ func TestForeignIdentityIsNeverAdoptedNorDeleted(t *testing.T) {
 	if _, err := identities.Get(w.ctx, "guest-rg", "demo-x1-control-plane-operator", nil); err != nil {
 		t.Errorf("destroy deleted an identity it did not make: %v", err)
 	}
+}
+
+// absent: the resource is gone (Microsoft.Authorization names its own
+// absence RoleDefinitionDoesNotExist, RoleAssignmentNotFound).
+func absent(err error) bool {
+	code := azurecloud.ErrorCode(err)
+	return azurecloud.IsNotFound(err) || code == "RoleDefinitionDoesNotExist" || code == "RoleAssignmentNotFound"
 }

@@ -65,7 +65,7 @@ func ensureIdentity(ctx context.Context, c Clients, log io.Writer, o Options) (*
 	case err == nil && maps.EqualFunc(got.Tags, tags, func(a, b *string) bool { return deref(a) == deref(b) }):
 		logf(log, "managed identity %s: exists", name)
 		return &got.Identity, nil
-	case err != nil && !azurecloud.IsNotFound(err):
+	case err != nil && !gone(err):
 		return nil, azurecloud.Wrap("reading the managed identity", err)
 	}
 	out, err := client.CreateOrUpdate(ctx, o.ResourceGroup, name, armmsi.Identity{Location: to.Ptr(o.Location), Tags: tags}, nil)
@@ -88,7 +88,7 @@ func ensureFederatedCredential(ctx context.Context, c Clients, log io.Writer, o 
 		logf(log, "federated credential %s of %s: exists", federatedCredentialName, identity)
 		return deref(got.ID), nil
 	}
-	if err != nil && !azurecloud.IsNotFound(err) {
+	if err != nil && !gone(err) {
 		return "", azurecloud.Wrap("reading the federated credential", err)
 	}
 	out, err := client.CreateOrUpdate(ctx, o.ResourceGroup, identity, federatedCredentialName, armmsi.FederatedIdentityCredential{
@@ -121,7 +121,7 @@ func ensureRole(ctx context.Context, c Clients, log io.Writer, o Options) (strin
 	case err == nil && sameRole(got.RoleDefinition, role):
 		logf(log, "custom role %q: exists", name)
 		return deref(got.ID), nil
-	case err != nil && !azurecloud.IsNotFound(err):
+	case err != nil && !gone(err):
 		return "", azurecloud.Wrap("reading the custom role", err)
 	}
 	out, err := client.CreateOrUpdate(ctx, scopes[0], guid, armauthorization.RoleDefinition{Properties: &armauthorization.RoleDefinitionProperties{
@@ -174,7 +174,7 @@ func ensureAssignment(ctx context.Context, c Clients, log io.Writer, subscriptio
 	if got, err := client.Get(ctx, scope, name, nil); err == nil {
 		logf(log, "role assignment at %s: exists", scope)
 		return deref(got.ID), nil
-	} else if !azurecloud.IsNotFound(err) {
+	} else if !gone(err) {
 		return "", azurecloud.Wrap("reading the role assignment", err)
 	}
 	out, err := client.Create(ctx, scope, name, armauthorization.RoleAssignmentCreateParameters{Properties: &armauthorization.RoleAssignmentProperties{

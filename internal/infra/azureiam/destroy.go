@@ -27,7 +27,7 @@ func Destroy(ctx context.Context, c Clients, log io.Writer, o Options) error {
 	guid := stableGUID("role", o.SubscriptionID, o.InfraID)
 	role, err := defs.Get(ctx, scopes[0], guid, nil)
 	switch {
-	case azurecloud.IsNotFound(err):
+	case gone(err):
 		logf(log, "custom role %q: already gone", roleName(o.InfraID))
 	case err != nil:
 		return azurecloud.Wrap("reading the custom role", err)
@@ -40,7 +40,7 @@ func Destroy(ctx context.Context, c Clients, log io.Writer, o Options) error {
 				return err
 			}
 		}
-		if _, err := defs.Delete(ctx, scopes[0], guid, nil); err != nil && !azurecloud.IsNotFound(err) {
+		if _, err := defs.Delete(ctx, scopes[0], guid, nil); err != nil && !gone(err) {
 			return azurecloud.Wrap("deleting the custom role", err)
 		}
 		logf(log, "custom role %q: deleted", roleName(o.InfraID))
@@ -58,7 +58,7 @@ func deleteAssignments(ctx context.Context, c Clients, log io.Writer, subscripti
 	pager := client.NewListForScopePager(scope, nil)
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
-		if azurecloud.IsNotFound(err) {
+		if gone(err) {
 			return nil // the resource group is gone, and its assignments with it
 		}
 		if err != nil {
@@ -69,7 +69,7 @@ func deleteAssignments(ctx context.Context, c Clients, log io.Writer, subscripti
 			if p == nil || !strings.EqualFold(deref(p.RoleDefinitionID), roleID) || !strings.EqualFold(deref(p.Scope), scope) {
 				continue
 			}
-			if _, err := client.Delete(ctx, scope, deref(a.Name), nil); err != nil && !azurecloud.IsNotFound(err) {
+			if _, err := client.Delete(ctx, scope, deref(a.Name), nil); err != nil && !gone(err) {
 				return azurecloud.Wrap("deleting a role assignment", err)
 			}
 			logf(log, "role assignment at %s: deleted", scope)
@@ -86,7 +86,7 @@ func deleteIdentity(ctx context.Context, c Clients, log io.Writer, o Options) er
 	name := identityName(o.InfraID)
 	got, err := client.Get(ctx, o.ResourceGroup, name, nil)
 	switch {
-	case azurecloud.IsNotFound(err):
+	case gone(err):
 		logf(log, "managed identity %s: already gone", name)
 		return nil
 	case err != nil:
@@ -96,7 +96,7 @@ func deleteIdentity(ctx context.Context, c Clients, log io.Writer, o Options) er
 		return nil
 	}
 	// Its federated credentials go with it.
-	if _, err := client.Delete(ctx, o.ResourceGroup, name, nil); err != nil && !azurecloud.IsNotFound(err) {
+	if _, err := client.Delete(ctx, o.ResourceGroup, name, nil); err != nil && !gone(err) {
 		return azurecloud.Wrap("deleting the managed identity", err)
 	}
 	logf(log, "managed identity %s: deleted", name)

@@ -166,3 +166,17 @@ func logf(w io.Writer, format string, args ...any) {
 		fmt.Fprintf(w, format+"\n", args...)
 	}
 }
+
+// authorizationGoneCodes are the 404 codes Microsoft.Authorization answers
+// for its own absent resources, besides ARM's generic ones.
+var authorizationGoneCodes = map[string]bool{"RoleDefinitionDoesNotExist": true, "RoleAssignmentNotFound": true}
+
+// gone reports whether the resource addressed is absent (never a missing
+// subscription or resource group: that is an error to report).
+func gone(err error) bool {
+	if azurecloud.IsNotFound(err) {
+		return true
+	}
+	re, ok := azurecloud.ResponseError(err)
+	return ok && re.StatusCode == 404 && authorizationGoneCodes[re.ErrorCode]
+}
