@@ -37,6 +37,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.subnetID.lowerAscii().startsWith(self.vnetID.lowerAscii() + '/subnets/')",message="subnetID must be a subnet of the VNet named by vnetID",fieldPath=".subnetID"
 // +kubebuilder:validation:XValidation:rule="self.vnetID.lowerAscii().startsWith('/subscriptions/' + self.subscriptionID.lowerAscii() + '/')",message="vnetID must be in the cluster's subscription: its /subscriptions/<id>/ segment must equal subscriptionID",fieldPath=".vnetID"
 // +kubebuilder:validation:XValidation:rule="self.subnetID.lowerAscii().startsWith('/subscriptions/' + self.subscriptionID.lowerAscii() + '/')",message="subnetID must be in the cluster's subscription: its /subscriptions/<id>/ segment must equal subscriptionID",fieldPath=".subnetID"
+// +kubebuilder:validation:XValidation:rule="!has(self.topology) || self.topology == 'Public' || has(self.tenantID)",message="tenantID is required when topology is PublicAndPrivate or Private: the control-plane operator signs in to this Entra ID tenant",fieldPath=".tenantID"
+// +kubebuilder:validation:XValidation:rule="!has(self.topology) || self.topology == 'Public' || (has(self.azureAuthenticationConfig) && has(self.azureAuthenticationConfig.workloadIdentities))",message="azureAuthenticationConfig.workloadIdentities.controlPlaneOperator.clientID is required when topology is PublicAndPrivate or Private: it is the identity the control-plane operator creates the Private Endpoint and private DNS with (hcplink create iam azure makes one)",fieldPath=".azureAuthenticationConfig"
 type AzurePlatformSpec struct {
 	// subscriptionID is the Azure subscription of the cluster's workers, a
 	// UUID such as 550e8400-e29b-41d4-a716-446655440000. It cannot change
@@ -112,7 +114,87 @@ type AzurePlatformSpec struct {
 	//
 	// +optional
 	Private *AzurePrivateSpec `json:"private,omitempty"`
+
+	// tenantID is the Entra ID tenant of the cluster's identities, a UUID
+	// such as 72f988bf-86f1-41af-91ab-2d7cd011db47. Required unless
+	// topology is Public. Once set it cannot change: the subscription, and
+	// so its tenant, cannot change either.
+	//
+	// +optional
+	// +kubebuilder:validation:MinLength=36
+	// +kubebuilder:validation:MaxLength=36
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')",message="tenantID must be a UUID such as 72f988bf-86f1-41af-91ab-2d7cd011db47"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="tenantID is immutable"
+	TenantID string `json:"tenantID,omitempty"`
+
+	// azureAuthenticationConfig names the Azure identities of the
+	// cluster's components. Required unless topology is Public.
+	//
+	// +optional
+	AzureAuthenticationConfig *AzureAuthenticationConfiguration `json:"azureAuthenticationConfig,omitempty"`
 }
+
+// AzureAuthenticationType is how the cluster's components sign in to Azure.
+//
+// +kubebuilder:validation:Enum=WorkloadIdentities
+type AzureAuthenticationType string
+
+const (
+	// AzureAuthenticationWorkloadIdentities: each component exchanges its
+	// ServiceAccount token for an Entra ID token of a user-assigned managed
+	// identity (or app registration) that trusts the management cluster's
+	// issuer for that ServiceAccount.
+	AzureAuthenticationWorkloadIdentities AzureAuthenticationType = "WorkloadIdentities"
+)
+
+// AzureAuthenticationConfiguration names the Azure identities of a
+// cluster's components.
+//
+// +kubebuilder:validation:XValidation:rule="self.azureAuthenticationConfigType != 'WorkloadIdentities' || has(self.workloadIdentities)",message="workloadIdentities is required when azureAuthenticationConfigType is WorkloadIdentities",fieldPath=".workloadIdentities"
+type AzureAuthenticationConfiguration struct {
+	// azureAuthenticationConfigType is how the components sign in;
+	// WorkloadIdentities is the only way.
+	//
+	// +optional
+	// +kubebuilder:default=WorkloadIdentities
+	AzureAuthenticationConfigType AzureAuthenticationType `json:"azureAuthenticationConfigType,omitempty"`
+
+	// workloadIdentities are the components' workload identities.
+	//
+	// +optional
+	WorkloadIdentities *AzureWorkloadIdentities `json:"workloadIdentities,omitempty"`
+}
+
+// AzureWorkloadIdentities are the workload identities of the components
+// hcplink runs for a cluster.
+type AzureWorkloadIdentities struct {
+	// controlPlaneOperator is the identity of the control-plane operator
+	// (ServiceAccount control-plane-operator in the control-plane
+	// namespace): it creates the Private Endpoint, the private DNS zone,
+	// its VNet link and records in the cluster's resource group.
+	//
+	// +required
+	ControlPlaneOperator WorkloadIdentity `json:"controlPlaneOperator"`
+}
+
+// WorkloadIdentity is one component's workload identity.
+type WorkloadIdentity struct {
+	// clientID is the client ID of the user-assigned managed identity (or
+	// app registration) whose federated credential trusts the management
+	// cluster's issuer for the component's ServiceAccount. It may change,
+	// to rotate the identity: the control-plane operator restarts with the
+	// new one.
+	//
+	// +required
+	ClientID AzureClientID `json:"clientID"`
+}
+
+// AzureClientID is the client (application) ID of an Entra ID identity.
+//
+// +kubebuilder:validation:MinLength=36
+// +kubebuilder:validation:MaxLength=36
+// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$')",message="clientID must be a UUID such as 3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f"
+type AzureClientID string
 
 // AzurePrivateSpec configures the private path of an Azure cluster.
 //

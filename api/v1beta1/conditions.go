@@ -48,6 +48,12 @@ const (
 	// the service account, a revoked key.
 	InvalidCredentialsReason = "InvalidCredentials"
 
+	// IdentityNotConfiguredReason (ValidCloudCredentials=False): the
+	// control-plane operator was given no cloud identity (on Azure, no
+	// workload identity: the HostedCluster names none); it never falls
+	// back to another credential, and calls the cloud not at all.
+	IdentityNotConfiguredReason = "IdentityNotConfigured"
+
 	// CredentialCheckFailedReason (ValidCloudCredentials=Unknown): the
 	// check could not be made (the cloud did not answer, or throttled it).
 	CredentialCheckFailedReason = "CredentialCheckFailed"

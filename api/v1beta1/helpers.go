@@ -84,3 +84,24 @@ func PausedFor(pausedUntil *string, now time.Time) (paused bool, remaining time.
 	}
 	return true, until.Sub(now)
 }
+
+// ControlPlaneOperatorIdentity is the tenant and client ID the control-plane
+// operator signs in to Azure with; both "" when the spec names none.
+func (a *AzurePlatformSpec) ControlPlaneOperatorIdentity() (tenantID, clientID string) {
+	if a == nil || a.AzureAuthenticationConfig == nil || a.AzureAuthenticationConfig.WorkloadIdentities == nil {
+		return "", ""
+	}
+	return a.TenantID, string(a.AzureAuthenticationConfig.WorkloadIdentities.ControlPlaneOperator.ClientID)
+}
+
+// WorkloadIdentitiesConfig is the authentication configuration that names
+// controlPlaneOperatorClientID as the control-plane operator's workload
+// identity.
+func WorkloadIdentitiesConfig(controlPlaneOperatorClientID string) *AzureAuthenticationConfiguration {
+	return &AzureAuthenticationConfiguration{
+		AzureAuthenticationConfigType: AzureAuthenticationWorkloadIdentities,
+		WorkloadIdentities: &AzureWorkloadIdentities{
+			ControlPlaneOperator: WorkloadIdentity{ClientID: AzureClientID(controlPlaneOperatorClientID)},
+		},
+	}
+}

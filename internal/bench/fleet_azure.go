@@ -54,7 +54,7 @@ func (f *azureFleet) devenvOptions(opts Options, progress io.Writer) devenv.Opti
 }
 
 func (f *azureFleet) prepare(ctx context.Context, env *devenv.Env, n int, progress io.Writer) ([]cluster, error) {
-	fmt.Fprintf(progress, "\npreparing %d control-plane operator identities (app registration, federated credential, role assignment) in the guest subscription\n", n)
+	fmt.Fprintf(progress, "\npreparing %d control-plane operator identities (create iam azure: managed identity, federated credential, custom role and assignment) in the guest subscription\n", n)
 	cidr, err := guestAddressSpace(ctx, env)
 	if err != nil {
 		return nil, err
@@ -91,7 +91,8 @@ func (f *azureFleet) create(ctx context.Context, env *devenv.Env, c cluster) err
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{
 				SubscriptionID: fx.SubscriptionID, ResourceGroupName: fx.ResourceGroup, Location: fx.Location,
 				VnetID: fx.VNetID, SubnetID: fx.SubnetID, Topology: hcplinkv1beta1.AzureTopologyPrivate,
-				Private: &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				Private:  &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				TenantID: fx.TenantID, AzureAuthenticationConfig: hcplinkv1beta1.WorkloadIdentitiesConfig(fx.ControlPlaneOperatorClientID),
 			}},
 		},
 	}

@@ -139,7 +139,8 @@ func (t *azureTour) createCluster(ctx context.Context, subnet string) error {
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{
 				SubscriptionID: f.subscription, ResourceGroupName: f.resourceGroup, Location: f.location,
 				VnetID: f.vnetID, SubnetID: subnet, Topology: hcplinkv1beta1.AzureTopologyPrivate,
-				Private: &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				Private:  &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				TenantID: f.tenantID, AzureAuthenticationConfig: hcplinkv1beta1.WorkloadIdentitiesConfig(f.cpoClientID),
 			}},
 		},
 	}

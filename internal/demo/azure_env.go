@@ -32,6 +32,9 @@ type azureCloud struct {
 type azureFixture struct {
 	subscription, resourceGroup, location, vnetID, cidr string
 	subnetIDs                                           [2]string
+	// tenantID and cpoClientID are the control-plane operator's workload
+	// identity, which the HostedCluster names.
+	tenantID, cpoClientID string
 }
 
 func devenvPlatform(platform string) devenv.Platform {
@@ -76,5 +79,6 @@ func prepareAzureCluster(ctx context.Context, env *devenv.Env, namespace, name, 
 		cidr = deref(p.AddressSpace.AddressPrefixes[0])
 	}
 	return azureFixture{subscription: f.SubscriptionID, resourceGroup: f.ResourceGroup, location: f.Location,
-		vnetID: f.VNetID, cidr: cidr, subnetIDs: [2]string{f.SubnetID, f.SecondSubnetID}}, nil
+		vnetID: f.VNetID, cidr: cidr, subnetIDs: [2]string{f.SubnetID, f.SecondSubnetID},
+		tenantID: f.TenantID, cpoClientID: f.ControlPlaneOperatorClientID}, nil
 }

@@ -64,18 +64,27 @@ type AzureClusterFixture struct {
 	// the same VNet, for a NodePool.
 	SubnetID       string
 	SecondSubnetID string
-	// ControlPlaneOperatorClientID is the app registration the cluster's
-	// control-plane operator signs in as (workload identity).
+	// TenantID and ControlPlaneOperatorClientID are the workload identity
+	// the cluster's control-plane operator signs in as; the HostedCluster
+	// names them (spec.platform.azure.tenantID and
+	// azureAuthenticationConfig.workloadIdentities.controlPlaneOperator).
+	TenantID                     string
 	ControlPlaneOperatorClientID string
+	// ControlPlaneOperatorPrincipalID is that identity's service principal,
+	// as role assignments and cloudsim's Evaluations name it.
+	ControlPlaneOperatorPrincipalID string
 }
 
 // PrepareAzureCluster makes, in the guest subscription, what a private
-// Azure cluster needs before it is created: an app registration for its
-// control-plane operator, with a federated credential trusting the devenv
+// Azure cluster needs before it is created: its control-plane operator's
+// identity, made by the code behind hcplink create iam azure (a
+// user-assigned managed identity whose federated credential trusts devenv's
 // issuer for the CPO's ServiceAccount in the cluster's control-plane
-// namespace and exactly the control-plane operator's custom role on the
-// guest resource group. The kubelet stand-in signs that operator in as
-// this identity, as the workload identity webhook would. It is idempotent.
+// namespace, holding exactly the control-plane operator's custom role on
+// the guest resource group). The cluster's HostedCluster names it
+// (TenantID, ControlPlaneOperatorClientID), as a user's would; the kubelet
+// stand-in runs the control-plane operator from the Deployment the
+// operator renders from those fields. It is idempotent.
 func (e *Env) PrepareAzureCluster(ctx context.Context, namespace, name, infraID string) (AzureClusterFixture, error) {
 	if e.azure == nil {
 		return AzureClusterFixture{}, fmt.Errorf("devenv runs %s, not Azure: start it with Platform: PlatformAzure", PlatformAWS)

@@ -3,7 +3,6 @@ package devenv
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -13,17 +12,14 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 	"github.com/google/uuid"
 
-	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/infra/azureiam"
 )
 
 const (
-	// azureTokenAudience is the audience of the service-account tokens
-	// exchanged with Entra ID (what the workload identity webhook projects).
-	azureTokenAudience = "api://AzureADTokenExchange"
 	// azureIssuer issues the CPOs' service-account tokens; cloudsim trusts
 	// its keys, registered at start, as it would fetch a cluster issuer's.
 	azureIssuer = "https://" + oidcHost + "/azure"
@@ -33,8 +29,8 @@ const (
 )
 
 // azureEnv is devenv's Azure directory work: the administrator's reach,
-// the issuer that signs the control-plane operators' tokens, the custom
-// roles, and which identity each control-plane namespace signs in as.
+// the issuer that signs the control-plane operators' tokens, and the
+// management operator's identity.
 type azureEnv struct {
 	server *cloudsim.Server
 	cloud  azcloud.Configuration
@@ -42,15 +38,9 @@ type azureEnv struct {
 	admin  azcore.TokenCredential
 	opts   *arm.ClientOptions
 	signer *sim.Signer
-	guest  AzureGuestNetwork
-	// cpoRoleID is the control-plane operator's custom role, assignable on
-	// the guest resource group.
-	cpoRoleID string
-
-	mu sync.Mutex
-	// identities maps a control-plane namespace to the client ID its
-	// operator signs in with.
-	identities map[string]string
+	// operatorPrincipalID is the management operator's service principal.
+	operatorPrincipalID string
+	guest               AzureGuestNetwork
 }
 
 // newAzureEnv registers the subscriptions and the issuer's keys in a
@@ -62,11 +52,10 @@ func newAzureEnv(server *cloudsim.Server) (*azureEnv, error) {
 		}
 	}
 	a := &azureEnv{
-		server:     server,
-		cloud:      azurecloud.CloudConfiguration(server.URL(), server.URL(), ""),
-		caPEM:      server.CACertPEM(),
-		signer:     sim.NewSigner(),
-		identities: map[string]string{},
+		server: server,
+		cloud:  azurecloud.CloudConfiguration(server.URL(), server.URL(), ""),
+		caPEM:  server.CACertPEM(),
+		signer: sim.NewSigner(),
 	}
 	server.Azure.SetIssuerKeys(azureIssuer, a.signer.JWKS())
 	admin := a.config(azurecloud.Config{Kind: azurecloud.ClientSecret, TenantID: simazure.DefaultTenantID,
@@ -103,6 +92,7 @@ func (a *azureEnv) managementOperator(ctx context.Context) (azurecloud.Config, e
 	if err := a.assign(ctx, scope, role, sp.ObjectID); err != nil {
 		return azurecloud.Config{}, err
 	}
+	a.operatorPrincipalID = sp.ObjectID
 	return a.config(azurecloud.Config{Kind: azurecloud.ClientSecret, TenantID: sp.TenantID, ClientID: sp.ClientID,
 		ClientSecret: sp.ClientSecret, SubscriptionID: AzureManagementSubscription}), nil
 }
@@ -147,54 +137,33 @@ func (a *azureEnv) assign(ctx context.Context, scope, roleID, principalID string
 	return nil
 }
 
-// prepareCluster registers the cluster's control-plane operator identity
-// (once per control-plane namespace) and returns the cluster's fixture.
+// prepareCluster makes the cluster's control-plane operator identity with
+// the code behind hcplink create iam azure, as a user would, and returns
+// the cluster's fixture with its tenant and client ID.
 func (a *azureEnv) prepareCluster(ctx context.Context, namespace, name, infraID string) (AzureClusterFixture, error) {
-	hcpNamespace := hcplinkv1beta1.HostedControlPlaneNamespace(namespace, name)
 	f := AzureClusterFixture{
 		SubscriptionID: a.guest.SubscriptionID, ResourceGroup: a.guest.ResourceGroup, Location: AzureLocation,
 		VNetID: a.guest.VNetID, SubnetID: a.guest.SubnetIDs[0], SecondSubnetID: a.guest.SubnetIDs[1],
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if id, ok := a.identities[hcpNamespace]; ok {
-		f.ControlPlaneOperatorClientID = id
-		return f, nil
-	}
-	sp, err := a.server.Azure.AddServicePrincipal(simazure.DefaultTenantID, infraID+"-control-plane-operator")
+	out, err := azureiam.Create(ctx, azureiam.Clients{Credential: a.admin, Options: a.opts}, nil, azureiam.Options{
+		InfraID: infraID, Namespace: namespace, Name: name, IssuerURL: azureIssuer,
+		SubscriptionID: a.guest.SubscriptionID, ResourceGroup: a.guest.ResourceGroup, Location: AzureLocation,
+	})
 	if err != nil {
-		return f, err
+		return f, fmt.Errorf("creating the control-plane operator's identity: %w", err)
 	}
-	if err := a.server.Azure.AddFederatedCredential(sp.TenantID, sp.ClientID, simazure.FederatedCredential{
-		Name: "control-plane-operator", Issuer: azureIssuer, Audiences: []string{azureTokenAudience},
-		Subject: "system:serviceaccount:" + hcpNamespace + ":" + cpoName,
-	}); err != nil {
-		return f, err
-	}
-	scope := "/subscriptions/" + a.guest.SubscriptionID + "/resourceGroups/" + a.guest.ResourceGroup
-	if err := a.assign(ctx, scope, a.cpoRoleID, sp.ObjectID); err != nil {
-		return f, err
-	}
-	a.identities[hcpNamespace] = sp.ClientID
-	f.ControlPlaneOperatorClientID = sp.ClientID
+	f.TenantID, f.ControlPlaneOperatorClientID, f.ControlPlaneOperatorPrincipalID = out.TenantID, out.ClientID, out.PrincipalID
 	return f, nil
 }
 
-// controlPlaneOperatorIdentity is the client ID a control-plane
-// namespace's operator signs in with ("" when none was prepared).
-func (a *azureEnv) controlPlaneOperatorIdentity(hcpNamespace string) string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.identities[hcpNamespace]
-}
-
-// serviceAccountToken signs the token the workload identity webhook would
-// project for a ServiceAccount: the devenv issuer, Entra ID's audience.
-func (a *azureEnv) serviceAccountToken(namespace, serviceAccount string, now time.Time) (string, error) {
+// serviceAccountToken signs the token the kubelet would project for a
+// ServiceAccount with audience: the devenv issuer is the management
+// cluster's.
+func (a *azureEnv) serviceAccountToken(namespace, serviceAccount, audience string, now time.Time) (string, error) {
 	return a.signer.Sign(map[string]any{
 		"iss": azureIssuer,
 		"sub": "system:serviceaccount:" + namespace + ":" + serviceAccount,
-		"aud": []string{azureTokenAudience},
+		"aud": []string{audience},
 		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(24 * time.Hour).Unix(),
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
 )
 
@@ -22,6 +21,7 @@ func (e *Env) startAzure(ctx context.Context) error {
 	}
 	e.azure = a
 	e.AzureTenantID = simazure.DefaultTenantID
+	e.AzureIssuerURL = azureIssuer
 	e.AzureAdmin, e.AzureClientOptions = a.admin, a.opts
 	e.AzureCABundle = filepath.Join(e.workDir, "cloudsim-ca.pem")
 	if err := os.WriteFile(e.AzureCABundle, a.caPEM, 0o600); err != nil {
@@ -31,13 +31,10 @@ func (e *Env) startAzure(ctx context.Context) error {
 		return fmt.Errorf("seeding the Azure networks: %w", err)
 	}
 	a.guest = e.AzureGuest
-	guestScope := "/subscriptions/" + AzureGuestSubscription + "/resourceGroups/" + e.AzureGuest.ResourceGroup
-	if a.cpoRoleID, err = a.customRole(ctx, azurecloud.ControlPlaneOperator, guestScope); err != nil {
-		return err
-	}
 	if e.azureOperator, err = a.managementOperator(ctx); err != nil {
 		return fmt.Errorf("registering the management operator's identity: %w", err)
 	}
+	e.AzureOperatorPrincipalID = a.operatorPrincipalID
 	// As install --azure-pls-resource-group sets it: the load balancers
 	// are looked for in the management cluster's group only.
 	e.azureOperator.ResourceGroup = e.AzureManagement.ResourceGroup

@@ -59,10 +59,10 @@ type cpoRunner struct {
 
 // cpoIdentity is what a control-plane operator signs in with: the AWS
 // credentials file of its Secret ("" when it mounts none), the Azure
-// client ID the workload identity webhook would inject ("" when none).
+// workload identity of its Deployment (zero when none).
 type cpoIdentity struct {
 	awsCredentials string
-	azureClientID  string
+	azure          azureWorkloadIdentity
 }
 
 type runningCPO struct {
@@ -93,8 +93,12 @@ func (r *cpoRunner) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	azureIdentity, err := azureWorkloadIdentityOf(&deploy)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	// A changed identity restarts the operator, as a rolled pod would.
-	identity := cpoIdentity{awsCredentials: credentials, azureClientID: r.azureIdentity(req.Namespace)}
+	identity := cpoIdentity{awsCredentials: credentials, azure: azureIdentity}
 	r.mu.Lock()
 	current, held := r.running[req.NamespacedName], r.held[req.NamespacedName]
 	r.mu.Unlock()
@@ -103,7 +107,7 @@ func (r *cpoRunner) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	}
 	if current == nil || current.identity != identity {
 		r.stop(req.NamespacedName)
-		if err := r.start(req.NamespacedName, identity); err != nil {
+		if err := r.start(ctx, req.NamespacedName, identity); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -128,12 +132,12 @@ func (r *cpoRunner) awsCredentials(ctx context.Context, deploy *appsv1.Deploymen
 	return "", nil
 }
 
-func (r *cpoRunner) start(key types.NamespacedName, identity cpoIdentity) error {
+func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identity cpoIdentity) error {
 	awsConfig, err := r.awsConfig(key.Namespace, identity.awsCredentials)
 	if err != nil {
 		return err
 	}
-	azureConfig, err := r.azureConfig(key.Namespace)
+	azureConfig, err := r.azureConfig(ctx, key.Namespace, identity.azure)
 	if err != nil {
 		return err
 	}
@@ -144,11 +148,11 @@ func (r *cpoRunner) start(key types.NamespacedName, identity cpoIdentity) error 
 		UserName: "system:serviceaccount:" + key.Namespace + ":" + cpoName,
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + key.Namespace, "system:authenticated"},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	runCtx, cancel := context.WithCancel(context.Background())
 	cpo := &runningCPO{identity: identity, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(cpo.done)
-		err := controlplane.Run(ctx, controlplane.Options{
+		err := controlplane.Run(runCtx, controlplane.Options{
 			RestConfig:             kube,
 			Namespace:              key.Namespace,
 			AWS:                    awsConfig,
@@ -158,7 +162,7 @@ func (r *cpoRunner) start(key types.NamespacedName, identity cpoIdentity) error 
 			Azure:                  azureConfig,
 			AzureDriftInterval:     r.currentDriftInterval(),
 		})
-		if err != nil && ctx.Err() == nil {
+		if err != nil && runCtx.Err() == nil {
 			r.log.Error(err, "control-plane operator stopped", "namespace", key.Namespace)
 		}
 	}()

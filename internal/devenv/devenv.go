@@ -113,12 +113,19 @@ type Env struct {
 	// endpoints and CA), for tests and the demo to read and change
 	// cloudsim's Azure state through the SDK. AzureCABundle is the path of
 	// cloudsim's CA (AZURE_CA_BUNDLE, az's REQUESTS_CA_BUNDLE).
-	AzureTenantID      string
-	AzureAdmin         azcore.TokenCredential
-	AzureClientOptions *arm.ClientOptions
-	AzureCABundle      string
-	AzureManagement    AzureManagementNetwork
-	AzureGuest         AzureGuestNetwork
+	AzureTenantID string
+	// AzureIssuerURL is the management cluster's service-account issuer
+	// as Entra ID (cloudsim) knows it: what create iam azure's
+	// --oidc-issuer-url names.
+	AzureIssuerURL string
+	// AzureOperatorPrincipalID is the management operator's service
+	// principal, as cloudsim's Evaluations name it.
+	AzureOperatorPrincipalID string
+	AzureAdmin               azcore.TokenCredential
+	AzureClientOptions       *arm.ClientOptions
+	AzureCABundle            string
+	AzureManagement          AzureManagementNetwork
+	AzureGuest               AzureGuestNetwork
 
 	// OperatorPID is the management operator's process when it runs as one
 	// (Options.OperatorBinary); 0 when it runs in this process.

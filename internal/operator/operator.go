@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -207,6 +208,7 @@ func Run(ctx context.Context, opts Options) error {
 			PrivatePlatform:           opts.PrivatePlatform,
 			AWSPrivateRegion:          opts.AWSPrivateRegion,
 			ControlPlaneOperatorImage: opts.ControlPlaneOperatorImage,
+			AzureAuthorityHost:        azureAuthorityHost(opts.Azure, os.Getenv),
 			CleanupGracePeriod:        opts.CleanupGracePeriod,
 			Platforms:                 platforms,
 			ManagementCredentials:     credentials,
@@ -271,6 +273,17 @@ func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platfor
 		return nil, fmt.Errorf("operator: adding the credentials check: %w", err)
 	}
 	return checker, nil
+}
+
+// azureAuthorityHost is the Entra ID authority of the operator's own Azure
+// configuration, or of its environment: the control-plane operators it
+// renders sign in at the same cloud (public, sovereign, or cloudsim). ""
+// leaves the rendering's default, Azure's public cloud.
+func azureAuthorityHost(cfg *azurecloud.Config, getenv func(string) string) string {
+	if cfg != nil && cfg.Cloud.ActiveDirectoryAuthorityHost != "" {
+		return cfg.Cloud.ActiveDirectoryAuthorityHost
+	}
+	return getenv(azurecloud.EnvAuthorityHost)
 }
 
 // managementClusterID is the kube-system namespace's UID: stable for the

@@ -107,7 +107,8 @@ func TestRunServesAzurePrivateLink(t *testing.T) {
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{
 				SubscriptionID: cloudsimtest.CustomerSubscription, ResourceGroupName: "customer-rg", Location: "eastus",
 				VnetID: guestVNet, SubnetID: guestVNet + "/subnets/workers", Topology: hcplinkv1beta1.AzureTopologyPrivate,
-				Private: &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				Private:  &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				TenantID: "72f988bf-86f1-41af-91ab-2d7cd011db47", AzureAuthenticationConfig: hcplinkv1beta1.WorkloadIdentitiesConfig("3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f"),
 			}},
 		},
 	}

@@ -43,13 +43,15 @@ func TestInvalidClustersGetAConditionAndNothingElse(t *testing.T) {
 		{"region", func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.AWS.Region = "eu-west-1" }, "region", true},
 		{"azure-on-aws-operator", func(hc *hcplinkv1beta1.HostedCluster) {
 			hc.Spec.Platform = hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{
-				SubscriptionID:    "5f2c3a9e-7d1b-4c6a-9e8f-0a1b2c3d4e5f",
-				ResourceGroupName: "rg",
-				Location:          "eastus",
-				VnetID:            "/subscriptions/5f2c3a9e-7d1b-4c6a-9e8f-0a1b2c3d4e5f/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet",
-				SubnetID:          "/subscriptions/5f2c3a9e-7d1b-4c6a-9e8f-0a1b2c3d4e5f/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/workers",
-				Topology:          hcplinkv1beta1.AzureTopologyPrivate,
-				Private:           &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink, PrivateLink: &hcplinkv1beta1.AzurePrivateLinkSpec{}},
+				SubscriptionID:            "5f2c3a9e-7d1b-4c6a-9e8f-0a1b2c3d4e5f",
+				ResourceGroupName:         "rg",
+				Location:                  "eastus",
+				VnetID:                    "/subscriptions/5f2c3a9e-7d1b-4c6a-9e8f-0a1b2c3d4e5f/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet",
+				SubnetID:                  "/subscriptions/5f2c3a9e-7d1b-4c6a-9e8f-0a1b2c3d4e5f/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/workers",
+				Topology:                  hcplinkv1beta1.AzureTopologyPrivate,
+				Private:                   &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink, PrivateLink: &hcplinkv1beta1.AzurePrivateLinkSpec{}},
+				TenantID:                  "72f988bf-86f1-41af-91ab-2d7cd011db47",
+				AzureAuthenticationConfig: hcplinkv1beta1.WorkloadIdentitiesConfig("3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f"),
 			}}
 			hc.Spec.Services = routeEverything(hc.Name)
 		}, "Azure", true},

@@ -75,8 +75,10 @@ func createClusterThen(t *testing.T, prefix string, topology hcplinkv1beta1.Azur
 				Azure: &hcplinkv1beta1.AzurePlatformSpec{
 					SubscriptionID: c.fixture.SubscriptionID, ResourceGroupName: c.fixture.ResourceGroup,
 					Location: c.fixture.Location, VnetID: c.fixture.VNetID, SubnetID: c.fixture.SubnetID,
-					Topology: topology,
-					Private:  &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+					Topology:                  topology,
+					Private:                   &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+					TenantID:                  c.fixture.TenantID,
+					AzureAuthenticationConfig: hcplinkv1beta1.WorkloadIdentitiesConfig(c.fixture.ControlPlaneOperatorClientID),
 				},
 			},
 		},

@@ -299,6 +299,24 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		{"public Azure cluster with private", with(azurePrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.Azure.Topology = hcv1.AzureTopologyPublic
 		}), []string{"spec.platform.azure.private", "private must not be set when topology is Public"}},
+		{"private Azure cluster without a tenant", with(azurePrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.TenantID = ""
+		}), []string{"spec.platform.azure.tenantID", "tenantID is required when topology is PublicAndPrivate or Private"}},
+		{"private Azure cluster without the control-plane operator's identity", with(azurePrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.AzureAuthenticationConfig = nil
+		}), []string{"spec.platform.azure.azureAuthenticationConfig", "azureAuthenticationConfig.workloadIdentities.controlPlaneOperator.clientID is required", "hcplink create iam azure"}},
+		{"Azure authentication without workload identities", with(azurePrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.AzureAuthenticationConfig.WorkloadIdentities = nil
+		}), []string{"spec.platform.azure.azureAuthenticationConfig.workloadIdentities", "workloadIdentities is required when azureAuthenticationConfigType is WorkloadIdentities"}},
+		{"Azure tenant that is not a UUID", with(azurePrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.TenantID = "contoso.onmicrosoft.com-0123456789ab"
+		}), []string{"spec.platform.azure.tenantID", "tenantID must be a UUID"}},
+		{"control-plane operator client ID that is not a UUID", with(azurePrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcv1.WorkloadIdentitiesConfig("hcplink-control-plane-operator-1234")
+		}), []string{"spec.platform.azure.azureAuthenticationConfig.workloadIdentities.controlPlaneOperator.clientID", "clientID must be a UUID"}},
+		{"unknown Azure authentication type", with(azurePrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.AzureAuthenticationConfig.AzureAuthenticationConfigType = "ManagedIdentities"
+		}), []string{"spec.platform.azure.azureAuthenticationConfig.azureAuthenticationConfigType", "Unsupported value"}},
 		{"unknown private type", with(azurePrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.Azure.Private.Type = "Swift"
 		}), []string{"spec.platform.azure.private.type", "Unsupported value"}},

@@ -12,6 +12,9 @@ import (
 const (
 	subscription      = "550e8400-e29b-41d4-a716-446655440000"
 	otherSubscription = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+	tenant            = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	cpoClientID       = "3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f"
+	rotatedClientID   = "4b0b6be3-5c2f-4d9f-8e2f-1f3c7d8e9fa0"
 	vnetID            = "/subscriptions/" + subscription + "/resourceGroups/customer-rg/providers/Microsoft.Network/virtualNetworks/customer-vnet"
 	subnetID          = vnetID + "/subnets/workers"
 	otherSubnetID     = vnetID + "/subnets/workers-2"
@@ -115,6 +118,8 @@ func azurePublicCluster(namespace, name string) *hcv1.HostedCluster {
 func azurePrivateCluster(namespace, name string, topology hcv1.AzureTopology) *hcv1.HostedCluster {
 	hc := azurePublicCluster(namespace, name)
 	hc.Spec.Platform.Azure.Topology = topology
+	hc.Spec.Platform.Azure.TenantID = tenant
+	hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcv1.WorkloadIdentitiesConfig(cpoClientID)
 	hc.Spec.Platform.Azure.Private = &hcv1.AzurePrivateSpec{
 		Type: hcv1.AzurePrivateTypePrivateLink,
 		PrivateLink: &hcv1.AzurePrivateLinkSpec{

@@ -61,6 +61,13 @@ func TestHostedClusterUpdates(t *testing.T) {
 		{name: "Azure additional subscriptions change", base: azurePrivate, mutate: func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.Azure.Private.PrivateLink.AdditionalAllowedSubscriptions = uuids(3)
 		}},
+		{name: "Azure control-plane operator identity rotated", base: azurePrivate, mutate: func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcv1.WorkloadIdentitiesConfig(rotatedClientID)
+		}},
+		{name: "public Azure cluster gains a tenant and identity", base: azurePublicCluster, mutate: func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.TenantID = tenant
+			hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcv1.WorkloadIdentitiesConfig(cpoClientID)
+		}},
 		{name: "AWS tags change", base: awsPrivate, mutate: func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.AWS.ResourceTags = []hcv1.AWSResourceTag{{Key: "team", Value: "networking"}, {Key: "env", Value: "prod"}}
 		}},
@@ -134,6 +141,12 @@ func TestHostedClusterUpdates(t *testing.T) {
 			mutate: func(hc *hcv1.HostedCluster) {
 				hc.Spec.Platform.Azure.Private.PrivateLink = &hcv1.AzurePrivateLinkSpec{NATSubnetID: natSubnetID}
 			}},
+		{name: "Azure tenant changed", base: azurePrivate, want: []string{"spec.platform.azure.tenantID", "tenantID is immutable"},
+			mutate: func(hc *hcv1.HostedCluster) { hc.Spec.Platform.Azure.TenantID = "82f988bf-86f1-41af-91ab-2d7cd011db47" }},
+		{name: "Azure tenant removed from a private cluster", base: azurePrivate, want: []string{"spec.platform.azure.tenantID", "tenantID is required"},
+			mutate: func(hc *hcv1.HostedCluster) { hc.Spec.Platform.Azure.TenantID = "" }},
+		{name: "Azure control-plane operator identity removed from a private cluster", base: azurePrivate, want: []string{"spec.platform.azure.azureAuthenticationConfig", "is required when topology is PublicAndPrivate or Private"},
+			mutate: func(hc *hcv1.HostedCluster) { hc.Spec.Platform.Azure.AzureAuthenticationConfig = nil }},
 		{name: "infraID changed", base: awsPublicCluster, want: []string{"spec.infraID", "infraID is immutable"},
 			mutate: func(hc *hcv1.HostedCluster) { hc.Spec.InfraID = "other-infra" }},
 		{name: "baseDomain changed", base: awsPublicCluster, want: []string{"spec.dns.baseDomain", "baseDomain is immutable"},

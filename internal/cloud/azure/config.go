@@ -208,6 +208,37 @@ func (c Config) CredentialKind() CredentialKind {
 	}
 }
 
+// MissingWorkloadIdentityError: a component that may sign in only by
+// workload identity was not given one. Missing names the unset variables.
+type MissingWorkloadIdentityError struct {
+	Missing []string
+}
+
+func (e *MissingWorkloadIdentityError) Error() string {
+	return "no Azure identity is configured: " + strings.Join(e.Missing, ", ") + " not set"
+}
+
+// WorkloadIdentityCredential builds the workload-identity credential of
+// the config and nothing else: without a client ID, tenant and token file
+// it returns a *MissingWorkloadIdentityError instead of letting azidentity
+// fall back to a managed identity, which on a management cluster is the
+// node's, shared by every hosted cluster.
+func (c Config) WorkloadIdentityCredential() (azcore.TokenCredential, error) {
+	var missing []string
+	for _, v := range []struct{ name, value string }{
+		{EnvClientID, c.ClientID}, {EnvTenantID, c.TenantID}, {EnvFederatedTokenFile, c.FederatedTokenFile},
+	} {
+		if v.value == "" {
+			missing = append(missing, v.name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &MissingWorkloadIdentityError{Missing: missing}
+	}
+	c.Kind = WorkloadIdentity
+	return c.Credential()
+}
+
 // Credential builds the azidentity credential of the config, on its
 // endpoints and CAs.
 func (c Config) Credential() (azcore.TokenCredential, error) {

@@ -1,8 +1,10 @@
 package azurecloud_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -127,4 +129,34 @@ func TestWorkloadIdentityThroughConfig(t *testing.T) {
 		t.Fatalf("another service account's token: %v (class %s), want access denied", err, cloud.ClassOf(err))
 	}
 	assertCleanMessage(t, err)
+}
+
+// TestWorkloadIdentityCredentialNeverFallsBack: an incomplete workload
+// identity is an error naming what is missing, never another credential.
+func TestWorkloadIdentityCredentialNeverFallsBack(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     azurecloud.Config
+		missing []string
+	}{
+		{"nothing", azurecloud.Config{}, []string{azurecloud.EnvClientID, azurecloud.EnvTenantID, azurecloud.EnvFederatedTokenFile}},
+		{"a secret is no workload identity", azurecloud.Config{ClientID: "c", TenantID: "t", ClientSecret: "s"}, []string{azurecloud.EnvFederatedTokenFile}},
+		{"no client", azurecloud.Config{TenantID: "t", FederatedTokenFile: "/token"}, []string{azurecloud.EnvClientID}},
+		{"complete", azurecloud.Config{ClientID: "c", TenantID: "t", FederatedTokenFile: "/token"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cred, err := tt.cfg.WorkloadIdentityCredential()
+			var missing *azurecloud.MissingWorkloadIdentityError
+			if tt.missing == nil {
+				if err != nil || cred == nil {
+					t.Fatalf("credential %v, error %v", cred, err)
+				}
+				return
+			}
+			if !errors.As(err, &missing) || !slices.Equal(missing.Missing, tt.missing) || cred != nil {
+				t.Fatalf("credential %T, error %v; want missing %v", cred, err, tt.missing)
+			}
+		})
+	}
 }

@@ -16,15 +16,18 @@ import (
 
 // authorize checks that the principal may perform action at scope.
 // The caller holds c.mu.
+// Every decision is recorded for the principal (Evaluations).
 func (c *Cloud) authorize(p *Principal, action, scope string) *Error {
 	for _, a := range c.assignmentsOf(p.ObjectID) {
 		if !IsUnder(scope, a.Scope) {
 			continue
 		}
 		if role := c.roleDefinition(a.RoleDefinitionID); role != nil && role.permits(action) {
+			c.evaluations.record(p.ObjectID, action, true)
 			return nil
 		}
 	}
+	c.evaluations.record(p.ObjectID, action, false)
 	return c.authorizationFailed(p, action, scope)
 }
 

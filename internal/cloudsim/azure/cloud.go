@@ -36,6 +36,8 @@ type Cloud struct {
 	operations map[string]*Operation
 	directory  *Directory
 	throttle   *armThrottle
+	// evaluations are the authorization decisions, per principal.
+	evaluations evaluationLog
 
 	signerOnce sync.Once
 	signer     *sim.Signer          // signs the access tokens the token endpoint issues; see tokenSigner
@@ -66,6 +68,7 @@ func New(deps Deps) *Cloud {
 		c.counters = sim.NewCounters()
 	}
 	c.issuerKeys = &sim.StaticKeySource{Next: deps.IssuerKeys}
+	c.evaluations = evaluationLog{}
 	if deps.IssuerKeys == nil {
 		c.issuerKeys.Next = sim.HTTPKeySource{}
 	}
@@ -84,6 +87,7 @@ func (c *Cloud) Reset() {
 	c.operations = map[string]*Operation{}
 	c.directory = newDirectory()
 	c.throttle.reset()
+	c.evaluations = evaluationLog{}
 	c.bootstrapAdmin()
 }
 

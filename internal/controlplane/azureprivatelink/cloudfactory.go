@@ -53,9 +53,11 @@ func (f *ARMFactory) For(subscriptionID string) (Endpoints, DNS, error) {
 
 func (f *ARMFactory) fromConfig() error {
 	if f.Config == nil {
-		return fmt.Errorf("no Azure identity is configured")
+		return &azurecloud.MissingWorkloadIdentityError{Missing: []string{azurecloud.EnvClientID, azurecloud.EnvTenantID, azurecloud.EnvFederatedTokenFile}}
 	}
-	cred, err := f.Config.Credential()
+	// Workload identity only: the control-plane operator must never sign
+	// in as anything the cluster did not name.
+	cred, err := f.Config.WorkloadIdentityCredential()
 	if err != nil {
 		return fmt.Errorf("building the Azure credential: %w", err)
 	}

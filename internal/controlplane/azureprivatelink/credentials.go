@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
 
 // CredentialsChecker checks the control-plane operator's Azure identity
@@ -49,10 +50,16 @@ func (c *CredentialsChecker) Check(ctx context.Context, _ *hcplinkv1beta1.Hosted
 func AzureCredentialsCondition(err error) metav1.Condition {
 	cond := metav1.Condition{Type: hcplinkv1beta1.ValidCloudCredentialsCondition}
 	var authErr *azidentity.AuthenticationFailedError
+	var missing *azurecloud.MissingWorkloadIdentityError
 	switch {
 	case err == nil:
 		cond.Status, cond.Reason = metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason
 		cond.Message = "The control-plane operator's Azure identity obtains Resource Manager tokens"
+	case errors.As(err, &missing):
+		cond.Status, cond.Reason = metav1.ConditionFalse, hcplinkv1beta1.IdentityNotConfiguredReason
+		cond.Message = "The control-plane operator has no Azure workload identity, and uses no other: set spec.platform.azure.tenantID and " +
+			"spec.platform.azure.azureAuthenticationConfig.workloadIdentities.controlPlaneOperator.clientID on the HostedCluster " +
+			"(hcplink create iam azure makes the identity)"
 	case errors.As(err, &authErr) && authErr.RawResponse != nil && authErr.RawResponse.StatusCode/100 == 4:
 		cond.Status, cond.Reason = metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason
 		cond.Message = fmt.Sprintf("Entra ID refused the control-plane operator's Azure identity (HTTP %d): check the workload identity's client ID, tenant and federated credential",

@@ -36,7 +36,8 @@ func azureHCP(namespace, name string, topology hcplinkv1beta1.AzureTopology) *hc
 			},
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{
 				SubscriptionID: testSub, ResourceGroupName: "rg", Location: "eastus", VnetID: testVNet, SubnetID: testSubnet, Topology: topology,
-				Private: &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				Private:  &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink},
+				TenantID: "72f988bf-86f1-41af-91ab-2d7cd011db47", AzureAuthenticationConfig: hcplinkv1beta1.WorkloadIdentitiesConfig("3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f"),
 			}},
 		},
 	}

@@ -50,6 +50,8 @@ func azureHCP(namespace string, topology hcplinkv1beta1.AzureTopology) *hcplinkv
 	}
 	if topology != hcplinkv1beta1.AzureTopologyPublic {
 		hcp.Spec.Platform.Azure.Private = &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink}
+		hcp.Spec.Platform.Azure.TenantID = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+		hcp.Spec.Platform.Azure.AzureAuthenticationConfig = hcplinkv1beta1.WorkloadIdentitiesConfig("3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f")
 	}
 	return hcp
 }

@@ -140,6 +140,11 @@ type Config struct {
 	AWSPrivateRegion string
 	// ControlPlaneOperatorImage is the image of the control-plane operator.
 	ControlPlaneOperatorImage string
+	// AzureAuthorityHost is the Entra ID authority the control-plane
+	// operators of Azure clusters sign in at: the management operator's own
+	// (AZURE_AUTHORITY_HOST), so that a sovereign cloud's operator sends
+	// them to the same cloud. Empty: Azure's public cloud.
+	AzureAuthorityHost string
 	// CleanupGracePeriod bounds the wait for a component's cleanup while
 	// its cloud credentials are invalid, or were never checked (zero:
 	// DefaultCleanupGracePeriod).
@@ -565,7 +570,7 @@ func (r *Reconciler) ensureControlPlaneOperator(ctx context.Context, hc *hcplink
 	} else if err := r.deleteIfOurs(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: desiredNamespace(hc).Name, Name: AWSCredentialsSecretName}}, hc); err != nil {
 		return err
 	}
-	return ensure(ctx, r.Client, desiredDeployment(hc, r.Config.ControlPlaneOperatorImage), &appsv1.Deployment{}, updateDeployment)
+	return ensure(ctx, r.Client, desiredDeployment(hc, r.Config), &appsv1.Deployment{}, updateDeployment)
 }
 
 // ensure creates desired, or reads the existing object into existing and

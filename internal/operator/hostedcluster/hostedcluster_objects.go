@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
 
 // Names and labels of the objects the operator creates in a control-plane
@@ -38,6 +39,20 @@ const (
 	// ServiceAccountTokenAudience is the audience STS expects of a web
 	// identity token.
 	ServiceAccountTokenAudience = "sts.amazonaws.com"
+
+	// Azure workload identity, as its mutating webhook reads and writes it
+	// (https://azure.github.io/azure-workload-identity/docs/topics/service-account-labels-and-annotations.html,
+	// .../topics/mutating-admission-webhook.html). The Deployment carries
+	// the webhook's own volume, mount and variables, so that the pod is the
+	// same with the webhook (which then finds them present) and without it.
+	AzureWorkloadIdentityUseLabel = "azure.workload.identity/use"
+	AzureClientIDAnnotation       = "azure.workload.identity/client-id"
+	AzureTenantIDAnnotation       = "azure.workload.identity/tenant-id"
+	AzureTokenVolume              = "azure-identity-token"
+	AzureTokenMountPath           = "/var/run/secrets/azure/tokens"
+	AzureTokenFile                = "azure-identity-token"
+	AzureTokenAudience            = "api://AzureADTokenExchange"
+	DefaultAzureAuthorityHost     = "https://login.microsoftonline.com/"
 
 	// ControlPlaneNamespaceLabel marks a namespace as a control-plane
 	// namespace (value "true").
@@ -144,9 +159,53 @@ func nodePoolSubnet(np *hcplinkv1beta1.NodePool) string {
 }
 
 // desiredServiceAccount is the control-plane operator's identity; on AWS
-// its projected token is the web identity the operator's role trusts.
+// its projected token is the web identity the operator's role trusts, on
+// Azure the federated credential of its workload identity, whose client
+// and tenant the annotations name for the workload-identity webhook.
 func desiredServiceAccount(hc *hcplinkv1beta1.HostedCluster) *corev1.ServiceAccount {
-	return &corev1.ServiceAccount{ObjectMeta: objectMeta(hc, ControlPlaneOperatorName, cpoLabels())}
+	sa := &corev1.ServiceAccount{ObjectMeta: objectMeta(hc, ControlPlaneOperatorName, cpoLabels())}
+	if tenantID, clientID := azureIdentity(hc); clientID != "" {
+		sa.Annotations[AzureClientIDAnnotation] = clientID
+		sa.Annotations[AzureTenantIDAnnotation] = tenantID
+	}
+	return sa
+}
+
+// azureIdentity is the control-plane operator's Azure workload identity;
+// both "" unless the cluster is on Azure and names a tenant and client ID.
+func azureIdentity(hc *hcplinkv1beta1.HostedCluster) (tenantID, clientID string) {
+	if hc.Spec.Platform.Type != hcplinkv1beta1.AzurePlatform {
+		return "", ""
+	}
+	tenantID, clientID = hc.Spec.Platform.Azure.ControlPlaneOperatorIdentity()
+	if tenantID == "" || clientID == "" {
+		return "", ""
+	}
+	return tenantID, clientID
+}
+
+// withAzureWorkloadIdentity adds what Azure workload identity needs to the
+// pod: the webhook's label, the projected token (audience Entra ID's token
+// exchange) and the variables azidentity reads.
+func withAzureWorkloadIdentity(tenantID, clientID, authorityHost string, labels map[string]string, pod *corev1.PodSpec, c *corev1.Container) {
+	if authorityHost == "" {
+		authorityHost = DefaultAzureAuthorityHost
+	}
+	labels[AzureWorkloadIdentityUseLabel] = "true"
+	c.Env = append(c.Env,
+		corev1.EnvVar{Name: azurecloud.EnvClientID, Value: clientID},
+		corev1.EnvVar{Name: azurecloud.EnvTenantID, Value: tenantID},
+		corev1.EnvVar{Name: azurecloud.EnvFederatedTokenFile, Value: AzureTokenMountPath + "/" + AzureTokenFile},
+		corev1.EnvVar{Name: azurecloud.EnvAuthorityHost, Value: authorityHost},
+	)
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: AzureTokenVolume, MountPath: AzureTokenMountPath, ReadOnly: true})
+	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: AzureTokenVolume, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
+			Audience:          AzureTokenAudience,
+			ExpirationSeconds: ptr.To[int64](tokenExpirationSeconds),
+			Path:              AzureTokenFile,
+		}}},
+	}}})
 }
 
 var (
@@ -224,8 +283,9 @@ func desiredAWSCredentialsSecret(hc *hcplinkv1beta1.HostedCluster) *corev1.Secre
 // desiredDeployment runs the control-plane operator of the cluster: one
 // replica (it runs without leader election, so Recreate keeps two from
 // overlapping), restricted to its namespace, with AWS credentials mounted
-// when the cluster has them.
-func desiredDeployment(hc *hcplinkv1beta1.HostedCluster, image string) *appsv1.Deployment {
+// when the cluster has them, or its Azure workload identity.
+func desiredDeployment(hc *hcplinkv1beta1.HostedCluster, cfg Config) *appsv1.Deployment {
+	image := cfg.ControlPlaneOperatorImage
 	ns := hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
 	container := corev1.Container{
 		Name:            ControlPlaneOperatorName,
@@ -270,6 +330,10 @@ func desiredDeployment(hc *hcplinkv1beta1.HostedCluster, image string) *appsv1.D
 		}
 		podAnnotations[credentialsHashAnnotation] = hashOf(secret.Data)
 	}
+	podLabels := cpoLabels()
+	if tenantID, clientID := azureIdentity(hc); clientID != "" {
+		withAzureWorkloadIdentity(tenantID, clientID, cfg.AzureAuthorityHost, podLabels, &podSpec, &container)
+	}
 	podSpec.Containers = []corev1.Container{container}
 
 	d := &appsv1.Deployment{
@@ -279,7 +343,7 @@ func desiredDeployment(hc *hcplinkv1beta1.HostedCluster, image string) *appsv1.D
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{NameLabel: ControlPlaneOperatorName}},
 			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: cpoLabels(), Annotations: podAnnotations},
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: podAnnotations},
 				Spec:       podSpec,
 			},
 		},

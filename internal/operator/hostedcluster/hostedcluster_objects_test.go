@@ -191,11 +191,11 @@ func TestDesiredDeployment(t *testing.T) {
 			env: map[string]string{"AWS_REGION": "us-east-1", "AWS_SHARED_CREDENTIALS_FILE": "/etc/hcplink/aws/credentials"}, credentials: true},
 		{name: "public AWS without a role: region only", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic),
 			env: map[string]string{"AWS_REGION": "us-east-1"}},
-		{name: "Azure: no AWS settings", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPrivate), env: map[string]string{}},
+		{name: "public Azure without an identity: nothing", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPublic), env: map[string]string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := desiredDeployment(tt.hc, testImage)
+			d := desiredDeployment(tt.hc, Config{ControlPlaneOperatorImage: testImage})
 			if d.Name != ControlPlaneOperatorName || d.Namespace != "clusters-demo" {
 				t.Errorf("deployment %s/%s", d.Namespace, d.Name)
 			}
@@ -250,15 +250,110 @@ func TestDesiredDeployment(t *testing.T) {
 
 	// The spec hash follows the spec: image and credentials changes show.
 	hc := awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate)
-	a := desiredDeployment(hc, testImage)
-	if b := desiredDeployment(hc, testImage); a.Annotations[specHashAnnotation] != b.Annotations[specHashAnnotation] {
+	a := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage})
+	if b := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage}); a.Annotations[specHashAnnotation] != b.Annotations[specHashAnnotation] {
 		t.Error("the spec hash is not stable")
 	}
-	if b := desiredDeployment(hc, testImage+"2"); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+	if b := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage + "2"}); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
 		t.Error("an image change does not change the spec hash")
 	}
 	hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = "arn:aws:iam::222222222222:role/other"
-	if b := desiredDeployment(hc, testImage); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+	if b := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage}); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
 		t.Error("a credentials change does not change the spec hash (the pod would not restart)")
+	}
+}
+
+// TestDesiredAzureWorkloadIdentity: an Azure cluster's control-plane
+// operator gets everything workload identity needs without the webhook
+// (variables, projected token) and what the webhook reads (label,
+// ServiceAccount annotations), with the authority host of the operator's
+// cloud; nothing without an identity.
+func TestDesiredAzureWorkloadIdentity(t *testing.T) {
+	withIdentity := func(topology hcplinkv1beta1.AzureTopology) *hcplinkv1beta1.HostedCluster {
+		hc := azureCluster("clusters", "demo", topology)
+		hc.Spec.Platform.Azure.TenantID = azTenant
+		hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcplinkv1beta1.WorkloadIdentitiesConfig(azClientID)
+		return hc
+	}
+	tests := []struct {
+		name      string
+		hc        *hcplinkv1beta1.HostedCluster
+		authority string
+		// wantAuthority "" expects no workload identity at all.
+		wantAuthority string
+	}{
+		{name: "private, public cloud by default", hc: withIdentity(hcplinkv1beta1.AzureTopologyPrivate), wantAuthority: "https://login.microsoftonline.com/"},
+		{name: "PublicAndPrivate, sovereign cloud", hc: withIdentity(hcplinkv1beta1.AzureTopologyPublicAndPrivate),
+			authority: "https://login.microsoftonline.us/", wantAuthority: "https://login.microsoftonline.us/"},
+		{name: "public with an identity", hc: withIdentity(hcplinkv1beta1.AzureTopologyPublic), wantAuthority: "https://login.microsoftonline.com/"},
+		{name: "public without an identity", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPublic)},
+		{name: "tenant without a client ID", hc: func() *hcplinkv1beta1.HostedCluster {
+			hc := azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPublic)
+			hc.Spec.Platform.Azure.TenantID = azTenant
+			return hc
+		}()},
+		{name: "AWS", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := desiredDeployment(tt.hc, Config{ControlPlaneOperatorImage: testImage, AzureAuthorityHost: tt.authority})
+			sa := desiredServiceAccount(tt.hc)
+			pod := d.Spec.Template.Spec
+			c := pod.Containers[0]
+			env := map[string]string{}
+			for _, e := range c.Env {
+				env[e.Name] = e.Value
+			}
+			var volume *corev1.Volume
+			for i := range pod.Volumes {
+				if pod.Volumes[i].Name == AzureTokenVolume {
+					volume = &pod.Volumes[i]
+				}
+			}
+			if tt.wantAuthority == "" {
+				if volume != nil || env["AZURE_CLIENT_ID"] != "" || d.Spec.Template.Labels[AzureWorkloadIdentityUseLabel] != "" || sa.Annotations[AzureClientIDAnnotation] != "" {
+					t.Errorf("workload identity rendered without an identity: env %v, label %v, volume %+v, ServiceAccount %v",
+						env, d.Spec.Template.Labels, volume, sa.Annotations)
+				}
+				return
+			}
+			wantEnv := map[string]string{
+				"AZURE_CLIENT_ID": azClientID, "AZURE_TENANT_ID": azTenant,
+				"AZURE_FEDERATED_TOKEN_FILE": "/var/run/secrets/azure/tokens/azure-identity-token",
+				"AZURE_AUTHORITY_HOST":       tt.wantAuthority,
+			}
+			if !reflect.DeepEqual(env, wantEnv) {
+				t.Errorf("env = %v, want %v", env, wantEnv)
+			}
+			if got := d.Spec.Template.Labels[AzureWorkloadIdentityUseLabel]; got != "true" {
+				t.Errorf("pod label %s = %q, want true (the webhook mutates only labelled pods)", AzureWorkloadIdentityUseLabel, got)
+			}
+			if d.Spec.Selector.MatchLabels[AzureWorkloadIdentityUseLabel] != "" {
+				t.Error("the selector must not carry the webhook's label: a Deployment's selector is immutable")
+			}
+			if sa.Annotations[AzureClientIDAnnotation] != azClientID || sa.Annotations[AzureTenantIDAnnotation] != azTenant {
+				t.Errorf("ServiceAccount annotations = %v", sa.Annotations)
+			}
+			if volume == nil || volume.Projected == nil || len(volume.Projected.Sources) != 1 || volume.Projected.Sources[0].ServiceAccountToken == nil {
+				t.Fatalf("token volume = %+v", volume)
+			}
+			tok := volume.Projected.Sources[0].ServiceAccountToken
+			if tok.Audience != "api://AzureADTokenExchange" || tok.Path != "azure-identity-token" || tok.ExpirationSeconds == nil || *tok.ExpirationSeconds != 3600 {
+				t.Errorf("token projection = %+v", tok)
+			}
+			wantMount := corev1.VolumeMount{Name: AzureTokenVolume, MountPath: "/var/run/secrets/azure/tokens", ReadOnly: true}
+			if !reflect.DeepEqual(c.VolumeMounts, []corev1.VolumeMount{wantMount}) {
+				t.Errorf("mounts = %+v, want %+v", c.VolumeMounts, wantMount)
+			}
+		})
+	}
+
+	// Rotating the client ID changes the spec hash, so the pod restarts
+	// with the new identity.
+	hc := withIdentity(hcplinkv1beta1.AzureTopologyPrivate)
+	a := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage})
+	hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcplinkv1beta1.WorkloadIdentitiesConfig("4b0b6be3-5c2f-4d9f-8e2f-1f3c7d8e9fa0")
+	if b := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage}); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+		t.Error("a new client ID does not change the spec hash (the pod would keep the old identity)")
 	}
 }

@@ -44,6 +44,8 @@ const (
 	azSubscription = "550e8400-e29b-41d4-a716-446655440000"
 	azVNet         = "/subscriptions/" + azSubscription + "/resourceGroups/customer-rg/providers/Microsoft.Network/virtualNetworks/customer-vnet"
 	azSubnet       = azVNet + "/subnets/workers"
+	azTenant       = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	azClientID     = "3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f"
 )
 
 // awsConfig is the operator configuration of most tests: AWS PrivateLink
@@ -104,6 +106,8 @@ func azureCluster(namespace, name string, topology hcplinkv1beta1.AzureTopology)
 	}
 	if topology.IsPrivate() {
 		hc.Spec.Platform.Azure.Private = &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink}
+		hc.Spec.Platform.Azure.TenantID = azTenant
+		hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcplinkv1beta1.WorkloadIdentitiesConfig(azClientID)
 	}
 	return hc
 }

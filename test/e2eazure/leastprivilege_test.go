@@ -1,0 +1,146 @@
+package e2eazure
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
+	"github.com/hcplink/hcplink/internal/devenv"
+)
+
+// unusedHere are granted actions the lifecycle below cannot reach on
+// cloudsim, each with the reason; the test fails when one is used after
+// all (then it belongs in the comparison, not here).
+var unusedHere = map[azurecloud.Component]map[string]string{
+	// Since the control-plane side reads a zone's records by one listing
+	// (privateDnsZones/ALL/read) and only lowers the SOA, these three are
+	// on paths this lifecycle does not take; the control-plane side's
+	// table keeps them for those paths.
+	azurecloud.ControlPlaneOperator: {
+		"Microsoft.Network/privateDnsZones/A/read":    "records are read by the zone's record-set listing; a single record's read is another path",
+		"Microsoft.Network/privateDnsZones/A/delete":  "a record is deleted only on a path this lifecycle does not take (the zone's deletion takes its records with it)",
+		"Microsoft.Network/privateDnsZones/SOA/write": "the SOA is written only to lower a negative-cache TTL above 60 s; a zone hcplink creates is not above it",
+	},
+	azurecloud.ManagementOperator: {
+		"Microsoft.Network/privateLinkServices/privateEndpointConnections/read":   connectionsAtDeletion,
+		"Microsoft.Network/privateLinkServices/privateEndpointConnections/write":  connectionsAtDeletion,
+		"Microsoft.Network/privateLinkServices/privateEndpointConnections/delete": connectionsAtDeletion,
+	},
+}
+
+// connectionsAtDeletion: the management operator rejects and removes the
+// connections still open when a cluster is deleted; this lifecycle's only
+// connection is the cluster's own endpoint, which the control-plane
+// operator deletes first (a consumer from another subscription, as the AWS
+// lifecycle has, would reach them).
+const connectionsAtDeletion = "only a connection still open at deletion needs them"
+
+// TestOperatorsLeastPrivilege walks one Azure cluster through its whole
+// life (create PublicAndPrivate, Private and back, a NodePool added and
+// removed, an additional subscription added and removed, delete) with its
+// control-plane operator signed in as the identity `hcplink create iam
+// azure` made and the management operator as devenv's service principal
+// holding exactly its custom role, and compares what cloudsim evaluated
+// for each with what its role grants: nothing denied, nothing granted and
+// never used.
+func TestOperatorsLeastPrivilege(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := createCluster(t, "leastpriv", hcplinkv1beta1.AzureTopologyPublicAndPrivate)
+	c.waitAvailable(t)
+	for _, step := range []struct {
+		topology hcplinkv1beta1.AzureTopology
+		private  bool
+	}{{hcplinkv1beta1.AzureTopologyPrivate, true}, {hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}} {
+		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
+		eventually(t, shortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
+			return c.checkExternalNames(ctx, step.private)
+		})
+	}
+
+	// A NodePool added to a running cluster leaves its endpoint where it is
+	// (only a cluster's first pass places it in a NodePool's subnet).
+	c.createNodePool(t, c.name+"-np1", c.fixture.SecondSubnetID)
+	c.waitNodePools(t, 1)
+	c.waitPath(t, c.fixture.SubnetID)
+	if err := env.Client.Delete(ctx, &hcplinkv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name + "-np1"}}); err != nil {
+		t.Fatalf("deleting the NodePool: %v", err)
+	}
+	c.waitNodePools(t, 0)
+	c.waitPath(t, c.fixture.SubnetID)
+
+	for _, extra := range [][]string{{devenv.AzureOtherSubscription}, nil} {
+		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
+			hc.Spec.Platform.Azure.Private.PrivateLink = &hcplinkv1beta1.AzurePrivateLinkSpec{AdditionalAllowedSubscriptions: extra}
+		})
+		eventually(t, oneReconcile, fmt.Sprintf("the Private Link Service to allow %v besides the guest", extra), func(ctx context.Context) error {
+			cr, err := c.pls(ctx)
+			if err != nil {
+				return err
+			}
+			pls, err := getPLS(ctx, cr.Status.PrivateLinkServiceID)
+			if err != nil {
+				return err
+			}
+			return checkSubscriptions(pls, extra)
+		})
+	}
+	c.deleteAndCheckNothingLeft(t)
+
+	compareUsedWithGranted(t, "the control-plane operator", env.Cloud.Azure.Evaluations(c.fixture.ControlPlaneOperatorPrincipalID), azurecloud.ControlPlaneOperator)
+	compareUsedWithGranted(t, "the management operator", env.Cloud.Azure.Evaluations(env.AzureOperatorPrincipalID), azurecloud.ManagementOperator)
+}
+
+// compareUsedWithGranted fails for every action denied to the component
+// and every action its role grants that was never evaluated.
+func compareUsedWithGranted(t *testing.T, who string, evaluated map[string]simazure.Decision, component azurecloud.Component) {
+	t.Helper()
+	var used, denied []string
+	for action, d := range evaluated {
+		used = append(used, action)
+		if d.Denied > 0 {
+			denied = append(denied, action)
+		}
+	}
+	sort.Strings(used)
+	t.Logf("%s was evaluated for: %v", who, used)
+	if len(denied) > 0 {
+		t.Errorf("denied to %s (its role misses them): %v", who, denied)
+	}
+	if len(evaluated) == 0 {
+		t.Fatalf("nothing was evaluated for %s: is it signed in as another principal?", who)
+	}
+	for _, action := range azurecloud.Actions(component) {
+		_, ok := evaluated[action]
+		why, unused := unusedHere[component][action]
+		switch {
+		case ok && unused:
+			t.Errorf("%s was used after all: take it out of unusedHere (%s)", action, why)
+		case !ok && !unused && !slices.Contains(used, action):
+			t.Errorf("the role of %s grants %s, which the whole lifecycle never used", who, action)
+		}
+	}
+}
+
+// waitNodePools waits until the HostedControlPlane mirrors n NodePools.
+func (c *cluster) waitNodePools(t *testing.T, n int) {
+	t.Helper()
+	eventually(t, shortWait, fmt.Sprintf("%d NodePools on the HostedControlPlane of %s", n, c.name), func(ctx context.Context) error {
+		hcp := &hcplinkv1beta1.HostedControlPlane{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.hcpNamespace, Name: c.name}, hcp); err != nil {
+			return err
+		}
+		if got := len(hcp.Spec.NodePools); got != n {
+			return fmt.Errorf("%d NodePools", got)
+		}
+		return nil
+	})
+}
