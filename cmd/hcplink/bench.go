@@ -34,9 +34,9 @@ over --window with a short drift interval); mutating calls in the quiet
 window (must be 0); calls per cluster per drift pass, both operators
 together; and the management operator's memory per cluster (it runs as its
 own process with --debug-live-heap: its live heap after a forced collection,
-three samples with every cluster after the quiet window and three after
-half of them are deleted, each by a freshly restarted operator; the
-least-squares slope and the samples' spread). --output json prints one JSON
+with every cluster after the quiet window and after half of them are
+deleted, two freshly restarted operator processes per count, three samples
+each; the least-squares slope and the samples' spread). --output json prints one JSON
 object, with the same keys on both clouds.`,
 		Example: `  hcplink bench --clusters 50
   hcplink bench --platform azure --clusters 50 --output json

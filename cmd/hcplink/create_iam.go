@@ -116,7 +116,7 @@ infra commands need.`,
 				out, err = awsiam.Create(cmd.Context(), client, cmd.ErrOrStderr(), f.opts)
 			}
 			if err != nil {
-				return fmt.Errorf("%w\n(re-running the same command is safe: it finds what exists and goes on)", err)
+				return rerunIsSafe(err)
 			}
 			return output.writeResult(cmd, out)
 		},
@@ -167,4 +167,10 @@ func writePolicyDocument(cmd *cobra.Command, output *outputFlags, policy string)
 		}
 	}
 	return output.writeBytes(cmd, b)
+}
+
+// rerunIsSafe tells, with a create command's error, that running it again
+// picks up where it stopped (it finds what exists and goes on).
+func rerunIsSafe(err error) error {
+	return fmt.Errorf("%w\n(re-running the same command is safe: it finds what exists and goes on)", err)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -83,7 +82,7 @@ hcplink did not make is refused.`,
 			}
 			out, err := azureiam.Create(cmd.Context(), clients, cmd.ErrOrStderr(), f.opts)
 			if err != nil {
-				return fmt.Errorf("%w\n(re-running the same command is safe: it finds what exists and goes on)", err)
+				return rerunIsSafe(err)
 			}
 			return output.writeResult(cmd, out)
 		},

@@ -169,7 +169,11 @@ func measureMemory(ctx context.Context, env *devenv.Env, heap *heapProbe, cluste
 	if heap == nil || len(clusters) < 2 {
 		return nil
 	}
+	// The operator restarted for the quiet window is the count's first process.
 	if err := heap.sample(ctx, len(clusters)); err != nil {
+		return err
+	}
+	if err := sampleFreshProcesses(ctx, env, heap, len(clusters), memoryProcessesPerCount-1, opts.DriftInterval); err != nil {
 		return err
 	}
 	gone := clusters[:len(clusters)/2]
@@ -179,10 +183,23 @@ func measureMemory(ctx context.Context, env *devenv.Env, heap *heapProbe, cluste
 	if err := deleteAndWait(deleteCtx, env, gone); err != nil {
 		return err
 	}
-	if err := settleWithDrift(ctx, env, len(clusters)-len(gone), opts.DriftInterval); err != nil {
-		return err
+	return sampleFreshProcesses(ctx, env, heap, len(clusters)-len(gone), memoryProcessesPerCount, opts.DriftInterval)
+}
+
+// sampleFreshProcesses restarts the operators this many times and samples
+// each new process once its first full pass is done: two processes with
+// the same clusters differ by more than one process's samples do, and the
+// spread must show it.
+func sampleFreshProcesses(ctx context.Context, env *devenv.Env, heap *heapProbe, clusters, processes int, drift time.Duration) error {
+	for range processes {
+		if err := settleWithDrift(ctx, env, clusters, drift); err != nil {
+			return err
+		}
+		if err := heap.sample(ctx, clusters); err != nil {
+			return err
+		}
 	}
-	return heap.sample(ctx, len(clusters)-len(gone))
+	return nil
 }
 
 // deleteAndWait deletes the clusters and their NodePools and waits until

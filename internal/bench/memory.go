@@ -23,13 +23,20 @@ type MemorySample struct {
 // that their spread is seen.
 const memorySamplesPerCount = 3
 
+// memoryProcessesPerCount is how many freshly started operator processes
+// are sampled at each cluster count: the live heap of two processes with
+// the same clusters differs more than one process's samples do (five AWS
+// runs with one process per count printed spreads of ± 0.6–1.9 KiB while
+// their figures were up to 3.2 KiB apart), so the spread takes in both.
+const memoryProcessesPerCount = 2
+
 // memorySampleGap spaces a count's samples, so that they see the operator
 // in different moments of its work rather than the same one thrice.
 const memorySampleGap = 2 * time.Second
 
 // memoryMethod says how the figure is made; the report prints it beside
 // the figure.
-const memoryMethod = "live heap after a forced collection (the operator's --debug-live-heap endpoint): 3 samples with all N clusters at the end of the quiet window, 3 with N − N/2 after deleting N/2, each by a freshly restarted operator after its first full pass; slope by least squares; spread ± (range of the samples at the lowest count + range at the highest) ÷ (2 × the counts' difference)"
+const memoryMethod = "live heap after a forced collection (the operator's --debug-live-heap endpoint): with all N clusters and with N − N/2 after deleting N/2, two freshly restarted operator processes per count, 3 samples each after the process's first full pass; slope by least squares; spread ± (range of the samples at the lowest count + range at the highest, both processes') ÷ (2 × the counts' difference)"
 
 // heapClient bounds each read: a forced collection takes milliseconds, so
 // an endpoint that does not answer in this time is not going to.

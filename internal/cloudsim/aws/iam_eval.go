@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
 // Identity-policy evaluation: a role session or an IAM user may call only
@@ -16,47 +18,18 @@ import (
 // granted.
 
 // Decision counts how often one identity was allowed or denied one action.
-type Decision struct {
-	Allowed int `json:"allowed"`
-	Denied  int `json:"denied"`
-}
-
-// evaluationLog is what was decided for each identity (role or user ARN),
-// by action. It lives in the identity's account, so Reset forgets it.
-type evaluationLog map[string]map[string]*Decision
-
-func (l evaluationLog) record(identity, action string, allowed bool) {
-	byAction := l[identity]
-	if byAction == nil {
-		byAction = map[string]*Decision{}
-		l[identity] = byAction
-	}
-	d := byAction[action]
-	if d == nil {
-		d = &Decision{}
-		byAction[action] = d
-	}
-	if allowed {
-		d.Allowed++
-	} else {
-		d.Denied++
-	}
-}
+type Decision = sim.Evaluation
 
 // Evaluations returns, for one role or user ARN, every action evaluated for
 // its sessions and what was decided.
 func (c *Cloud) Evaluations(identityARN string) map[string]Decision {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := map[string]Decision{}
 	a := c.accounts[accountFromARN(identityARN)]
 	if a == nil {
-		return out
+		return map[string]Decision{}
 	}
-	for action, d := range a.IAM.evaluations[identityARN] {
-		out[action] = *d
-	}
-	return out
+	return a.IAM.evaluations.Of(identityARN)
 }
 
 // ForgetEvaluations clears what was recorded for one identity.
@@ -89,7 +62,7 @@ func (c *Cloud) authorize(call *Call) *APIError {
 	}
 	req := evalRequest{action: action, resource: resourceARN(call), context: requestContext(call)}
 	verdict := evaluateIdentityPolicies(docs, req)
-	c.account(accountFromARN(identity)).IAM.evaluationsLog().record(identity, action, verdict == allowed)
+	c.account(accountFromARN(identity)).IAM.evaluationsLog().Record(identity, action, verdict == allowed)
 	if verdict == allowed {
 		return nil
 	}
@@ -136,9 +109,9 @@ func (s *IAMState) documents(inline map[string]string, attached []string) []stri
 	return docs
 }
 
-func (s *IAMState) evaluationsLog() evaluationLog {
+func (s *IAMState) evaluationsLog() sim.EvaluationLog {
 	if s.evaluations == nil {
-		s.evaluations = evaluationLog{}
+		s.evaluations = sim.EvaluationLog{}
 	}
 	return s.evaluations
 }

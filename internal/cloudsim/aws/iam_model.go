@@ -3,6 +3,8 @@ package aws
 import (
 	"strings"
 	"time"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
 // IAMState is the IAM model of one account (IAM is global). Owner: iam*.go.
@@ -14,7 +16,9 @@ type IAMState struct {
 	Users            map[string]*User            `json:"users"`            // by user name
 
 	// evaluations records the identity-policy decisions (iam_eval.go).
-	evaluations evaluationLog
+	// evaluations is what was decided for each identity (role or user
+	// ARN) of the account, by action; Reset forgets it with the account.
+	evaluations sim.EvaluationLog
 }
 
 func newIAMState() *IAMState {

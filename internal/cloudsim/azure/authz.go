@@ -23,11 +23,11 @@ func (c *Cloud) authorize(p *Principal, action, scope string) *Error {
 			continue
 		}
 		if role := c.roleDefinition(a.RoleDefinitionID); role != nil && role.permits(action) {
-			c.evaluations.record(p.ObjectID, action, true)
+			c.evaluations.Record(strings.ToLower(p.ObjectID), action, true)
 			return nil
 		}
 	}
-	c.evaluations.record(p.ObjectID, action, false)
+	c.evaluations.Record(strings.ToLower(p.ObjectID), action, false)
 	return c.authorizationFailed(p, action, scope)
 }
 

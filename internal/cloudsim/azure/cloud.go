@@ -37,7 +37,7 @@ type Cloud struct {
 	directory  *Directory
 	throttle   *armThrottle
 	// evaluations are the authorization decisions, per principal.
-	evaluations evaluationLog
+	evaluations sim.EvaluationLog
 
 	signerOnce sync.Once
 	signer     *sim.Signer          // signs the access tokens the token endpoint issues; see tokenSigner
@@ -68,7 +68,7 @@ func New(deps Deps) *Cloud {
 		c.counters = sim.NewCounters()
 	}
 	c.issuerKeys = &sim.StaticKeySource{Next: deps.IssuerKeys}
-	c.evaluations = evaluationLog{}
+	c.evaluations = sim.EvaluationLog{}
 	if deps.IssuerKeys == nil {
 		c.issuerKeys.Next = sim.HTTPKeySource{}
 	}
@@ -87,7 +87,7 @@ func (c *Cloud) Reset() {
 	c.operations = map[string]*Operation{}
 	c.directory = newDirectory()
 	c.throttle.reset()
-	c.evaluations = evaluationLog{}
+	c.evaluations = sim.EvaluationLog{}
 	c.bootstrapAdmin()
 }
 

@@ -65,7 +65,7 @@ type state struct {
 	providers       map[string]*Provider       // by full provider name
 	customRoles     map[string]Role            // by "projects/{p}/roles/{id}"
 	tokens          map[string]*accessToken
-	evaluations     evaluationLog
+	evaluations     sim.EvaluationLog
 	nextID          uint64
 	nextConnection  uint64
 }
@@ -137,7 +137,7 @@ func (c *Cloud) Reset() {
 		forwardingRules: map[string]*compute.ForwardingRule{}, ruleAddress: map[string]string{}, attachments: map[string]*compute.ServiceAttachment{},
 		zones: map[string]*managedZone{}, operations: map[string]*operation{}, pending: map[string]bool{},
 		serviceAccounts: map[string]*ServiceAccount{}, providers: map[string]*Provider{},
-		customRoles: map[string]Role{}, tokens: map[string]*accessToken{}, evaluations: evaluationLog{},
+		customRoles: map[string]Role{}, tokens: map[string]*accessToken{}, evaluations: sim.EvaluationLog{},
 		nextID: 1_000_000_000_000_000, nextConnection: 10_000_000,
 	}
 	c.quotas.reset()

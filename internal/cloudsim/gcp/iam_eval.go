@@ -3,6 +3,8 @@ package gcp
 import (
 	"slices"
 	"strings"
+
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
 // IAM is evaluated on every call: the caller's principal must be a member
@@ -13,30 +15,7 @@ import (
 // granted.
 
 // Decision counts how often one principal was allowed or denied one permission.
-type Decision struct {
-	Allowed int `json:"allowed"`
-	Denied  int `json:"denied"`
-}
-
-type evaluationLog map[string]map[string]*Decision
-
-func (l evaluationLog) record(principal, permission string, allowed bool) {
-	byPermission := l[principal]
-	if byPermission == nil {
-		byPermission = map[string]*Decision{}
-		l[principal] = byPermission
-	}
-	d := byPermission[permission]
-	if d == nil {
-		d = &Decision{}
-		byPermission[permission] = d
-	}
-	if allowed {
-		d.Allowed++
-	} else {
-		d.Denied++
-	}
-}
+type Decision = sim.Evaluation
 
 // Evaluations returns every permission evaluated for principal (an IAM
 // member: "serviceAccount:x@p.iam.gserviceaccount.com", "principal://...")
@@ -44,11 +23,7 @@ func (l evaluationLog) record(principal, permission string, allowed bool) {
 func (c *Cloud) Evaluations(principal string) map[string]Decision {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := map[string]Decision{}
-	for p, d := range c.st.evaluations[principal] {
-		out[p] = *d
-	}
-	return out
+	return c.st.evaluations.Of(principal)
 }
 
 // AllEvaluations returns every principal's evaluations.
@@ -56,11 +31,8 @@ func (c *Cloud) AllEvaluations() map[string]map[string]Decision {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := map[string]map[string]Decision{}
-	for principal, byPermission := range c.st.evaluations {
-		out[principal] = map[string]Decision{}
-		for p, d := range byPermission {
-			out[principal][p] = *d
-		}
+	for principal := range c.st.evaluations {
+		out[principal] = c.st.evaluations.Of(principal)
 	}
 	return out
 }
@@ -69,7 +41,7 @@ func (c *Cloud) AllEvaluations() map[string]map[string]Decision {
 // "projects/-/serviceAccounts/email") and records the decision.
 func (x *call) require(permission, resource string) *Error {
 	allowed := x.c.allowed(x.principal, permission, resource)
-	x.c.st.evaluations.record(x.principal, permission, allowed)
+	x.c.st.evaluations.Record(x.principal, permission, allowed)
 	if allowed {
 		return nil
 	}
