@@ -175,12 +175,22 @@ func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
 	if err := env.Client.Patch(t.Context(), patched, client.MergeFrom(orig)); err != nil {
 		t.Fatal(err)
 	}
-	settleAzure(t, r, svc)
-	lb = c.loadBalancer(t, name)
-	pip := c.publicIP(t, name)
-	if lb == nil || pip == nil || lb.Properties.FrontendIPConfigurations[0].Properties.PublicIPAddress == nil {
-		t.Fatalf("after going public: load balancer %v, public address %v", lb, pip)
+	// The replacement takes several passes, each waiting on Azure's
+	// operations: reconcile until the public load balancer is there (a pass
+	// that finds nothing to do before the old one is gone is not the end).
+	var pip *armnetwork.PublicIPAddress
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, deadline, true, func(ctx context.Context) (bool, error) {
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(svc)}); err != nil {
+			return false, err
+		}
+		lb, pip = c.loadBalancer(t, name), c.publicIP(t, name)
+		return lb != nil && pip != nil && len(lb.Properties.FrontendIPConfigurations) > 0 &&
+			lb.Properties.FrontendIPConfigurations[0].Properties.PublicIPAddress != nil, nil
+	})
+	if err != nil {
+		t.Fatalf("after going public: load balancer %v, public address %v: %v", lb, pip, err)
 	}
+	settleAzure(t, r, svc)
 	if got := ingressIP(get(t, svc)); got == "" || got != deref(pip.Properties.IPAddress, "") {
 		t.Errorf("ingress IP %q, want the public address %q", got, deref(pip.Properties.IPAddress, ""))
 	}
