@@ -13,7 +13,6 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
-	"github.com/hcplink/hcplink/internal/devenv"
 )
 
 // unusedHere are granted actions the lifecycle below cannot reach on
@@ -77,22 +76,7 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 	c.waitNodePools(t, 0)
 	c.waitPath(t, c.fixture.SubnetID)
 
-	for _, extra := range [][]string{{devenv.AzureOtherSubscription}, nil} {
-		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
-			hc.Spec.Platform.Azure.Private.PrivateLink = &hcplinkv1beta1.AzurePrivateLinkSpec{AdditionalAllowedSubscriptions: extra}
-		})
-		eventually(t, oneReconcile, fmt.Sprintf("the Private Link Service to allow %v besides the guest", extra), func(ctx context.Context) error {
-			cr, err := c.pls(ctx)
-			if err != nil {
-				return err
-			}
-			pls, err := getPLS(ctx, cr.Status.PrivateLinkServiceID)
-			if err != nil {
-				return err
-			}
-			return checkSubscriptions(pls, extra)
-		})
-	}
+	c.addThenRemoveOtherSubscription(t)
 	c.deleteAndCheckNothingLeft(t)
 
 	compareUsedWithGranted(t, "the control-plane operator", env.Cloud.Azure.Evaluations(c.fixture.ControlPlaneOperatorPrincipalID), azurecloud.ControlPlaneOperator)

@@ -13,6 +13,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
+	"github.com/hcplink/hcplink/internal/devenv"
 )
 
 // path is the cloud side of a cluster's private path as its
@@ -218,4 +219,27 @@ func (c *cluster) owns(r resource) bool {
 	return strings.Contains(id, strings.ToLower(c.infraID)) ||
 		strings.HasSuffix(id, "/privatednszones/"+strings.ToLower(c.name)+".hypershift.local") ||
 		strings.HasPrefix(deref(r.tags["k8s-azure-service"]), c.hcpNamespace+"/")
+}
+
+// addThenRemoveOtherSubscription allows another subscription on the
+// cluster, then none, and waits each time until the Private Link Service
+// allows exactly the guest's and those, within one reconcile.
+func (c *cluster) addThenRemoveOtherSubscription(t *testing.T) {
+	t.Helper()
+	for _, extra := range [][]string{{devenv.AzureOtherSubscription}, nil} {
+		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
+			hc.Spec.Platform.Azure.Private.PrivateLink = &hcplinkv1beta1.AzurePrivateLinkSpec{AdditionalAllowedSubscriptions: extra}
+		})
+		eventually(t, oneReconcile, fmt.Sprintf("the Private Link Service to allow %v besides the guest", extra), func(ctx context.Context) error {
+			cr, err := c.pls(ctx)
+			if err != nil {
+				return err
+			}
+			pls, err := getPLS(ctx, cr.Status.PrivateLinkServiceID)
+			if err != nil {
+				return err
+			}
+			return checkSubscriptions(pls, extra)
+		})
+	}
 }

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/devenv"
 )
 
 // oneDriftCheck bounds a repair by the drift check: the interval with its
@@ -67,22 +66,7 @@ func TestAdditionalSubscriptionsReachTheService(t *testing.T) {
 	t.Parallel()
 	c := createCluster(t, "subscriptions", hcplinkv1beta1.AzureTopologyPrivate)
 	c.waitAvailable(t)
-	for _, extra := range [][]string{{devenv.AzureOtherSubscription}, nil} {
-		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
-			hc.Spec.Platform.Azure.Private.PrivateLink = &hcplinkv1beta1.AzurePrivateLinkSpec{AdditionalAllowedSubscriptions: extra}
-		})
-		eventually(t, oneReconcile, fmt.Sprintf("the Private Link Service to allow %v besides the guest", extra), func(ctx context.Context) error {
-			cr, err := c.pls(ctx)
-			if err != nil {
-				return err
-			}
-			pls, err := getPLS(ctx, cr.Status.PrivateLinkServiceID)
-			if err != nil {
-				return err
-			}
-			return checkSubscriptions(pls, extra)
-		})
-	}
+	c.addThenRemoveOtherSubscription(t)
 	c.waitPath(t, c.fixture.SubnetID)
 	c.deleteAndCheckNothingLeft(t)
 }
