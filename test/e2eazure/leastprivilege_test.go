@@ -27,6 +27,7 @@ var unusedHere = map[azurecloud.Component]map[string]string{
 		"Microsoft.Network/privateDnsZones/A/read":    "records are read by the zone's record-set listing; a single record's read is another path",
 		"Microsoft.Network/privateDnsZones/A/delete":  "a record is deleted only on a path this lifecycle does not take (the zone's deletion takes its records with it)",
 		"Microsoft.Network/privateDnsZones/SOA/write": "the SOA is written only to lower a negative-cache TTL above 60 s; a zone hcplink creates is not above it",
+		"Microsoft.Network/networkInterfaces/read":    "the endpoint is read with its interfaces expanded ($expand=networkInterfaces); the interface's own read is for an answer that did not expand them",
 	},
 	azurecloud.ManagementOperator: {
 		"Microsoft.Network/privateLinkServices/privateEndpointConnections/read":   connectionsAtDeletion,
