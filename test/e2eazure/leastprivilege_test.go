@@ -33,6 +33,7 @@ var unusedHere = map[azurecloud.Component]map[string]string{
 		"Microsoft.Network/privateLinkServices/privateEndpointConnections/read":   connectionsAtDeletion,
 		"Microsoft.Network/privateLinkServices/privateEndpointConnections/write":  connectionsAtDeletion,
 		"Microsoft.Network/privateLinkServices/privateEndpointConnections/delete": connectionsAtDeletion,
+		"Microsoft.Network/virtualNetworks/subnets/read":                          "the NAT subnet hcplink makes is looked for in its VNet's read (subnets inline); a subnet is read on its own only for a natSubnetID the cluster names, or when Azure forgot a creation's operation",
 	},
 }
 

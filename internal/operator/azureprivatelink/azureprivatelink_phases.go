@@ -71,7 +71,7 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		return outcome.Continue()
 	}
 	name := azurecloud.NATSubnetName(clusterID(s.hc))
-	absent, o := r.recordNATSubnet(ctx, s, name)
+	placeIn, o := r.recordNATSubnet(ctx, s, name)
 	if !o.Done() {
 		return o
 	}
@@ -80,7 +80,7 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	if state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID) {
 		return outcome.Continue()
 	}
-	subnet, token, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name, state.token, absent)
+	subnet, token, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name, state.token, placeIn)
 	if err != nil {
 		r.natSubnets.Delete(s.cr.UID)
 		return outcome.FromError(err)
@@ -101,36 +101,39 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 // cluster's own service using the subnet, should status be lost) is what
 // makes a subnet hcplink's — to use and, later, to delete. A subnet of
 // our name that neither names was made by someone else: it is left alone
-// and the condition says so.
+// and the condition says so. One read of the VNet tells both whether a
+// subnet of that name exists and where a new one fits.
 //
-// absent: it has just read that no subnet of that name exists.
-func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) (absent bool, o outcome.Outcome) {
+// placeIn: the VNet as just read, when it has no subnet of that name.
+func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) (placeIn *armnetwork.VirtualNetwork, o outcome.Outcome) {
 	id := vnetOf(s.frontend.SubnetID) + "/subnets/" + name
 	if strings.EqualFold(s.status.NATSubnetID, id) {
-		return false, outcome.Continue()
+		return nil, outcome.Continue()
 	}
-	existing, err := r.Cloud.Subnet(ctx, id)
+	vnet, err := r.Cloud.NATSubnetVNet(ctx, s.frontend.SubnetID)
 	if err != nil {
-		return false, outcome.FromError(err)
+		return nil, outcome.FromError(err)
 	}
+	existing := azurecloud.SubnetNamed(vnet, name)
 	if existing != nil {
 		ours, err := r.serviceUsesSubnet(ctx, s, id)
 		if err != nil {
-			return false, outcome.FromError(err)
+			return nil, outcome.FromError(err)
 		}
 		if !ours {
-			return false, natSubnetNameTaken(name)
+			return nil, natSubnetNameTaken(name)
 		}
 	}
 	s.status.NATSubnetID = id
 	if err := r.writeStatus(ctx, s); err != nil {
-		return false, outcome.FromError(err)
+		return nil, outcome.FromError(err)
 	}
-	if existing == nil {
-		ctrl.LoggerFrom(ctx).Info("creating a NAT subnet", "subnet", name)
-		r.Events.Created(s.cr, "NAT subnet", name)
+	if existing != nil {
+		return nil, outcome.Continue()
 	}
-	return existing == nil, outcome.Continue()
+	ctrl.LoggerFrom(ctx).Info("creating a NAT subnet", "subnet", name)
+	r.Events.Created(s.cr, "NAT subnet", name)
+	return vnet, outcome.Continue()
 }
 
 // natSubnetState is what a Reconciler remembers of an object's NAT subnet
