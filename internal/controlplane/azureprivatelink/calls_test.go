@@ -72,3 +72,26 @@ func TestOperationsHonourRetryAfter(t *testing.T) {
 		t.Errorf("%d reads of operation status for three operations", polls)
 	}
 }
+
+// TestAPassRightAfterAvailableAsksAzureNothing: the pass that an event
+// brings right after the Ready one (the ExternalName Services it created,
+// the management side's report) makes no cloud call; the drift check, at
+// the shortest jittered interval, reads the link and lists the records.
+func TestAPassRightAfterAvailableAsksAzureNothing(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPrivate, w.cpoIdentity())
+	c.until("available", available)
+	w.f.Server.Counters.Reset()
+	c.reconcile()
+	if calls := w.f.Server.Counters.Snapshot()[customer]; len(calls) != 0 {
+		t.Errorf("a pass right after Available made cloud calls: %v", calls)
+	}
+	w.clk.Advance(DefaultDriftInterval * 85 / 100)
+	c.reconcile()
+	got := w.f.Server.Counters.Snapshot()[customer]
+	for _, op := range []string{"Microsoft.Network:privateDnsZones/virtualNetworkLinks/read", "Microsoft.Network:privateDnsZones/ALL/read"} {
+		if got[op].Total != 1 {
+			t.Errorf("the drift check: %s %d times, want once (%v)", op, got[op].Total, got)
+		}
+	}
+}
