@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 )
 
@@ -183,4 +184,13 @@ func OperationRetryAfter(resp *http.Response) time.Duration {
 		return 0
 	}
 	return retryAfterHeader(resp.Header, time.Now())
+}
+
+// CaptureRetryAfter returns ctx recording the last answer of the calls
+// made with it, and a function giving the wait that answer asked for
+// (OperationRetryAfter): a running operation's next look follows what
+// Azure said, not a guess.
+func CaptureRetryAfter(ctx context.Context) (context.Context, func() time.Duration) {
+	var raw *http.Response
+	return policy.WithCaptureResponse(ctx, &raw), func() time.Duration { return OperationRetryAfter(raw) }
 }

@@ -95,3 +95,24 @@ func TestAPassRightAfterAvailableAsksAzureNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestOperationsAreLookedAtWhenAzureSays: with cloudsim's fast delays
+// (operations of a tenth of a second, and a Retry-After that says so) the
+// pass that starts the endpoint, the zone and the link asks to look again
+// as soon as Azure said, not after a guessed 5 s; and following each
+// requeue exactly, every operation is polled once.
+func TestOperationsAreLookedAtWhenAzureSays(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("demo", hcplinkv1beta1.AzureTopologyPrivate, w.cpoIdentity())
+	w.f.Server.Counters.Reset()
+	first := c.reconcile()
+	if first.RequeueAfter <= 0 || first.RequeueAfter > time.Second {
+		t.Errorf("the first look at the running operations comes after %v; Azure asked for a fraction of a second", first.RequeueAfter)
+	}
+	w.clk.Advance(first.RequeueAfter)
+	c.until("available", available)
+	got := w.f.Server.Counters.Snapshot()[customer]
+	if n := got["Microsoft.Network:locations/operations/read"].Total + got["Microsoft.Network:privateDnsOperationStatuses/read"].Total; n != 3 {
+		t.Errorf("%d reads of operation status for three operations; want one each", n)
+	}
+}

@@ -55,6 +55,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 	}
 	if !res.endpointOutcome.Done() {
 		res.overall = res.endpointOutcome
+		if !zoneAndLink.Done() && zoneAndLink.After > 0 && zoneAndLink.After < res.overall.After {
+			// The zone's or link's operation ends first: look at it then.
+			res.overall.After = zoneAndLink.After
+		}
 		return res
 	}
 	if !zoneAndLink.Done() {

@@ -80,7 +80,8 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	if state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID) {
 		return outcome.Continue()
 	}
-	subnet, token, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name, state.token, placeIn)
+	callCtx, retryAfter := azurecloud.CaptureRetryAfter(ctx)
+	subnet, token, err := r.Cloud.EnsureNATSubnet(callCtx, s.frontend.SubnetID, name, state.token, placeIn)
 	if err != nil {
 		r.natSubnets.Delete(s.cr.UID)
 		return outcome.FromError(err)
@@ -91,7 +92,7 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
-		return natSubnetCreating(name)
+		return natSubnetCreating(name, retryAfter())
 	}
 	return outcome.Continue()
 }
@@ -231,7 +232,8 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 // putService creates or updates the service; ready when Azure finished
 // within the call, else the next pass reads its state.
 func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want desiredService) outcome.Outcome {
-	pls, err := r.Cloud.PutPrivateLinkService(ctx, rg, want.Name, want.body())
+	callCtx, retryAfter := azurecloud.CaptureRetryAfter(ctx)
+	pls, err := r.Cloud.PutPrivateLinkService(callCtx, rg, want.Name, want.body())
 	r.Services.Invalidate(rg, want.Name)
 	if err != nil {
 		// The frontend or the NAT subnet may be what Azure refused: look
@@ -249,7 +251,7 @@ func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want d
 		s.status.PrivateLinkServiceID = id
 	}
 	if pls.Properties == nil || provisioning(pls.Properties.ProvisioningState) != armnetwork.ProvisioningStateSucceeded {
-		return plsUpdating(want.Name)
+		return plsUpdating(want.Name, retryAfter())
 	}
 	ctrl.LoggerFrom(ctx).Info("wrote the Private Link Service", "privateLinkService", want.Name)
 	return r.serviceReady(s, pls, want)

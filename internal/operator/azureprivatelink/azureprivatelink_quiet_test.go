@@ -4,7 +4,12 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
@@ -74,5 +79,42 @@ func TestCreatingAServiceCostsItsWritesAndSixReads(t *testing.T) {
 		if _, ok := made[op]; !ok {
 			t.Errorf("%s: no call, want %d", op, n)
 		}
+	}
+}
+
+// The NAT subnet's and the service's operations are looked at again when
+// Azure's Retry-After says: with cloudsim's fast delays a fraction of a
+// second, with its realistic ones ARM's 10 s; never a guessed 5–8 s.
+func TestOperationsAreLookedAtWhenAzureSays(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		delays   azure.Delays
+		min, max time.Duration
+	}{
+		{"fast", azure.FastDelays(), time.Millisecond, time.Second},
+		{"realistic", azure.RealisticDelays(), 5 * time.Second, 10 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.f.Server.Azure.SetDelays(tc.delays)
+			r := w.reconciler(nil)
+			c := w.cluster()
+			var waits []string
+			for range 6 {
+				res := w.reconcile(r, c.cr)
+				cond := condition(t, c.cr, hcplinkv1beta1.AzurePLSCreatedCondition)
+				if cond.Status == metav1.ConditionTrue {
+					break
+				}
+				waits = append(waits, cond.Message)
+				if res.RequeueAfter < tc.min || res.RequeueAfter > tc.max {
+					t.Errorf("%q: looked at again after %v, want what Azure said (%v–%v)", cond.Message, res.RequeueAfter, tc.min, tc.max)
+				}
+				w.clk.Advance(res.RequeueAfter)
+			}
+			if len(waits) < 2 {
+				t.Errorf("waited on %d operations (%v), want the NAT subnet's and the service's", len(waits), waits)
+			}
+		})
 	}
 }
