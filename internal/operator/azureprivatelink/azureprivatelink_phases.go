@@ -71,25 +71,36 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		return outcome.Continue()
 	}
 	name := azurecloud.NATSubnetName(clusterID(s.hc))
-	placeIn, o := r.recordNATSubnet(ctx, s, name)
-	if !o.Done() {
-		return o
-	}
 	known, _ := r.natSubnets.Load(s.cr.UID)
 	state, _ := known.(natSubnetState)
-	if state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID) {
+	recorded := strings.EqualFold(s.status.NATSubnetID, vnetOf(s.frontend.SubnetID)+"/subnets/"+name)
+	if recorded && (state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID)) {
 		return outcome.Continue()
+	}
+	vnet := vnetOf(s.frontend.SubnetID)
+	if wait, ok := r.vnetTurns.take(vnet, s.cr.UID, r.Now()); !ok {
+		return natSubnetQueued(name, wait)
+	}
+	placeIn, o := r.recordNATSubnet(ctx, s, name)
+	if !o.Done() {
+		r.vnetTurns.release(s.cr.UID)
+		return o
 	}
 	callCtx, retryAfter := azurecloud.CaptureRetryAfter(ctx)
 	subnet, token, err := r.Cloud.EnsureNATSubnet(callCtx, s.frontend.SubnetID, name, state.token, placeIn)
 	if err != nil {
 		r.natSubnets.Delete(s.cr.UID)
+		r.vnetTurns.release(s.cr.UID)
 		return outcome.FromError(err)
 	}
 	if token != "" {
 		r.natSubnets.Store(s.cr.UID, natSubnetState{token: token})
-	} else if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
-		r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
+		r.vnetTurns.hold(vnet, s.cr.UID, r.Now(), retryAfter())
+	} else {
+		r.vnetTurns.release(s.cr.UID)
+		if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
+			r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
+		}
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
 		return natSubnetCreating(name, retryAfter())
