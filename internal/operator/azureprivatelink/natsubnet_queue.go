@@ -16,7 +16,9 @@ import (
 // AnotherOperationInProgress, and its retry costs a read of the subnet, a
 // read of the VNet and the write again. So the NAT subnets this operator
 // creates in one VNet take turns: while one of ours is being created
-// there, the others wait for it, without asking Azure.
+// there, the others wait for it, without asking Azure. (Others hit the
+// same rule: hashicorp/terraform-provider-azurerm#3780 and #13726, which
+// lock the VNet around subnet writes; Azure/terraform-provider-azapi#503.)
 
 // vnetTurnsMaxHold bounds how long one creation holds a VNet's turn, in
 // case its object goes away mid-creation (Azure's subnet operations take
