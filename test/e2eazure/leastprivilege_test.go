@@ -24,14 +24,17 @@ var unusedHere = map[azurecloud.Component]map[string]string{
 	// on paths this lifecycle does not take; the control-plane side's
 	// table keeps them for those paths.
 	azurecloud.ControlPlaneOperator: {
-		"Microsoft.Network/privateDnsZones/A/read":    "records are read by the zone's record-set listing; a single record's read is another path",
-		"Microsoft.Network/privateDnsZones/A/delete":  "a record is deleted only on a path this lifecycle does not take (the zone's deletion takes its records with it)",
-		"Microsoft.Network/privateDnsZones/SOA/write": "the SOA is written only to lower a negative-cache TTL above 60 s; a zone hcplink creates is not above it",
+		"Microsoft.Network/privateDnsZones/A/read":              "records are read by the zone's record-set listing; a single record's read is another path",
+		"Microsoft.Network/privateDnsZones/A/delete":            "a record is deleted only on a path this lifecycle does not take (the zone's deletion takes its records with it)",
+		"Microsoft.Network/privateDnsZones/SOA/write":           "the SOA is written only to lower a negative-cache TTL above 60 s; a zone hcplink creates is not above it",
+		"Microsoft.Network/networkInterfaces/read":              "the endpoint is read with its interfaces expanded ($expand=networkInterfaces); the interface's own read is for an answer that did not expand them",
+		"Microsoft.Resources/subscriptions/resourceGroups/read": "the configuration check reads the resource group only when the VNet is not found in it (a VNet in another group, or none); devenv's guest VNet is in the cluster's group",
 	},
 	azurecloud.ManagementOperator: {
 		"Microsoft.Network/privateLinkServices/privateEndpointConnections/read":   connectionsAtDeletion,
 		"Microsoft.Network/privateLinkServices/privateEndpointConnections/write":  connectionsAtDeletion,
 		"Microsoft.Network/privateLinkServices/privateEndpointConnections/delete": connectionsAtDeletion,
+		"Microsoft.Network/virtualNetworks/subnets/read":                          "the NAT subnet hcplink makes is looked for in its VNet's read (subnets inline); a subnet is read on its own only for a natSubnetID the cluster names, or when Azure forgot a creation's operation",
 	},
 }
 

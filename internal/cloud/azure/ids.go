@@ -109,6 +109,12 @@ func NameOf(id string) string {
 
 // invalidID says, without repeating the ID (it carries a subscription), that
 // a resource ID is malformed.
+// PrivateZoneID is the resource ID of the private DNS zone zone in a
+// subscription's resource group (what ARM answers as the zone's id).
+func PrivateZoneID(subscription, resourceGroup, zone string) string {
+	return fmt.Sprintf("/subscriptions/%s/resourceGroups/%s/providers/Microsoft.Network/privateDnsZones/%s", subscription, resourceGroup, zone)
+}
+
 func invalidID(what, id string) error {
 	msg := "the " + what + " ID is not a valid Azure resource ID of a " + what + "."
 	if id == "" {

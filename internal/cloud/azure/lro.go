@@ -2,10 +2,13 @@ package azurecloud
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 )
 
@@ -68,13 +71,61 @@ func step[T any](ctx context.Context, p *runtime.Poller[T], resumed bool) (resul
 	return nil, token, nil
 }
 
+// stepToStatus is step for a caller that needs only to know that the
+// operation ended: a success read from the operation's own status is
+// final, without the GET of the resource that the poller's Result makes
+// after a PUT. It returns a zero T when done that way, so the caller must
+// use nothing of it.
+func stepToStatus[T any](ctx context.Context, p *runtime.Poller[T], resumed bool) (result *T, token string, err error) {
+	if resumed && !p.Done() {
+		resp, err := p.Poll(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		if p.Done() && operationSucceeded(resp) {
+			return new(T), "", nil
+		}
+	}
+	return step(ctx, p, false)
+}
+
+// operationSucceeded reports whether resp, an answer of an operation's
+// status monitor, says Succeeded (ARM's body {"status": "Succeeded"}).
+func operationSucceeded(resp *http.Response) bool {
+	if resp == nil {
+		return false
+	}
+	payload, err := runtime.Payload(resp)
+	if err != nil {
+		return false
+	}
+	var body struct {
+		Status string `json:"status"`
+	}
+	return json.Unmarshal(payload, &body) == nil && strings.EqualFold(body.Status, "Succeeded")
+}
+
+// stepper advances a poller by at most one status request.
+type stepper[T any] func(ctx context.Context, p *runtime.Poller[T], resumed bool) (*T, string, error)
+
 // begin starts (token == "") or resumes an operation and advances it by one
 // step. A token the cloud no longer knows (its operation finished and was
 // forgotten) starts the operation again: use it only where repeating the
 // PUT or DELETE is idempotent; elsewhere use resume and look again.
 func begin[T any](ctx context.Context, token string, start func(resumeToken string) (*runtime.Poller[T], error)) (*T, string, error) {
+	return beginWith(ctx, token, start, step[T])
+}
+
+// beginToStatus is begin for a caller that needs only to know that the
+// operation ended (see stepToStatus): a non-nil result says it succeeded,
+// and may be empty.
+func beginToStatus[T any](ctx context.Context, token string, start func(resumeToken string) (*runtime.Poller[T], error)) (*T, string, error) {
+	return beginWith(ctx, token, start, stepToStatus[T])
+}
+
+func beginWith[T any](ctx context.Context, token string, start func(resumeToken string) (*runtime.Poller[T], error), advance stepper[T]) (*T, string, error) {
 	if token != "" {
-		r, next, err := resume(ctx, token, start)
+		r, next, err := resumeWith(ctx, token, start, advance)
 		if !errors.Is(err, errForgotten) {
 			return r, next, err
 		}
@@ -83,7 +134,7 @@ func begin[T any](ctx context.Context, token string, start func(resumeToken stri
 	if err != nil {
 		return nil, "", err
 	}
-	return step(ctx, p, false)
+	return advance(ctx, p, false)
 }
 
 // errForgotten says the cloud no longer knows a resume token's operation.
@@ -92,11 +143,15 @@ var errForgotten = errors.New("the long-running operation is no longer known")
 // resume advances the operation of token by one step; errForgotten when
 // the cloud no longer knows it.
 func resume[T any](ctx context.Context, token string, start func(resumeToken string) (*runtime.Poller[T], error)) (*T, string, error) {
+	return resumeWith(ctx, token, start, step[T])
+}
+
+func resumeWith[T any](ctx context.Context, token string, start func(resumeToken string) (*runtime.Poller[T], error), advance stepper[T]) (*T, string, error) {
 	p, err := start(token)
 	if err == nil {
 		var r *T
 		var next string
-		if r, next, err = step(ctx, p, true); err == nil {
+		if r, next, err = advance(ctx, p, true); err == nil {
 			return r, next, nil
 		}
 	}
@@ -129,4 +184,13 @@ func OperationRetryAfter(resp *http.Response) time.Duration {
 		return 0
 	}
 	return retryAfterHeader(resp.Header, time.Now())
+}
+
+// CaptureRetryAfter returns ctx recording the last answer of the calls
+// made with it, and a function giving the wait that answer asked for
+// (OperationRetryAfter): a running operation's next look follows what
+// Azure said, not a guess.
+func CaptureRetryAfter(ctx context.Context) (context.Context, func() time.Duration) {
+	var raw *http.Response
+	return policy.WithCaptureResponse(ctx, &raw), func() time.Duration { return OperationRetryAfter(raw) }
 }

@@ -57,6 +57,10 @@ func TestNATSubnetsPlacedFromTheSameReadGetDistinctRanges(t *testing.T) {
 			subnet = s
 			return next, err
 		})
+		if subnet != nil && subnet.ID != nil {
+			// Seen done on its operation, it was not read back.
+			subnet, _ = p.provider.Subnet(w.ctx, *subnet.ID)
+		}
 		if subnet == nil || subnet.Properties == nil || subnet.Properties.AddressPrefix == nil {
 			t.Fatalf("%s: %+v", p.name, subnet)
 		}

@@ -53,12 +53,14 @@ func (p *PrivateDNS) Zone(ctx context.Context, resourceGroup, zone string) (*arm
 // (If-None-Match: *, so no read comes first): an existing zone, ours or
 // not, is read and returned as it is, never overwritten (CreatedByHcplink
 // tells the caller whose it is). While the creation runs it returns the
-// token to resume with.
+// token to resume with. A creation that ends on its operation's status
+// returns the zone as it was created (name, location, tags; no ID):
+// reading it back would tell nothing new.
 func (p *PrivateDNS) CreateZone(ctx context.Context, resourceGroup, zone string, tags map[string]*string, resumeToken string) (*armprivatedns.PrivateZone, string, error) {
 	body := armprivatedns.PrivateZone{Location: to.Ptr(globalLocation), Tags: tags}
 	callCtx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
-	r, token, err := begin(callCtx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.PrivateZonesClientCreateOrUpdateResponse], error) {
+	r, token, err := beginToStatus(callCtx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.PrivateZonesClientCreateOrUpdateResponse], error) {
 		return p.Zones.BeginCreateOrUpdate(callCtx, resourceGroup, zone, body, &armprivatedns.PrivateZonesClientBeginCreateOrUpdateOptions{IfNoneMatch: to.Ptr("*"), ResumeToken: tok})
 	})
 	if ErrorCode(err) == CodePreconditionFailed || statusCode(err) == 412 {
@@ -68,6 +70,10 @@ func (p *PrivateDNS) CreateZone(ctx context.Context, resourceGroup, zone string,
 	}
 	if err != nil || r == nil {
 		return nil, token, Wrap("creating the private DNS zone", err)
+	}
+	if r.PrivateZone.Name == nil {
+		body.Name = to.Ptr(zone)
+		return &body, "", nil
 	}
 	return &r.PrivateZone, "", nil
 }
@@ -120,16 +126,22 @@ func (p *PrivateDNS) Link(ctx context.Context, resourceGroup, zone, link string)
 }
 
 // CreateOrUpdateLink links the zone to vnetID with auto-registration off;
-// while the operation runs it returns the token to resume with.
+// while the operation runs it returns the token to resume with. A link
+// whose operation ends on its status is returned as it was written (no
+// ID, no link state): the drift check reads it.
 func (p *PrivateDNS) CreateOrUpdateLink(ctx context.Context, resourceGroup, zone, link, vnetID string, tags map[string]*string, resumeToken string) (*armprivatedns.VirtualNetworkLink, string, error) {
 	body := VNetLinkBody(vnetID, tags)
 	ctx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
-	r, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.VirtualNetworkLinksClientCreateOrUpdateResponse], error) {
+	r, token, err := beginToStatus(ctx, resumeToken, func(tok string) (*runtime.Poller[armprivatedns.VirtualNetworkLinksClientCreateOrUpdateResponse], error) {
 		return p.Links.BeginCreateOrUpdate(ctx, resourceGroup, zone, link, body, &armprivatedns.VirtualNetworkLinksClientBeginCreateOrUpdateOptions{ResumeToken: tok})
 	})
 	if err != nil || r == nil {
 		return nil, token, Wrap("linking the private DNS zone to the VNet", err)
+	}
+	if r.VirtualNetworkLink.Properties == nil {
+		body.Name = to.Ptr(link)
+		return &body, "", nil
 	}
 	return &r.VirtualNetworkLink, "", nil
 }

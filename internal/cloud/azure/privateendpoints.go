@@ -23,11 +23,18 @@ func NewPrivateEndpoints(f *armnetwork.ClientFactory) *PrivateEndpoints {
 	return &PrivateEndpoints{Endpoints: f.NewPrivateEndpointsClient(), Interfaces: f.NewInterfacesClient()}
 }
 
-// Get reads a Private Endpoint; nil when it does not exist.
+// expandInterfaces asks ARM for the endpoint's network interfaces whole
+// (their IP configurations and addresses) instead of bare IDs, so that one
+// read gives the endpoint's address (the Private Endpoints Get API's
+// $expand, learn.microsoft.com/rest/api/virtualnetwork/private-endpoints/get).
+const expandInterfaces = "networkInterfaces"
+
+// Get reads a Private Endpoint, its network interfaces expanded; nil when
+// it does not exist.
 func (p *PrivateEndpoints) Get(ctx context.Context, resourceGroup, name string) (*armnetwork.PrivateEndpoint, error) {
 	ctx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
-	resp, err := p.Endpoints.Get(ctx, resourceGroup, name, nil)
+	resp, err := p.Endpoints.Get(ctx, resourceGroup, name, &armnetwork.PrivateEndpointsClientGetOptions{Expand: to.Ptr(expandInterfaces)})
 	if IsNotFound(err) {
 		return nil, nil
 	}
@@ -38,15 +45,21 @@ func (p *PrivateEndpoints) Get(ctx context.Context, resourceGroup, name string) 
 }
 
 // CreateOrUpdate puts the Private Endpoint; while the operation runs it
-// returns the token to resume with.
+// returns the token to resume with. Once its operation says it succeeded
+// the endpoint is read once, its interfaces expanded (instead of the
+// poller's plain read and then one of the interface).
 func (p *PrivateEndpoints) CreateOrUpdate(ctx context.Context, resourceGroup, name string, body armnetwork.PrivateEndpoint, resumeToken string) (*armnetwork.PrivateEndpoint, string, error) {
-	ctx, cancel := p.Timeouts.call(ctx)
+	callCtx, cancel := p.Timeouts.call(ctx)
 	defer cancel()
-	r, token, err := begin(ctx, resumeToken, func(tok string) (*runtime.Poller[armnetwork.PrivateEndpointsClientCreateOrUpdateResponse], error) {
-		return p.Endpoints.BeginCreateOrUpdate(ctx, resourceGroup, name, body, &armnetwork.PrivateEndpointsClientBeginCreateOrUpdateOptions{ResumeToken: tok})
+	r, token, err := beginToStatus(callCtx, resumeToken, func(tok string) (*runtime.Poller[armnetwork.PrivateEndpointsClientCreateOrUpdateResponse], error) {
+		return p.Endpoints.BeginCreateOrUpdate(callCtx, resourceGroup, name, body, &armnetwork.PrivateEndpointsClientBeginCreateOrUpdateOptions{ResumeToken: tok})
 	})
 	if err != nil || r == nil {
 		return nil, token, Wrap("creating the Private Endpoint", err)
+	}
+	if r.PrivateEndpoint.ID == nil {
+		pe, err := p.Get(ctx, resourceGroup, name)
+		return pe, "", err
 	}
 	return &r.PrivateEndpoint, "", nil
 }
@@ -66,14 +79,18 @@ func (p *PrivateEndpoints) Delete(ctx context.Context, resourceGroup, name, resu
 }
 
 // IP is the Private Endpoint's address: from its custom DNS configs when
-// it has them, else from its network interface's first IP configuration.
-// "" when it has none yet.
+// it has them, else from its network interface's first IP configuration,
+// as Get expands it (the interface is read only when an answer did not
+// expand it). "" when it has none yet.
 func (p *PrivateEndpoints) IP(ctx context.Context, pe *armnetwork.PrivateEndpoint) (string, error) {
 	if ip := CustomDNSConfigIP(pe); ip != "" {
 		return ip, nil
 	}
 	if pe == nil || pe.Properties == nil || len(pe.Properties.NetworkInterfaces) == 0 || pe.Properties.NetworkInterfaces[0] == nil {
 		return "", nil
+	}
+	if nic := pe.Properties.NetworkInterfaces[0]; nic.Properties != nil {
+		return interfaceIP(nic.Properties), nil
 	}
 	nicID := deref(pe.Properties.NetworkInterfaces[0].ID)
 	rg, name := ResourceGroupOf(nicID), NameOf(nicID)
@@ -92,12 +109,18 @@ func (p *PrivateEndpoints) IP(ctx context.Context, pe *armnetwork.PrivateEndpoin
 	if resp.Properties == nil {
 		return "", nil
 	}
-	for _, c := range resp.Properties.IPConfigurations {
+	return interfaceIP(resp.Properties), nil
+}
+
+// interfaceIP is a network interface's first private address ("" when
+// none).
+func interfaceIP(props *armnetwork.InterfacePropertiesFormat) string {
+	for _, c := range props.IPConfigurations {
 		if c != nil && c.Properties != nil && deref(c.Properties.PrivateIPAddress) != "" {
-			return *c.Properties.PrivateIPAddress, nil
+			return *c.Properties.PrivateIPAddress
 		}
 	}
-	return "", nil
+	return ""
 }
 
 // CustomDNSConfigIP is the first address of the endpoint's custom DNS

@@ -52,6 +52,11 @@ func TestPrivateLinkEndToEnd(t *testing.T) {
 		nat = s
 		return next, err
 	})
+	// A creation seen done on its operation is not read back: read it here.
+	nat, err = pls.Subnet(w.ctx, *nat.ID)
+	if err != nil || nat == nil {
+		t.Fatalf("reading the NAT subnet: %v, %v", nat, err)
+	}
 	prefix := netip.MustParsePrefix(*nat.Properties.AddressPrefix)
 	if !netip.MustParsePrefix("10.0.0.0/16").Contains(prefix.Addr()) || prefix.Overlaps(netip.MustParsePrefix("10.0.0.0/24")) || prefix.Bits() != azurecloud.NATSubnetPrefixLength {
 		t.Errorf("NAT subnet prefix %s: not a free /%d of the VNet", prefix, azurecloud.NATSubnetPrefixLength)

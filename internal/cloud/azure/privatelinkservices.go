@@ -170,16 +170,49 @@ func (p *PrivateLinkServices) Subnet(ctx context.Context, subnetID string) (*arm
 // that overlaps no subnet) with Private Link Service network policies
 // disabled. While the creation runs it returns the token to resume with.
 func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name, resumeToken string) (*armnetwork.Subnet, string, error) {
-	return p.ensureNATSubnet(ctx, vnetID, name, resumeToken, false)
+	return p.ensureNATSubnet(ctx, vnetID, name, resumeToken, nil)
 }
 
-// CreateNATSubnet is EnsureNATSubnet for a caller that has just read that
-// the subnet does not exist: it places it without reading it again.
-func (p *PrivateLinkServices) CreateNATSubnet(ctx context.Context, vnetID, name, resumeToken string) (*armnetwork.Subnet, string, error) {
-	return p.ensureNATSubnet(ctx, vnetID, name, resumeToken, true)
+// CreateNATSubnetIn is EnsureNATSubnet for a caller that has just read
+// the VNet (NATSubnetVNet) and found no subnet of that name in it: the
+// subnet is placed from that read, without reading the VNet or the subnet
+// again.
+func (p *PrivateLinkServices) CreateNATSubnetIn(ctx context.Context, vnet *armnetwork.VirtualNetwork, name, resumeToken string) (*armnetwork.Subnet, string, error) {
+	return p.ensureNATSubnet(ctx, deref(vnet.ID), name, resumeToken, vnet)
 }
 
-func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name, resumeToken string, knownAbsent bool) (*armnetwork.Subnet, string, error) {
+// NATSubnetVNet reads the VNet a NAT subnet goes in, its subnets inline;
+// a VNet that does not exist is an error.
+func (p *PrivateLinkServices) NATSubnetVNet(ctx context.Context, vnetID string) (*armnetwork.VirtualNetwork, error) {
+	vnet, err := p.VirtualNetwork(ctx, vnetID)
+	if err != nil {
+		return nil, err
+	}
+	if vnet == nil {
+		return nil, &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassNotFound, Code: CodeResourceNotFound, Message: "the load balancer's virtual network does not exist."}
+	}
+	return vnet, nil
+}
+
+// SubnetNamed is the subnet of vnet (as read, subnets inline) named name;
+// nil when it has none.
+func SubnetNamed(vnet *armnetwork.VirtualNetwork, name string) *armnetwork.Subnet {
+	if vnet == nil || vnet.Properties == nil {
+		return nil
+	}
+	for _, sn := range vnet.Properties.Subnets {
+		if sn != nil && strings.EqualFold(deref(sn.Name), name) {
+			return sn
+		}
+	}
+	return nil
+}
+
+// ensureNATSubnet gets or creates the NAT subnet; read is the VNet as the
+// caller just read it when it showed no such subnet (nil: look first).
+// A creation seen done on its operation's status is not read back: the
+// answer is the subnet as it was asked for, provisioned.
+func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name, resumeToken string, read *armnetwork.VirtualNetwork) (*armnetwork.Subnet, string, error) {
 	vnetRef, err := ParseVNetID(vnetID)
 	if err != nil {
 		return nil, "", err
@@ -190,24 +223,39 @@ func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name,
 	start := func(tok string) (*runtime.Poller[armnetwork.SubnetsClientCreateOrUpdateResponse], error) {
 		var body armnetwork.Subnet
 		if tok == "" {
-			var err error
-			if body, err = p.natSubnetBody(ctx, vnetID); err != nil {
+			vnet := read
+			read = nil // a placement that conflicts reads the VNet afresh
+			if vnet == nil {
+				var err error
+				if vnet, err = p.NATSubnetVNet(ctx, vnetID); err != nil {
+					return nil, err
+				}
+			}
+			if body, err = natSubnetBody(vnet); err != nil {
 				return nil, err
 			}
 		}
 		return p.Subnets.BeginCreateOrUpdate(ctx, ref.ResourceGroup, ref.VNet, ref.Name, body, &armnetwork.SubnetsClientBeginCreateOrUpdateOptions{ResumeToken: tok})
 	}
+	done := func(r *armnetwork.SubnetsClientCreateOrUpdateResponse) *armnetwork.Subnet {
+		if r.Subnet.ID != nil {
+			return &r.Subnet
+		}
+		id, succeeded := ref.ID(), armnetwork.ProvisioningStateSucceeded
+		return &armnetwork.Subnet{ID: &id, Name: to.Ptr(name), Properties: &armnetwork.SubnetPropertiesFormat{ProvisioningState: &succeeded}}
+	}
+	knownAbsent := read != nil
 	if resumeToken != "" {
-		r, token, err := resume(ctx, resumeToken, start)
+		r, token, err := resumeWith(ctx, resumeToken, start, stepToStatus[armnetwork.SubnetsClientCreateOrUpdateResponse])
 		if !errors.Is(err, errForgotten) {
 			if err != nil || r == nil {
 				return nil, token, Wrap("creating the NAT subnet", err)
 			}
-			return &r.Subnet, "", nil
+			return done(r), "", nil
 		}
 		// Forgotten: the subnet may exist by now; placing it again would
 		// move it, so look first.
-		knownAbsent = false
+		knownAbsent, read = false, nil
 	}
 	if !knownAbsent {
 		existing, err := p.Subnet(ctx, ref.ID())
@@ -219,7 +267,7 @@ func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name,
 	// between our read of the VNet and our write; Azure then refuses ours
 	// as overlapping, and a fresh read finds the next free range.
 	for attempt := 1; ; attempt++ {
-		r, token, err := begin(ctx, "", start)
+		r, token, err := beginToStatus(ctx, "", start)
 		if ErrorCode(err) == CodeSubnetRangesOverlap {
 			if attempt < natSubnetAttempts {
 				continue
@@ -230,7 +278,7 @@ func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name,
 		if err != nil || r == nil {
 			return nil, token, Wrap("creating the NAT subnet", err)
 		}
-		return &r.Subnet, "", nil
+		return done(r), "", nil
 	}
 }
 
@@ -245,14 +293,7 @@ const CodeSubnetRangesOverlap = "NetcfgSubnetRangesOverlap"
 const natSubnetAttempts = 3
 
 // natSubnetBody places a NAT subnet in the VNet's free address space.
-func (p *PrivateLinkServices) natSubnetBody(ctx context.Context, vnetID string) (armnetwork.Subnet, error) {
-	vnet, err := p.VirtualNetwork(ctx, vnetID)
-	if err != nil {
-		return armnetwork.Subnet{}, err
-	}
-	if vnet == nil {
-		return armnetwork.Subnet{}, &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassNotFound, Code: CodeResourceNotFound, Message: "the load balancer's virtual network does not exist."}
-	}
+func natSubnetBody(vnet *armnetwork.VirtualNetwork) (armnetwork.Subnet, error) {
 	prefix, err := FreePrefix(addressSpace(vnet), subnetPrefixes(vnet), NATSubnetPrefixLength)
 	if err != nil {
 		return armnetwork.Subnet{}, &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassInvalidInput, Code: "NoFreeAddressSpace",

@@ -102,6 +102,10 @@ func (r *Reconciler) reconcileZone(ctx context.Context, s *scope) outcome.Outcom
 		return zoneConflict(s)
 	}
 	cr.Status.PrivateDNSZoneID = deref(zone.ID)
+	if cr.Status.PrivateDNSZoneID == "" {
+		// Created and seen done on its operation: not read back.
+		cr.Status.PrivateDNSZoneID = azurecloud.PrivateZoneID(cr.Spec.SubscriptionID, rg, zoneName)
+	}
 	return outcome.Continue()
 }
 

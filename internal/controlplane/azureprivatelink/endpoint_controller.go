@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -143,19 +140,21 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
-// capturing returns ctx recording the last answer of the calls made with
-// it, and a function giving the Retry-After that answer asked for: a
-// running operation's next look is no sooner than Azure asked.
+// capturing is azurecloud.CaptureRetryAfter.
 func capturing(ctx context.Context) (context.Context, func() time.Duration) {
-	var raw *http.Response
-	return policy.WithCaptureResponse(ctx, &raw), func() time.Duration { return azurecloud.OperationRetryAfter(raw) }
+	return azurecloud.CaptureRetryAfter(ctx)
 }
 
 // operationPoll is the outcome of an operation of ours still running:
-// looked at again after the first poll or the Retry-After Azure asked for,
-// whichever is later, then less often.
+// looked at again when Azure's Retry-After says, each time (ARM sends one
+// with every answer about a running operation:
+// learn.microsoft.com/azure/azure-resource-manager/management/async-operations);
+// without one, after the first poll, then less often.
 func (r *Reconciler) operationPoll(reason, message string, retryAfter time.Duration) outcome.Outcome {
-	return outcome.Poll(reason, message, max(r.poll(), retryAfter), pendingMostPoll)
+	if retryAfter > 0 {
+		return outcome.Wait(reason, message, retryAfter)
+	}
+	return outcome.Poll(reason, message, r.poll(), pendingMostPoll)
 }
 
 func (r *Reconciler) poll() time.Duration {

@@ -40,6 +40,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 		res.endpointOutcome, res.overall = o, o
 		return res
 	}
+	if r.converged(cr) {
+		return r.stillConverged(ctx, s)
+	}
 	res.endpoint, res.endpointOutcome = r.reconcileEndpoint(ctx, s)
 	provisioning := res.endpointOutcome.Reason == hcplinkv1beta1.PrivateEndpointPendingReason
 	if !res.endpointOutcome.Done() && !provisioning {
@@ -52,6 +55,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 	}
 	if !res.endpointOutcome.Done() {
 		res.overall = res.endpointOutcome
+		if !zoneAndLink.Done() && zoneAndLink.After > 0 && zoneAndLink.After < res.overall.After {
+			// The zone's or link's operation ends first: look at it then.
+			res.overall.After = zoneAndLink.After
+		}
 		return res
 	}
 	if !zoneAndLink.Done() {
@@ -74,8 +81,29 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 	r.forgetProof(cr, stepZoneCreated)
 	r.forgetProof(cr, stepEndpoint)
 	r.prove(cr, stepEndpointApproved, cr.Status.PrivateLinkServiceAlias, "")
-	res.overall = outcome.Ready(hcplinkv1beta1.AzureSuccessReason, fmt.Sprintf(
+	r.prove(cr, stepConverged, convergedInput(cr), "")
+	res.overall = r.readyOutcome(s, res.endpoint.IP)
+	return res
+}
+
+func (r *Reconciler) readyOutcome(s *scope, ip string) outcome.Outcome {
+	return outcome.Ready(hcplinkv1beta1.AzureSuccessReason, fmt.Sprintf(
 		"Private Endpoint %s is approved at %s; private DNS zone %s resolves api and *.apps to it in the cluster's VNet",
-		s.endpointName(), res.endpoint.IP, cr.Status.DNSZoneName), r.driftInterval())
+		s.endpointName(), ip, s.cr.Status.DNSZoneName), r.driftInterval())
+}
+
+// stillConverged is a pass that an event brought soon after a Ready one,
+// with nothing of the cloud's side changed: only the ExternalName Services
+// (the HostedControlPlane's topology) are kept; the drift check that pass
+// scheduled stays the earlier requeue.
+func (r *Reconciler) stillConverged(ctx context.Context, s *scope) passResult {
+	cr := s.cr
+	res := passResult{endpoint: endpointView{ID: cr.Status.PrivateEndpointID, IP: cr.Status.PrivateEndpointIP}, dnsRan: true}
+	res.endpointOutcome, res.dnsOutcome = outcome.Continue(), outcome.Continue()
+	if err := r.reconcileExternalNames(ctx, cr, DesiredExternalNames(s.hcp), ExternalNameTarget(cr.Status.DNSZoneName)); err != nil {
+		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
+		return res
+	}
+	res.overall = r.readyOutcome(s, cr.Status.PrivateEndpointIP)
 	return res
 }

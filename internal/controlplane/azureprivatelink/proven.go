@@ -1,6 +1,8 @@
 package azureprivatelink
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -34,7 +36,39 @@ const (
 	// stepLinkConflict: Azure refused the link because the VNet is linked
 	// to another zone of the name; its retries keep that condition.
 	stepLinkConflict = "link-conflict"
+	// stepConverged: a pass ended Ready for these inputs (convergedInput).
+	// A pass that an event brings soon after (the ExternalName Services the
+	// pass created, the management side's report of the connection) has
+	// nothing to ask Azure; the drift check comes at its time.
+	stepConverged = "converged"
 )
+
+// convergedFor is how long a Ready pass's proof spares later passes their
+// cloud reads: less than the shortest jittered drift interval (-15 %), so
+// that the drift check it scheduled always reads.
+func (r *Reconciler) convergedFor() time.Duration { return r.driftInterval() * 4 / 5 }
+
+// convergedInput is what a Ready pass proved the path for: the service,
+// the guest network, the endpoint and its address, the zone, the spec's
+// generation, and whether the management side reports the connection
+// refused (its Approved report, or none yet, changes nothing).
+func convergedInput(cr *hcplinkv1beta1.AzurePrivateLinkService) string {
+	st := cr.Status
+	return strings.Join([]string{st.PrivateLinkServiceAlias, st.PrivateLinkServiceID, cr.Spec.GuestVNetID, cr.Spec.GuestSubnetID,
+		st.PrivateEndpointID, st.PrivateEndpointIP, st.DNSZoneName, st.PrivateDNSZoneID, strconv.FormatInt(cr.Generation, 10),
+		strconv.FormatBool(connectionRefused(endpointView{ConnectionStatus: st.PrivateEndpointConnectionState}))}, "|")
+}
+
+// converged reports whether a Ready pass proved the path for cr's current
+// inputs recently enough that this pass need not look at Azure.
+func (r *Reconciler) converged(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
+	v, ok := r.proofs.Load(proofKey{cr.UID, stepConverged})
+	if !ok {
+		return false
+	}
+	p := v.(proof)
+	return p.input == convergedInput(cr) && r.now().Sub(p.at) < r.convergedFor()
+}
 
 type proofKey struct {
 	uid  types.UID
@@ -55,14 +89,14 @@ func (r *Reconciler) proven(cr *hcplinkv1beta1.AzurePrivateLinkService, step, in
 		return "", false
 	}
 	p := v.(proof)
-	if p.input != input || time.Since(p.at) > r.driftInterval() {
+	if p.input != input || r.now().Sub(p.at) > r.driftInterval() {
 		return "", false
 	}
 	return p.value, true
 }
 
 func (r *Reconciler) prove(cr *hcplinkv1beta1.AzurePrivateLinkService, step, input, value string) {
-	r.proofs.Store(proofKey{cr.UID, step}, proof{input: input, value: value, at: time.Now()})
+	r.proofs.Store(proofKey{cr.UID, step}, proof{input: input, value: value, at: r.now()})
 }
 
 // forgetProofs drops every proof of cr.

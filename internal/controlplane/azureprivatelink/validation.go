@@ -92,25 +92,28 @@ func (v *Validator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	return ctrl.Result{RequeueAfter: resolved.After}, nil
 }
 
-// check reads the resource group and the VNet (its subnets inline): two
-// reads.
+// check reads the VNet (its subnets inline) and, unless the VNet was
+// found in the cluster's resource group (which proves the group exists),
+// the resource group: one read, or two.
 func (v *Validator) check(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane) outcome.Outcome {
 	az := hcp.Spec.Platform.Azure
 	guest, err := v.Cloud.GuestNetwork(az.SubscriptionID)
 	if err != nil {
 		return outcome.FromError(err)
 	}
-	rg, err := guest.ResourceGroup(ctx, az.ResourceGroupName)
+	vnet, err := guest.VNet(ctx, azurecloud.ResourceGroupOf(az.VnetID), azurecloud.NameOf(az.VnetID))
 	if err != nil {
 		return outcome.FromError(err)
 	}
-	var vnet *armnetwork.VirtualNetwork
-	if rg != nil {
-		if vnet, err = guest.VNet(ctx, azurecloud.ResourceGroupOf(az.VnetID), azurecloud.NameOf(az.VnetID)); err != nil {
+	rgFound := vnet != nil && strings.EqualFold(azurecloud.ResourceGroupOf(az.VnetID), az.ResourceGroupName)
+	if !rgFound {
+		rg, err := guest.ResourceGroup(ctx, az.ResourceGroupName)
+		if err != nil {
 			return outcome.FromError(err)
 		}
+		rgFound = rg != nil
 	}
-	return ValidateGuestNetwork(az, rg != nil, vnet)
+	return ValidateGuestNetwork(az, rgFound, vnet)
 }
 
 // ValidateGuestNetwork is the verdict on a cluster's Azure settings given

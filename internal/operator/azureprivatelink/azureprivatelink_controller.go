@@ -132,6 +132,9 @@ type Reconciler struct {
 	// provisioned, or the token of its creation while it runs (natToken),
 	// so that a pass neither reads it again nor re-runs its placement.
 	natSubnets sync.Map
+	// vnetTurns lets the NAT subnets of one VNet be created one at a time,
+	// as Azure changes a VNet's subnets (natsubnet_queue.go).
+	vnetTurns vnetTurns
 }
 
 func (r *Reconciler) init() {

@@ -195,6 +195,7 @@ func TestManyClustersAtOnceGetDistinctNATSubnets(t *testing.T) {
 	for range 6 {
 		clusters = append(clusters, w.cluster())
 	}
+	writesBefore := w.calls("virtualNetworks/subnets/write").Total
 	ready := map[int]bool{}
 	for round := 0; len(ready) < len(clusters) && round < 40; round++ {
 		var wg sync.WaitGroup
@@ -216,6 +217,12 @@ func TestManyClustersAtOnceGetDistinctNATSubnets(t *testing.T) {
 			}
 		}
 		w.clk.Advance(time.Minute)
+	}
+	// Azure changes one subnet of a VNet at a time: the NAT subnets take
+	// turns, so each is written once (a PUT while another runs is refused,
+	// and its retry costs two reads and the write again).
+	if writes := w.calls("virtualNetworks/subnets/write").Total - writesBefore; writes != int64(len(clusters)) {
+		t.Errorf("%d NAT subnet writes for %d clusters, want one each", writes, len(clusters))
 	}
 	var prefixes []netip.Prefix
 	for _, c := range clusters {

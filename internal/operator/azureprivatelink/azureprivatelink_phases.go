@@ -71,27 +71,39 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		return outcome.Continue()
 	}
 	name := azurecloud.NATSubnetName(clusterID(s.hc))
-	absent, o := r.recordNATSubnet(ctx, s, name)
-	if !o.Done() {
-		return o
-	}
 	known, _ := r.natSubnets.Load(s.cr.UID)
 	state, _ := known.(natSubnetState)
-	if state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID) {
+	recorded := strings.EqualFold(s.status.NATSubnetID, vnetOf(s.frontend.SubnetID)+"/subnets/"+name)
+	if recorded && (state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID)) {
 		return outcome.Continue()
 	}
-	subnet, token, err := r.Cloud.EnsureNATSubnet(ctx, s.frontend.SubnetID, name, state.token, absent)
+	vnet := vnetOf(s.frontend.SubnetID)
+	if wait, ok := r.vnetTurns.take(vnet, s.cr.UID, r.Now()); !ok {
+		return natSubnetQueued(name, wait)
+	}
+	placeIn, o := r.recordNATSubnet(ctx, s, name)
+	if !o.Done() {
+		r.vnetTurns.release(s.cr.UID)
+		return o
+	}
+	callCtx, retryAfter := azurecloud.CaptureRetryAfter(ctx)
+	subnet, token, err := r.Cloud.EnsureNATSubnet(callCtx, s.frontend.SubnetID, name, state.token, placeIn)
 	if err != nil {
 		r.natSubnets.Delete(s.cr.UID)
+		r.vnetTurns.release(s.cr.UID)
 		return outcome.FromError(err)
 	}
 	if token != "" {
 		r.natSubnets.Store(s.cr.UID, natSubnetState{token: token})
-	} else if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
-		r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
+		r.vnetTurns.hold(vnet, s.cr.UID, r.Now(), retryAfter())
+	} else {
+		r.vnetTurns.release(s.cr.UID)
+		if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
+			r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
+		}
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
-		return natSubnetCreating(name)
+		return natSubnetCreating(name, retryAfter())
 	}
 	return outcome.Continue()
 }
@@ -101,36 +113,39 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 // cluster's own service using the subnet, should status be lost) is what
 // makes a subnet hcplink's — to use and, later, to delete. A subnet of
 // our name that neither names was made by someone else: it is left alone
-// and the condition says so.
+// and the condition says so. One read of the VNet tells both whether a
+// subnet of that name exists and where a new one fits.
 //
-// absent: it has just read that no subnet of that name exists.
-func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) (absent bool, o outcome.Outcome) {
+// placeIn: the VNet as just read, when it has no subnet of that name.
+func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) (placeIn *armnetwork.VirtualNetwork, o outcome.Outcome) {
 	id := vnetOf(s.frontend.SubnetID) + "/subnets/" + name
 	if strings.EqualFold(s.status.NATSubnetID, id) {
-		return false, outcome.Continue()
+		return nil, outcome.Continue()
 	}
-	existing, err := r.Cloud.Subnet(ctx, id)
+	vnet, err := r.Cloud.NATSubnetVNet(ctx, s.frontend.SubnetID)
 	if err != nil {
-		return false, outcome.FromError(err)
+		return nil, outcome.FromError(err)
 	}
+	existing := azurecloud.SubnetNamed(vnet, name)
 	if existing != nil {
 		ours, err := r.serviceUsesSubnet(ctx, s, id)
 		if err != nil {
-			return false, outcome.FromError(err)
+			return nil, outcome.FromError(err)
 		}
 		if !ours {
-			return false, natSubnetNameTaken(name)
+			return nil, natSubnetNameTaken(name)
 		}
 	}
 	s.status.NATSubnetID = id
 	if err := r.writeStatus(ctx, s); err != nil {
-		return false, outcome.FromError(err)
+		return nil, outcome.FromError(err)
 	}
-	if existing == nil {
-		ctrl.LoggerFrom(ctx).Info("creating a NAT subnet", "subnet", name)
-		r.Events.Created(s.cr, "NAT subnet", name)
+	if existing != nil {
+		return nil, outcome.Continue()
 	}
-	return existing == nil, outcome.Continue()
+	ctrl.LoggerFrom(ctx).Info("creating a NAT subnet", "subnet", name)
+	r.Events.Created(s.cr, "NAT subnet", name)
+	return vnet, outcome.Continue()
 }
 
 // natSubnetState is what a Reconciler remembers of an object's NAT subnet
@@ -228,7 +243,8 @@ func (r *Reconciler) ensureService(ctx context.Context, s *scope) outcome.Outcom
 // putService creates or updates the service; ready when Azure finished
 // within the call, else the next pass reads its state.
 func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want desiredService) outcome.Outcome {
-	pls, err := r.Cloud.PutPrivateLinkService(ctx, rg, want.Name, want.body())
+	callCtx, retryAfter := azurecloud.CaptureRetryAfter(ctx)
+	pls, err := r.Cloud.PutPrivateLinkService(callCtx, rg, want.Name, want.body())
 	r.Services.Invalidate(rg, want.Name)
 	if err != nil {
 		// The frontend or the NAT subnet may be what Azure refused: look
@@ -246,7 +262,7 @@ func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want d
 		s.status.PrivateLinkServiceID = id
 	}
 	if pls.Properties == nil || provisioning(pls.Properties.ProvisioningState) != armnetwork.ProvisioningStateSucceeded {
-		return plsUpdating(want.Name)
+		return plsUpdating(want.Name, retryAfter())
 	}
 	ctrl.LoggerFrom(ctx).Info("wrote the Private Link Service", "privateLinkService", want.Name)
 	return r.serviceReady(s, pls, want)

@@ -4,7 +4,12 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
@@ -38,25 +43,78 @@ func TestADriftPassOverManyClustersIsOneListing(t *testing.T) {
 	}
 }
 
-// Creating one cluster's service costs the management side at most 10
-// calls, 2 of them writes (the NAT subnet, the service): the load
-// balancers listed once, the NAT subnet read once before it is placed
-// (ownership) and its creation then polled through its operation, not
-// read again; the services' listing, one read and one poll of the
-// service.
-func TestCreatingAServiceCostsAtMostTenCalls(t *testing.T) {
+// Creating one cluster's service costs the management side its two writes
+// (the NAT subnet, the service) and six reads: the load balancers listed
+// once; the VNet read once, which shows both that no subnet has the NAT
+// subnet's name (ownership) and where it fits; the subnet's creation
+// polled through its operation and, done, not read back; the services'
+// listing, one read of the service before it is created and one after.
+func TestCreatingAServiceCostsItsWritesAndSixReads(t *testing.T) {
 	w := newWorld(t)
 	r := w.reconciler(nil)
 	before := w.f.Calls(mgmtSub)
 	c := w.cluster()
 	w.settle(r, c.cr)
-	made := map[string]sim.CallCount{}
+	made := map[string]int64{}
 	for k, v := range w.f.Calls(mgmtSub) {
 		if d := v.Total - before[k].Total; d > 0 {
-			made[k] = sim.CallCount{Total: d, Mutating: v.Mutating - before[k].Mutating}
+			made[k] = d
 		}
 	}
-	if total := sim.Sum(made); total.Total > 10 || total.Mutating != 2 {
-		t.Errorf("creating a service made %d calls (%d mutating), want at most 10 (2): %v", total.Total, total.Mutating, made)
+	t.Logf("create: %v", made)
+	want := map[string]int64{
+		"Microsoft.Network:loadBalancers/read":            1,
+		"Microsoft.Network:virtualNetworks/read":          1,
+		"Microsoft.Network:virtualNetworks/subnets/write": 1,
+		"Microsoft.Network:locations/operations/read":     1, // the subnet's operation
+		"Microsoft.Network:privateLinkServices/read":      3, // the listing, before, after
+		"Microsoft.Network:privateLinkServices/write":     1,
+	}
+	for op, n := range made {
+		if want[op] != n {
+			t.Errorf("%s: %d calls, want %d", op, n, want[op])
+		}
+	}
+	for op, n := range want {
+		if _, ok := made[op]; !ok {
+			t.Errorf("%s: no call, want %d", op, n)
+		}
+	}
+}
+
+// The NAT subnet's and the service's operations are looked at again when
+// Azure's Retry-After says: with cloudsim's fast delays a fraction of a
+// second, with its realistic ones ARM's 10 s; never a guessed 5–8 s.
+func TestOperationsAreLookedAtWhenAzureSays(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		delays   azure.Delays
+		min, max time.Duration
+	}{
+		{"fast", azure.FastDelays(), time.Millisecond, time.Second},
+		{"realistic", azure.RealisticDelays(), 5 * time.Second, 10 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.f.Server.Azure.SetDelays(tc.delays)
+			r := w.reconciler(nil)
+			c := w.cluster()
+			var waits []string
+			for range 6 {
+				res := w.reconcile(r, c.cr)
+				cond := condition(t, c.cr, hcplinkv1beta1.AzurePLSCreatedCondition)
+				if cond.Status == metav1.ConditionTrue {
+					break
+				}
+				waits = append(waits, cond.Message)
+				if res.RequeueAfter < tc.min || res.RequeueAfter > tc.max {
+					t.Errorf("%q: looked at again after %v, want what Azure said (%v–%v)", cond.Message, res.RequeueAfter, tc.min, tc.max)
+				}
+				w.clk.Advance(res.RequeueAfter)
+			}
+			if len(waits) < 2 {
+				t.Errorf("waited on %d operations (%v), want the NAT subnet's and the service's", len(waits), waits)
+			}
+		})
 	}
 }

@@ -149,7 +149,7 @@ func serviceStateOutcome(pls *armnetwork.PrivateLinkService) (o outcome.Outcome,
 	}
 	switch state {
 	case armnetwork.ProvisioningStateUpdating:
-		return plsUpdating(name), false
+		return plsUpdating(name, 0), false
 	case armnetwork.ProvisioningStateDeleting:
 		return outcome.Wait(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
 			"Private Link Service "+name+" is being deleted outside hcplink; it is created again once it is gone.", operationPoll()), true
@@ -157,18 +157,32 @@ func serviceStateOutcome(pls *armnetwork.PrivateLinkService) (o outcome.Outcome,
 	return outcome.Continue(), false
 }
 
-// plsUpdating: the service is being created or changed.
-func plsUpdating(name string) outcome.Outcome {
+// plsUpdating: the service is being created or changed; retryAfter is
+// what Azure's answer asked for (zero: none).
+func plsUpdating(name string, retryAfter time.Duration) outcome.Outcome {
 	return outcome.Wait(hcplinkv1beta1.WaitingForPrivateLinkServiceReason,
-		"Private Link Service "+name+" is being created or updated.", operationPoll())
+		"Private Link Service "+name+" is being created or updated.", nextLook(retryAfter))
 }
 
-// operationPoll is when to look at a running Azure operation again.
+// operationPoll is when to look at a running Azure operation again when
+// Azure did not say.
 func operationPoll() time.Duration { return outcome.Between(operationPollMin, operationPollMax) }
 
-// natSubnetCreating: the NAT subnet is being created.
-func natSubnetCreating(name string) outcome.Outcome {
-	return outcome.Wait(hcplinkv1beta1.WaitingForPrivateLinkServiceReason, "NAT subnet "+name+" is being created.", operationPoll())
+// nextLook is when to look at a running operation again: when Azure's
+// Retry-After says (ARM sends one with an answer about a running
+// operation: learn.microsoft.com/azure/azure-resource-manager/management/async-operations),
+// else operationPoll.
+func nextLook(retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return retryAfter
+	}
+	return operationPoll()
+}
+
+// natSubnetCreating: the NAT subnet is being created; retryAfter is what
+// Azure's answer asked for (zero: none).
+func natSubnetCreating(name string, retryAfter time.Duration) outcome.Outcome {
+	return outcome.Wait(hcplinkv1beta1.WaitingForPrivateLinkServiceReason, "NAT subnet "+name+" is being created.", nextLook(retryAfter))
 }
 
 // waitingForIP: the control-plane operator has not reported the router's

@@ -46,21 +46,35 @@ func (c *Cloud) Subnet(ctx context.Context, id string) (*armnetwork.Subnet, erro
 	return c.Provider.Subnet(ctx, id)
 }
 
+// NATSubnetVNet reads the VNet of frontendSubnetID, its subnets inline
+// (whether a subnet of the NAT subnet's name exists, and the free address
+// space to place one in); its absence is an error.
+func (c *Cloud) NATSubnetVNet(ctx context.Context, frontendSubnetID string) (*armnetwork.VirtualNetwork, error) {
+	ref, err := azurecloud.ParseSubnetID(frontendSubnetID)
+	if err != nil {
+		return nil, err
+	}
+	return c.Provider.NATSubnetVNet(ctx, ref.VNetID())
+}
+
 // EnsureNATSubnet gets the subnet name in the VNet of frontendSubnetID, or
-// starts creating it in that VNet's free address space (without reading it
-// first when the caller just found it absent); while it is being created
-// the answer is the subnet as Azure shows it (Updating) and the token to
-// resume with, so that the next pass polls only the operation.
-func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name, token string, absent bool) (*armnetwork.Subnet, string, error) {
+// starts creating it in that VNet's free address space (placed from vnet
+// without reading again when the caller just read it and found no such
+// subnet; nil: look first); while it is being created the answer is the
+// subnet as Azure shows it (Updating) and the token to resume with, so
+// that the next pass polls only the operation.
+func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name, token string, vnet *armnetwork.VirtualNetwork) (*armnetwork.Subnet, string, error) {
 	ref, err := azurecloud.ParseSubnetID(frontendSubnetID)
 	if err != nil {
 		return nil, "", err
 	}
-	ensure := c.Provider.EnsureNATSubnet
-	if absent {
-		ensure = c.Provider.CreateNATSubnet
+	var subnet *armnetwork.Subnet
+	var next string
+	if vnet != nil {
+		subnet, next, err = c.Provider.CreateNATSubnetIn(ctx, vnet, name, token)
+	} else {
+		subnet, next, err = c.Provider.EnsureNATSubnet(ctx, ref.VNetID(), name, token)
 	}
-	subnet, next, err := ensure(ctx, ref.VNetID(), name, token)
 	if err != nil || subnet != nil {
 		return subnet, "", err
 	}
