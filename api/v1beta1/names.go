@@ -38,6 +38,12 @@ const (
 	// clusters can share one account or subscription and no sweeper ever
 	// touches another's resources.
 	ManagementClusterTagKey = "hcplink.io/management-cluster"
+
+	// ManagementOperatorName names the management operator's
+	// ServiceAccount (and its RBAC and Deployment) as hcplink install
+	// renders them. Its cloud identity trusts exactly this ServiceAccount,
+	// so renaming it locks the operator out of its cloud.
+	ManagementOperatorName = "hcplink-operator"
 )
 
 // HostedControlPlaneNamespace returns the namespace that holds the control

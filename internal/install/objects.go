@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/config/crd"
 	"github.com/hcplink/hcplink/internal/monitoring"
 )
@@ -14,7 +15,7 @@ import (
 const (
 	// operatorName names the ServiceAccount, ClusterRole, bindings,
 	// Deployment, disruption budget and metrics Service.
-	operatorName = "hcplink-operator"
+	operatorName = hcplinkv1beta1.ManagementOperatorName
 	// ManagedByLabel with ManagedByValue marks what install made, so that
 	// uninstall removes exactly that.
 	ManagedByLabel = "app.kubernetes.io/managed-by"

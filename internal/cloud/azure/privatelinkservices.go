@@ -410,22 +410,6 @@ func (p *PrivateLinkServices) Delete(ctx context.Context, resourceGroup, name, r
 	return token, Wrap("deleting the Private Link Service", err)
 }
 
-// Connections lists the Private Link Service's private endpoint
-// connections (every page); none when the service does not exist.
-func (p *PrivateLinkServices) Connections(ctx context.Context, resourceGroup, name string) ([]*armnetwork.PrivateEndpointConnection, error) {
-	ctx, cancel := p.Timeouts.list(ctx)
-	defer cancel()
-	var out []*armnetwork.PrivateEndpointConnection
-	err := eachPage(ctx, p.Services.NewListPrivateEndpointConnectionsPager(resourceGroup, name, nil),
-		func(r armnetwork.PrivateLinkServicesClientListPrivateEndpointConnectionsResponse) {
-			out = append(out, r.Value...)
-		})
-	if IsNotFound(err) {
-		return nil, nil
-	}
-	return out, Wrap("listing the Private Link Service's connections", err)
-}
-
 // RejectConnection rejects one connection (so that the service can be
 // deleted with no customer endpoint attached, or because its endpoint's
 // subscription is not allowed); a connection already rejected is left

@@ -47,7 +47,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rg := range []string{"guest-rg", "vnet-rg"} {
+	for _, rg := range []string{"guest-rg", "vnet-rg", "lb-rg"} {
 		if _, err := groups.CreateOrUpdate(w.ctx, rg, armresources.ResourceGroup{Location: to.Ptr("eastus")}, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +64,12 @@ func options() azureiam.Options {
 // would project for subject, exchanged at Entra ID by azidentity's
 // workload identity credential.
 func (w *world) signIn(out *azureiam.Output, subject string) (azcore.TokenCredential, error) {
+	return w.signInAs(out.ClientID, out.TenantID, subject)
+}
+
+// signInAs signs in as the identity clientID of tenantID with a token
+// projected for subject.
+func (w *world) signInAs(clientID, tenantID, subject string) (azcore.TokenCredential, error) {
 	now := time.Now()
 	token, err := w.signer.Sign(map[string]any{"iss": issuer, "sub": subject, "aud": []string{"api://AzureADTokenExchange"},
 		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(time.Hour).Unix()})
@@ -76,7 +82,7 @@ func (w *world) signIn(out *azureiam.Output, subject string) (azcore.TokenCreden
 	}
 	cred, err := azidentity.NewWorkloadIdentityCredential(&azidentity.WorkloadIdentityCredentialOptions{
 		ClientOptions: azcore.ClientOptions{Cloud: w.f.AzureCloud(), Transport: w.f.AzureHTTPClient()},
-		ClientID:      out.ClientID, TenantID: out.TenantID, TokenFilePath: path, DisableInstanceDiscovery: true,
+		ClientID:      clientID, TenantID: tenantID, TokenFilePath: path, DisableInstanceDiscovery: true,
 	})
 	if err != nil {
 		return nil, err
