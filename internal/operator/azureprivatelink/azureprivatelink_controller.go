@@ -52,6 +52,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -61,6 +62,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
@@ -133,8 +135,26 @@ type Reconciler struct {
 	// so that a pass neither reads it again nor re-runs its placement.
 	natSubnets sync.Map
 	// vnetTurns lets the NAT subnets of one VNet be created one at a time,
-	// as Azure changes a VNet's subnets (natsubnet_queue.go).
+	// as Azure changes a VNet's subnets (natsubnet_queue.go); turnFreed
+	// wakes the objects that waited when a turn ends.
 	vnetTurns vnetTurns
+	turnFreed chan event.GenericEvent
+}
+
+// releaseVNetTurn ends uid's turn in its VNet and wakes the objects that
+// waited for it (when the controller runs in a manager).
+func (r *Reconciler) releaseVNetTurn(uid types.UID) {
+	for _, key := range r.vnetTurns.release(uid) {
+		if r.turnFreed == nil {
+			continue
+		}
+		obj := &hcplinkv1beta1.AzurePrivateLinkService{}
+		obj.Namespace, obj.Name = key.Namespace, key.Name
+		select {
+		case r.turnFreed <- event.GenericEvent{Object: obj}:
+		default: // full: the waiter's recheck comes anyway
+		}
+	}
 }
 
 func (r *Reconciler) init() {
@@ -164,9 +184,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 	if opts.MaxConcurrentReconciles == 0 {
 		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
 	}
+	r.turnFreed = make(chan event.GenericEvent, 1024)
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&hcplinkv1beta1.AzurePrivateLinkService{}, builder.WithPredicates(objectChanged)).
+		WatchesRawSource(source.Channel(r.turnFreed, &handler.EnqueueRequestForObject{})).
 		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
 		WithOptions(opts).
 		Complete(r)

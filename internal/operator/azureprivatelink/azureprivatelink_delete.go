@@ -63,7 +63,7 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.AzurePrivateLinkService) {
 	r.Tracker.Forget(string(cr.UID) + "/lb")
 	r.frontends.Delete(cr.UID)
 	r.natSubnets.Delete(cr.UID)
-	r.vnetTurns.release(cr.UID)
+	r.releaseVNetTurn(cr.UID)
 }
 
 // deleteService deletes the object's service (the one in status, else

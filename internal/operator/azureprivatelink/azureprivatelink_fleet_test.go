@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
@@ -293,5 +294,50 @@ func TestTheNinthServiceOnALoadBalancerIsAClearCondition(t *testing.T) {
 	}
 	if w.pls(azurecloud.PrivateLinkServiceName(ninth.hc.Spec.ClusterID)) != nil {
 		t.Error("a ninth Private Link Service exists on the load balancer")
+	}
+}
+
+// Azure changes one subnet of a VNet at a time: a cluster whose NAT
+// subnet would go in a VNet where another's is being created waits
+// without asking Azure, and is woken (not left to a timer) when that
+// creation ends.
+func TestANATSubnetWaitsForTheVNetsTurnAndIsWokenWhenItEnds(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(nil)
+	r.turnFreed = make(chan event.GenericEvent, 8)
+	first, second := w.cluster(), w.cluster()
+	message := func(c *cluster) string {
+		return condition(t, c.cr, hcplinkv1beta1.AzurePLSCreatedCondition).Message
+	}
+	w.reconcile(r, first.cr)
+	if m := message(first); !strings.Contains(m, "is being created") {
+		t.Fatalf("first: %q, want its NAT subnet being created", m)
+	}
+	writes := w.calls("virtualNetworks/subnets/write").Total
+	w.reconcile(r, second.cr)
+	if m := message(second); !strings.Contains(m, "waits for another cluster's NAT subnet") {
+		t.Fatalf("second: %q, want it waiting for the VNet's turn", m)
+	}
+	if got := w.calls("virtualNetworks/subnets/write").Total; got != writes {
+		t.Errorf("the waiting cluster wrote its NAT subnet while another's was being created")
+	}
+	select {
+	case e := <-r.turnFreed:
+		t.Fatalf("woken before the turn ended: %v", client.ObjectKeyFromObject(e.Object))
+	default:
+	}
+	w.clk.Advance(time.Second)
+	w.reconcile(r, first.cr) // its creation ends
+	select {
+	case e := <-r.turnFreed:
+		if client.ObjectKeyFromObject(e.Object) != client.ObjectKeyFromObject(second.cr) {
+			t.Errorf("woke %v, want the waiting cluster", client.ObjectKeyFromObject(e.Object))
+		}
+	default:
+		t.Fatal("the waiting cluster was not woken when the VNet's turn ended")
+	}
+	w.reconcile(r, second.cr)
+	if m := message(second); !strings.Contains(m, "is being created") {
+		t.Errorf("second after the wake-up: %q, want its NAT subnet being created", m)
 	}
 }

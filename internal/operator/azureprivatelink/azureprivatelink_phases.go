@@ -8,6 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
@@ -78,26 +79,25 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		return outcome.Continue()
 	}
 	vnet := vnetOf(s.frontend.SubnetID)
-	if wait, ok := r.vnetTurns.take(vnet, s.cr.UID, r.Now()); !ok {
-		return natSubnetQueued(name, wait)
+	if !r.vnetTurns.take(vnet, s.cr.UID, client.ObjectKeyFromObject(s.cr), r.Now()) {
+		return natSubnetQueued(name)
 	}
 	placeIn, o := r.recordNATSubnet(ctx, s, name)
 	if !o.Done() {
-		r.vnetTurns.release(s.cr.UID)
+		r.releaseVNetTurn(s.cr.UID)
 		return o
 	}
 	callCtx, retryAfter := azurecloud.CaptureRetryAfter(ctx)
 	subnet, token, err := r.Cloud.EnsureNATSubnet(callCtx, s.frontend.SubnetID, name, state.token, placeIn)
 	if err != nil {
 		r.natSubnets.Delete(s.cr.UID)
-		r.vnetTurns.release(s.cr.UID)
+		r.releaseVNetTurn(s.cr.UID)
 		return outcome.FromError(err)
 	}
 	if token != "" {
 		r.natSubnets.Store(s.cr.UID, natSubnetState{token: token})
-		r.vnetTurns.hold(vnet, s.cr.UID, r.Now(), retryAfter())
 	} else {
-		r.vnetTurns.release(s.cr.UID)
+		r.releaseVNetTurn(s.cr.UID)
 		if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
 			r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
 		}
