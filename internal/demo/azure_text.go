@@ -38,9 +38,11 @@ Two Azure subscriptions take part:
     the routers' internal load balancer, the Private Link Services and their NAT subnets
   %s (the guest's): the workers' VNet %s in resource group %s, the Private Endpoint,
     the private zone, its VNet link and its records
-The control-plane operator signs in to the guest subscription by workload identity (its
-service-account token, federated with an app registration holding only its custom role); the
-Private Link Service is visible to and auto-approves only the guest subscription (and any
+Both operators sign in by workload identity (their service-account tokens, federated with
+user-assigned managed identities that hcplink create iam azure makes): the management operator
+with only its custom role at the management resource group (create iam azure --operator), the
+control-plane operator with only its own at the guest resource group. The Private Link Service
+is visible to and auto-approves only the guest subscription (and any
 additionalAllowedSubscriptions).
 `, subscriptionLabel(c.managementSubscription, c), azurecloud.NameOf(c.managementVNetID), c.managementResourceGroup,
 		subscriptionLabel(c.guestSubscription, c), azurecloud.NameOf(f.vnetID), f.resourceGroup)

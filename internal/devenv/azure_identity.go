@@ -3,20 +3,22 @@ package devenv
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	azcloud "github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
-	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
-	"github.com/google/uuid"
+	appsv1 "k8s.io/api/apps/v1"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/infra/azureiam"
+	"github.com/hcplink/hcplink/internal/install"
+	"github.com/hcplink/hcplink/internal/operator"
 )
 
 const (
@@ -29,8 +31,8 @@ const (
 )
 
 // azureEnv is devenv's Azure directory work: the administrator's reach,
-// the issuer that signs the control-plane operators' tokens, and the
-// management operator's identity.
+// the issuer that signs the operators' tokens, and the management
+// operator's identity.
 type azureEnv struct {
 	server *cloudsim.Server
 	cloud  azcloud.Configuration
@@ -38,7 +40,8 @@ type azureEnv struct {
 	admin  azcore.TokenCredential
 	opts   *arm.ClientOptions
 	signer *sim.Signer
-	// operatorPrincipalID is the management operator's service principal.
+	// operatorPrincipalID is the management operator's identity's
+	// principal, as cloudsim's Evaluations name it.
 	operatorPrincipalID string
 	guest               AzureGuestNetwork
 }
@@ -76,65 +79,70 @@ func (a *azureEnv) config(c azurecloud.Config) azurecloud.Config {
 	return c
 }
 
-// managementOperator registers the management operator's service
-// principal, holding exactly the management operator's custom role on the
-// management subscription, and returns its configuration.
-func (a *azureEnv) managementOperator(ctx context.Context) (azurecloud.Config, error) {
-	scope := "/subscriptions/" + AzureManagementSubscription
-	role, err := a.customRole(ctx, azurecloud.ManagementOperator, scope)
+// managementOperator makes the management operator's identity with the
+// code behind `hcplink create iam azure --operator`, as a user would (its
+// role at the management cluster's resource group only), and returns what
+// the operator's pod would have once `hcplink install` is given that
+// command's output: the workload identity install renders into its
+// Deployment, with the token the kubelet would project for the
+// Deployment's ServiceAccount (signed by devenv's issuer) in workDir.
+func (a *azureEnv) managementOperator(ctx context.Context, workDir string, mgmt AzureManagementNetwork) (azurecloud.Config, error) {
+	out, err := azureiam.CreateOperator(ctx, azureiam.Clients{Credential: a.admin, Options: a.opts}, nil, azureiam.OperatorOptions{
+		Namespace: operatorNamespace, IssuerURL: azureIssuer, SubscriptionID: mgmt.SubscriptionID,
+		LoadBalancerResourceGroup: mgmt.ResourceGroup, Location: AzureLocation,
+	})
+	if err != nil {
+		return azurecloud.Config{}, fmt.Errorf("creating the management operator's identity: %w", err)
+	}
+	a.operatorPrincipalID = out.PrincipalID
+	deploy, err := installedDeployment(install.Options{Namespace: operatorNamespace, PrivatePlatform: operator.PlatformAzure,
+		Azure: install.AzureCredentials{WorkloadIdentityClientID: out.ClientID, TenantID: out.TenantID,
+			SubscriptionID: mgmt.SubscriptionID, PLSResourceGroup: mgmt.ResourceGroup}})
 	if err != nil {
 		return azurecloud.Config{}, err
 	}
-	sp, err := a.server.Azure.AddServicePrincipal(simazure.DefaultTenantID, "hcplink-management-operator")
+	id, err := azureWorkloadIdentityOf(deploy)
 	if err != nil {
 		return azurecloud.Config{}, err
 	}
-	if err := a.assign(ctx, scope, role, sp.ObjectID); err != nil {
+	if id.clientID == "" {
+		return azurecloud.Config{}, fmt.Errorf("install's Deployment carries no Azure workload identity")
+	}
+	token, err := a.serviceAccountToken(deploy.Namespace, id.serviceAccount, id.audience, time.Now())
+	if err != nil {
 		return azurecloud.Config{}, err
 	}
-	a.operatorPrincipalID = sp.ObjectID
-	return a.config(azurecloud.Config{Kind: azurecloud.ClientSecret, TenantID: sp.TenantID, ClientID: sp.ClientID,
-		ClientSecret: sp.ClientSecret, SubscriptionID: AzureManagementSubscription}), nil
+	tokenPath := filepath.Join(workDir, "management-operator-azure-token")
+	if err := os.WriteFile(tokenPath, []byte(token), 0o600); err != nil {
+		return azurecloud.Config{}, err
+	}
+	return a.config(azurecloud.Config{Kind: azurecloud.WorkloadIdentity, TenantID: id.tenantID, ClientID: id.clientID,
+		FederatedTokenFile: tokenPath, SubscriptionID: envOf(deploy, azurecloud.EnvSubscriptionID)}), nil
 }
 
-// customRole creates a component's custom role (azurecloud.CustomRole)
-// assignable at scope and returns its ID.
-func (a *azureEnv) customRole(ctx context.Context, c azurecloud.Component, scope string) (string, error) {
-	defs, err := armauthorization.NewRoleDefinitionsClient(a.admin, a.opts)
+// installedDeployment is the operator Deployment hcplink install renders
+// for opts.
+func installedDeployment(opts install.Options) (*appsv1.Deployment, error) {
+	objs, err := install.Objects(opts)
 	if err != nil {
-		return "", err
+		return nil, fmt.Errorf("rendering install's objects: %w", err)
 	}
-	role := azurecloud.CustomRole(c, scope)
-	out, err := defs.CreateOrUpdate(ctx, scope, stableGUID("role", string(c), scope), armauthorization.RoleDefinition{
-		Properties: &armauthorization.RoleDefinitionProperties{
-			RoleName: to.Ptr(role.Name), RoleType: to.Ptr("CustomRole"), Description: to.Ptr(role.Description),
-			Permissions:      []*armauthorization.Permission{{Actions: to.SliceOfPtrs(role.Actions...), NotActions: []*string{}}},
-			AssignableScopes: to.SliceOfPtrs(role.AssignableScopes...),
-		},
-	}, nil)
-	if err != nil {
-		return "", fmt.Errorf("creating the custom role %q: %w", role.Name, err)
+	for _, o := range objs {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			return d, nil
+		}
 	}
-	return *out.ID, nil
+	return nil, fmt.Errorf("install renders no Deployment")
 }
 
-// assign gives a principal a role at scope; the assignment's name is
-// derived from all three, so that assigning again changes nothing.
-func (a *azureEnv) assign(ctx context.Context, scope, roleID, principalID string) error {
-	assignments, err := armauthorization.NewRoleAssignmentsClient(AzureManagementSubscription, a.admin, a.opts)
-	if err != nil {
-		return err
+// envOf is the value of the Deployment's first container's variable name.
+func envOf(deploy *appsv1.Deployment, name string) string {
+	for _, e := range deploy.Spec.Template.Spec.Containers[0].Env {
+		if e.Name == name {
+			return e.Value
+		}
 	}
-	_, err = assignments.Create(ctx, scope, stableGUID("assignment", scope, roleID, principalID), armauthorization.RoleAssignmentCreateParameters{
-		Properties: &armauthorization.RoleAssignmentProperties{
-			PrincipalID: to.Ptr(principalID), RoleDefinitionID: to.Ptr(roleID),
-			PrincipalType: to.Ptr(armauthorization.PrincipalTypeServicePrincipal),
-		},
-	}, nil)
-	if err != nil {
-		return fmt.Errorf("assigning role %s at %s: %w", roleID, scope, err)
-	}
-	return nil
+	return ""
 }
 
 // prepareCluster makes the cluster's control-plane operator identity with
@@ -170,13 +178,3 @@ func (a *azureEnv) serviceAccountToken(namespace, serviceAccount, audience strin
 
 // tenantID is the tenant every devenv identity lives in.
 func (a *azureEnv) tenantID() string { return simazure.DefaultTenantID }
-
-// stableGUID is a GUID derived from parts, for names that must not change
-// between runs of the same set-up.
-func stableGUID(parts ...string) string {
-	data := ""
-	for _, p := range parts {
-		data += p + "\x00"
-	}
-	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("hcplink-devenv\x00"+data)).String()
-}

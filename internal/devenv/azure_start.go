@@ -10,9 +10,8 @@ import (
 )
 
 // startAzure sets up the Azure side of a started cloudsim: subscriptions,
-// the management and guest networks, the control-plane operator's custom
-// role on the guest resource group, and the management operator's service
-// principal with its own custom role. It fills the Env's Azure fields and
+// the management and guest networks, and the management operator's
+// identity as `hcplink create iam azure --operator` makes it. It fills the Env's Azure fields and
 // returns nothing to start: the operators start later.
 func (e *Env) startAzure(ctx context.Context) error {
 	a, err := newAzureEnv(e.Cloud)
@@ -31,7 +30,7 @@ func (e *Env) startAzure(ctx context.Context) error {
 		return fmt.Errorf("seeding the Azure networks: %w", err)
 	}
 	a.guest = e.AzureGuest
-	if e.azureOperator, err = a.managementOperator(ctx); err != nil {
+	if e.azureOperator, err = a.managementOperator(ctx, e.workDir, e.AzureManagement); err != nil {
 		return fmt.Errorf("registering the management operator's identity: %w", err)
 	}
 	e.AzureOperatorPrincipalID = a.operatorPrincipalID

@@ -118,8 +118,9 @@ type Env struct {
 	// as Entra ID (cloudsim) knows it: what create iam azure's
 	// --oidc-issuer-url names.
 	AzureIssuerURL string
-	// AzureOperatorPrincipalID is the management operator's service
-	// principal, as cloudsim's Evaluations name it.
+	// AzureOperatorPrincipalID is the principal of the management
+	// operator's identity (create iam azure --operator's), as cloudsim's
+	// Evaluations name it.
 	AzureOperatorPrincipalID string
 	AzureAdmin               azcore.TokenCredential
 	AzureClientOptions       *arm.ClientOptions

@@ -75,8 +75,8 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 // operatorCloud is the operator process's platform flags and cloud
 // environment, as a Deployment would set them: on AWS the management
 // account's access key and cloudsim's endpoint; on Azure the management
-// operator's service principal and cloudsim's endpoints and CA, the
-// azidentity way.
+// operator's workload identity (its projected token's file) and cloudsim's
+// endpoints and CA, the azidentity way.
 func (e *Env) operatorCloud(ctx context.Context) (args, env []string, err error) {
 	if e.Platform == PlatformAzure {
 		args = []string{"--private-platform", operator.PlatformAzure, "--azure-pls-resource-group", e.azureOperator.ResourceGroup}
@@ -99,20 +99,25 @@ func (e *Env) operatorCloud(ctx context.Context) (args, env []string, err error)
 }
 
 // azureOperatorEnv is cfg as the environment azurecloud.ConfigFromEnv
-// reads, with the CA at caBundle.
+// reads, with the CA at caBundle; unset fields are left out, as a
+// Deployment sets only its identity's variables.
 func azureOperatorEnv(cfg azurecloud.Config, caBundle string) []string {
 	rm := cfg.Cloud.Services[azcloud.ResourceManager]
-	env := []string{
-		azurecloud.EnvTenantID + "=" + cfg.TenantID,
-		azurecloud.EnvClientID + "=" + cfg.ClientID,
-		azurecloud.EnvClientSecret + "=" + cfg.ClientSecret,
-		azurecloud.EnvSubscriptionID + "=" + cfg.SubscriptionID,
-		azurecloud.EnvAuthorityHost + "=" + cfg.Cloud.ActiveDirectoryAuthorityHost,
-		azurecloud.EnvResourceManagerEndpoint + "=" + rm.Endpoint,
-		azurecloud.EnvResourceManagerAudience + "=" + rm.Audience,
-	}
-	if caBundle != "" {
-		env = append(env, azurecloud.EnvCABundle+"="+caBundle)
+	var env []string
+	for _, v := range [][2]string{
+		{azurecloud.EnvTenantID, cfg.TenantID},
+		{azurecloud.EnvClientID, cfg.ClientID},
+		{azurecloud.EnvClientSecret, cfg.ClientSecret},
+		{azurecloud.EnvFederatedTokenFile, cfg.FederatedTokenFile},
+		{azurecloud.EnvSubscriptionID, cfg.SubscriptionID},
+		{azurecloud.EnvAuthorityHost, cfg.Cloud.ActiveDirectoryAuthorityHost},
+		{azurecloud.EnvResourceManagerEndpoint, rm.Endpoint},
+		{azurecloud.EnvResourceManagerAudience, rm.Audience},
+		{azurecloud.EnvCABundle, caBundle},
+	} {
+		if v[1] != "" {
+			env = append(env, v[0]+"="+v[1])
+		}
 	}
 	return env
 }

@@ -18,7 +18,7 @@ func TestAzureOperatorEnvIsReadBackAsTheSameIdentity(t *testing.T) {
 	if err := os.WriteFile(ca, []byte("PEM"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := azurecloud.Config{TenantID: "tenant", ClientID: "client", ClientSecret: "secret", SubscriptionID: "sub",
+	want := azurecloud.Config{TenantID: "tenant", ClientID: "client", FederatedTokenFile: "/run/token", SubscriptionID: "sub",
 		Cloud: azurecloud.CloudConfiguration("https://127.0.0.1:9999/", "https://127.0.0.1:9999", "https://management.core.windows.net/")}
 	env := map[string]string{}
 	for _, kv := range azureOperatorEnv(want, ca) {
@@ -29,7 +29,8 @@ func TestAzureOperatorEnvIsReadBackAsTheSameIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.TenantID != want.TenantID || got.ClientID != want.ClientID || got.ClientSecret != want.ClientSecret || got.SubscriptionID != want.SubscriptionID {
+	if got.TenantID != want.TenantID || got.ClientID != want.ClientID || got.FederatedTokenFile != want.FederatedTokenFile ||
+		got.SubscriptionID != want.SubscriptionID || got.CredentialKind() != azurecloud.WorkloadIdentity {
 		t.Errorf("identity read back = %+v, want %+v", got, want)
 	}
 	if got.Cloud.ActiveDirectoryAuthorityHost != want.Cloud.ActiveDirectoryAuthorityHost ||

@@ -1,8 +1,8 @@
 // Package e2eazure runs Azure private clusters end to end on an Azure
-// devenv: the management operator with its own service principal, the
-// control-plane operators signed in with workload identity, the
-// load-balancer stand-in, and cloudsim's Azure read back through the real
-// SDK.
+// devenv: the management operator and the control-plane operators signed
+// in with workload identity as the identities `hcplink create iam azure
+// --operator` and `create iam azure` make, the load-balancer stand-in, and
+// cloudsim's Azure read back through the real SDK.
 package e2eazure
 
 import (

@@ -14,12 +14,14 @@ import (
 	"github.com/hcplink/hcplink/internal/diagnose"
 )
 
-// The operators' identities hold exactly their custom roles: at the
-// management subscription one assignment, of the management operator's
-// role; at the guest resource group only assignments of the control-plane
-// operator's role (one per prepared cluster, this test's own included).
-// Each role grants exactly the actions of permissions.go's table. The one
-// other role allowed there is diagnose's read-only one.
+// The operators' identities hold exactly their custom roles, at resource
+// groups only: at the management cluster's resource group one assignment,
+// of the management operator's role (create iam azure --operator's); at
+// the guest resource group only assignments of the control-plane
+// operator's role (one per prepared cluster, this test's own included);
+// at the management subscription neither. Each role grants exactly the
+// actions of permissions.go's table. The one other role allowed anywhere
+// is diagnose's read-only one.
 func TestIdentitiesHoldExactlyTheirCustomRoles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -28,26 +30,32 @@ func TestIdentitiesHoldExactlyTheirCustomRoles(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		scope     string
-		component azurecloud.Component
+		component azurecloud.Component // "": no operator's role belongs here
 	}{
-		{"/subscriptions/" + env.AzureManagement.SubscriptionID, azurecloud.ManagementOperator},
+		{"/subscriptions/" + env.AzureManagement.SubscriptionID, ""},
+		{"/subscriptions/" + env.AzureManagement.SubscriptionID + "/resourceGroups/" + env.AzureManagement.ResourceGroup, azurecloud.ManagementOperator},
 		{"/subscriptions/" + env.AzureGuest.SubscriptionID + "/resourceGroups/" + env.AzureGuest.ResourceGroup, azurecloud.ControlPlaneOperator},
 	} {
 		roles, err := rolesAssignedAt(ctx, tc.scope)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(roles) == 0 {
-			t.Errorf("no role is assigned at %s", tc.scope)
-		}
+		operators := 0
 		for _, actions := range roles {
-			// TestDiagnose assigns diagnose's read-only role at both scopes.
+			// TestDiagnose assigns diagnose's read-only role at the
+			// management subscription and the guest resource group.
 			if slices.Equal(actions, diagnose.AzureActions()) {
 				continue
 			}
-			if want := azurecloud.Actions(tc.component); !slices.Equal(actions, want) {
+			operators++
+			if tc.component == "" {
+				t.Errorf("a role granting %v is assigned at %s: the operators' roles belong at resource groups only", actions, tc.scope)
+			} else if want := azurecloud.Actions(tc.component); !slices.Equal(actions, want) {
 				t.Errorf("a role assigned at %s grants %v, want exactly the %s's %v", tc.scope, actions, tc.component, want)
 			}
+		}
+		if tc.component != "" && operators == 0 {
+			t.Errorf("no role of the %s is assigned at %s", tc.component, tc.scope)
 		}
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,26 +34,18 @@ var unusedHere = map[azurecloud.Component]map[string]string{
 		"Microsoft.Resources/subscriptions/resourceGroups/read": "the configuration check reads the resource group only when the VNet is not found in it (a VNet in another group, or none); devenv's guest VNet is in the cluster's group",
 	},
 	azurecloud.ManagementOperator: {
-		"Microsoft.Network/privateLinkServices/privateEndpointConnections/read":   connectionsAtDeletion,
-		"Microsoft.Network/privateLinkServices/privateEndpointConnections/write":  connectionsAtDeletion,
-		"Microsoft.Network/privateLinkServices/privateEndpointConnections/delete": connectionsAtDeletion,
-		"Microsoft.Network/virtualNetworks/subnets/read":                          "the NAT subnet hcplink makes is looked for in its VNet's read (subnets inline); a subnet is read on its own only for a natSubnetID the cluster names, or when Azure forgot a creation's operation",
+		"Microsoft.Network/virtualNetworks/subnets/read": "the NAT subnet hcplink makes is looked for in its VNet's read (subnets inline); a subnet is read on its own only for a natSubnetID the cluster names, or when Azure forgot a creation's operation",
 	},
 }
 
-// connectionsAtDeletion: the management operator rejects and removes the
-// connections still open when a cluster is deleted; this lifecycle's only
-// connection is the cluster's own endpoint, which the control-plane
-// operator deletes first (a consumer from another subscription, as the AWS
-// lifecycle has, would reach them).
-const connectionsAtDeletion = "only a connection still open at deletion needs them"
-
 // TestOperatorsLeastPrivilege walks one Azure cluster through its whole
 // life (create PublicAndPrivate, Private and back, a NodePool added and
-// removed, an additional subscription added and removed, delete) with its
+// removed, an additional subscription added and removed, another
+// consumer's endpoint still connected at deletion, delete) with its
 // control-plane operator signed in as the identity `hcplink create iam
-// azure` made and the management operator as devenv's service principal
-// holding exactly its custom role, and compares what cloudsim evaluated
+// azure` made and the management operator as the one `create iam azure
+// --operator` made (its role at the management cluster's resource group
+// only), and compares what cloudsim evaluated
 // for each with what its role grants: nothing denied, nothing granted and
 // never used.
 func TestOperatorsLeastPrivilege(t *testing.T) {
@@ -80,7 +75,9 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 	c.waitPath(t, c.fixture.SubnetID)
 
 	c.addThenRemoveOtherSubscription(t)
+	consumer := c.connectConsumer(t)
 	c.deleteAndCheckNothingLeft(t)
+	deleteConsumer(t, consumer)
 
 	compareUsedWithGranted(t, "the control-plane operator", env.Cloud.Azure.Evaluations(c.fixture.ControlPlaneOperatorPrincipalID), azurecloud.ControlPlaneOperator)
 	compareUsedWithGranted(t, "the management operator", env.Cloud.Azure.Evaluations(env.AzureOperatorPrincipalID), azurecloud.ManagementOperator)
@@ -130,4 +127,71 @@ func (c *cluster) waitNodePools(t *testing.T, n int) {
 		}
 		return nil
 	})
+}
+
+// connectConsumer connects, as the administrator, a second private
+// endpoint to the cluster's Private Link Service, from the guest VNet's
+// other subnet: a consumer hcplink did not make, still connected when the
+// cluster is deleted (as the AWS lifecycle's consumer in another account
+// is), so that the management operator must reject and remove its
+// connection before it can delete the service. It returns the endpoint's
+// ID once the connection is approved.
+func (c *cluster) connectConsumer(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	cr, err := c.pls(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "consumer-" + randomSuffix(5)
+	poller, err := network(c.fixture.SubscriptionID).NewPrivateEndpointsClient().BeginCreateOrUpdate(ctx, c.fixture.ResourceGroup, name, armnetwork.PrivateEndpoint{
+		Location: to.Ptr(c.fixture.Location),
+		Properties: &armnetwork.PrivateEndpointProperties{
+			Subnet: &armnetwork.Subnet{ID: to.Ptr(c.fixture.SecondSubnetID)},
+			PrivateLinkServiceConnections: []*armnetwork.PrivateLinkServiceConnection{{Name: to.Ptr(name),
+				Properties: &armnetwork.PrivateLinkServiceConnectionProperties{PrivateLinkServiceID: to.Ptr(cr.Status.PrivateLinkServiceID)}}},
+		},
+	}, nil)
+	if err != nil {
+		t.Fatalf("connecting another consumer: %v", err)
+	}
+	out, err := poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: pollEvery})
+	if err != nil {
+		t.Fatalf("connecting another consumer: %v", err)
+	}
+	id := deref(out.ID)
+	t.Cleanup(func() { deleteConsumer(t, id) })
+	eventually(t, shortWait, "the other consumer's connection approved", func(ctx context.Context) error {
+		pe, err := getPE(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, conn := range pe.Properties.PrivateLinkServiceConnections {
+			if st := conn.Properties.PrivateLinkServiceConnectionState; st != nil && deref(st.Status) == azurecloud.ConnectionApproved {
+				return nil
+			}
+		}
+		return fmt.Errorf("not approved")
+	})
+	return id
+}
+
+// deleteConsumer deletes the other consumer's endpoint (absent is fine).
+func deleteConsumer(t *testing.T, id string) {
+	t.Helper()
+	ctx := context.Background()
+	rid, err := parse(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poller, err := network(rid.SubscriptionID).NewPrivateEndpointsClient().BeginDelete(ctx, rid.ResourceGroupName, rid.Name, nil)
+	if isNotFound(err) {
+		return
+	}
+	if err == nil {
+		_, err = poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: pollEvery})
+	}
+	if err != nil && !isNotFound(err) {
+		t.Errorf("deleting the other consumer's endpoint: %v", err)
+	}
 }
