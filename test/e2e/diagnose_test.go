@@ -22,7 +22,6 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/internal/diagnose"
 	"github.com/hcplink/hcplink/internal/infra/awsiam"
@@ -122,7 +121,7 @@ func TestDiagnose(t *testing.T) {
 func dgWithoutZoneIDInStatus(t *testing.T, c *plCluster, check func()) {
 	t.Helper()
 	ctx := context.Background()
-	key := types.NamespacedName{Namespace: c.hcpNS, Name: routers.PrivateRouterServiceName}
+	key := types.NamespacedName{Namespace: c.hcpNS, Name: hcplinkv1beta1.PrivateRouterServiceName}
 	setZoneID := func(id string) (was string) {
 		cr := &hcplinkv1beta1.AWSEndpointService{}
 		dgMust(t, "reading AWSEndpointService "+key.String(), env.Client.Get(ctx, key, cr))

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
 
@@ -177,8 +176,8 @@ func (c *cluster) checkExternalNames(ctx context.Context, private bool) error {
 	want := map[string]string{}
 	if private {
 		target := "api." + c.name + ".hypershift.local"
-		want[azureprivatelink.KubeAPIServerPrivateExternalService] = target
-		want[azureprivatelink.OAuthPrivateExternalService] = target
+		want[hcplinkv1beta1.KubeAPIServerPrivateExternalService] = target
+		want[hcplinkv1beta1.OAuthPrivateExternalService] = target
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		return fmt.Errorf("ExternalName Services %v, want %v", got, want)
