@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
@@ -225,7 +226,7 @@ func dgExpectEveryActionEvaluated(t *testing.T) {
 			allowed[action] += d.Allowed
 		}
 	}
-	for _, action := range diagnose.AWSActions() {
+	for _, action := range awscloud.Actions(awscloud.Diagnose) {
 		if _, skip := dgUnevaluated[action]; skip {
 			continue
 		}
@@ -234,7 +235,7 @@ func dgExpectEveryActionEvaluated(t *testing.T) {
 		}
 	}
 	for action, why := range dgUnevaluated {
-		if !slices.Contains(diagnose.AWSActions(), action) || allowed[action] > 0 {
+		if !slices.Contains(awscloud.Actions(awscloud.Diagnose), action) || allowed[action] > 0 {
 			t.Errorf("%s is listed as never evaluated (%s), but it is not in the table or was evaluated", action, why)
 		}
 	}

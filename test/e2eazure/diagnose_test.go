@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/diagnose"
 )
@@ -148,7 +149,7 @@ func dgUseReadOnlyPrincipal(t *testing.T) {
 		"/subscriptions/" + env.AzureManagement.SubscriptionID,
 		"/subscriptions/" + env.AzureGuest.SubscriptionID + "/resourceGroups/" + env.AzureGuest.ResourceGroup,
 	}
-	role := diagnose.AzureCustomRole(scopes...)
+	role := azurecloud.CustomRole(azurecloud.Diagnose, scopes...)
 	def, err := defs.CreateOrUpdate(ctx, scopes[0], uuid.NewString(), armauthorization.RoleDefinition{Properties: &armauthorization.RoleDefinitionProperties{
 		RoleName: to.Ptr(role.Name), RoleType: to.Ptr("CustomRole"), Description: to.Ptr(role.Description),
 		Permissions:      []*armauthorization.Permission{{Actions: to.SliceOfPtrs(role.Actions...), NotActions: []*string{}}},

@@ -11,7 +11,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/diagnose"
 )
 
 // The operators' identities hold exactly their custom roles: at the
@@ -42,7 +41,7 @@ func TestIdentitiesHoldExactlyTheirCustomRoles(t *testing.T) {
 		}
 		for _, actions := range roles {
 			// TestDiagnose assigns diagnose's read-only role at both scopes.
-			if slices.Equal(actions, diagnose.AzureActions()) {
+			if slices.Equal(actions, azurecloud.Actions(azurecloud.Diagnose)) {
 				continue
 			}
 			if want := azurecloud.Actions(tc.component); !slices.Equal(actions, want) {
