@@ -65,24 +65,28 @@ var (
 // permission is one row of diagnose's part of a cloud's table.
 type permission struct{ Action, Why string }
 
-func awsRows() []permission {
+// diagnoseRows keeps the rows of a cloud's table that row says are
+// diagnose's.
+func diagnoseRows[P any](table []P, row func(P) (permission, bool)) []permission {
 	var out []permission
-	for _, p := range awscloud.Permissions {
-		if p.Component == awscloud.Diagnose {
-			out = append(out, permission{p.Action, p.Why})
+	for _, p := range table {
+		if r, ok := row(p); ok {
+			out = append(out, r)
 		}
 	}
 	return out
 }
 
+func awsRows() []permission {
+	return diagnoseRows(awscloud.Permissions, func(p awscloud.Permission) (permission, bool) {
+		return permission{p.Action, p.Why}, p.Component == awscloud.Diagnose
+	})
+}
+
 func azureRows() []permission {
-	var out []permission
-	for _, p := range azurecloud.Permissions {
-		if p.Component == azurecloud.Diagnose {
-			out = append(out, permission{p.Action, p.Why})
-		}
-	}
-	return out
+	return diagnoseRows(azurecloud.Permissions, func(p azurecloud.Permission) (permission, bool) {
+		return permission{p.Action, p.Why}, p.Component == azurecloud.Diagnose
+	})
 }
 
 // TestPermissionsAreReadsListedOnceSortedWithAReason: diagnose never
