@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // The operators' identities hold exactly their custom roles: at the
@@ -22,7 +23,7 @@ import (
 func TestIdentitiesHoldExactlyTheirCustomRoles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	if _, err := env.PrepareAzureCluster(ctx, "identity", "identity", "identity-"+randomSuffix(5)); err != nil {
+	if _, err := env.PrepareAzureCluster(ctx, "identity", "identity", "identity-"+e2eutil.RandomSuffix(5)); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -13,6 +13,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // unusedHere are granted actions the lifecycle below cannot reach on
@@ -63,7 +64,7 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 		private  bool
 	}{{hcplinkv1beta1.AzureTopologyPrivate, true}, {hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}} {
 		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
-		eventually(t, shortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
+		suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
 			return c.checkExternalNames(ctx, step.private)
 		})
 	}
@@ -120,7 +121,7 @@ func compareUsedWithGranted(t *testing.T, who string, evaluated map[string]simaz
 // waitNodePools waits until the HostedControlPlane mirrors n NodePools.
 func (c *cluster) waitNodePools(t *testing.T, n int) {
 	t.Helper()
-	eventually(t, shortWait, fmt.Sprintf("%d NodePools on the HostedControlPlane of %s", n, c.name), func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("%d NodePools on the HostedControlPlane of %s", n, c.name), func(ctx context.Context) error {
 		hcp := &hcplinkv1beta1.HostedControlPlane{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.hcpNamespace, Name: c.name}, hcp); err != nil {
 			return err
