@@ -11,7 +11,7 @@ import (
 
 	"github.com/hcplink/hcplink/internal/controlplane"
 	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
-	"github.com/hcplink/hcplink/internal/driftinterval"
+	"github.com/hcplink/hcplink/internal/intervals"
 )
 
 func newControlPlaneOperatorCommand() *cobra.Command {
@@ -55,7 +55,7 @@ AZURE_CA_BUNDLE) so that the same binary runs on Azure or cloudsim.`,
 	cmd.Flags().StringVar(&opts.Namespace, "namespace", "", "the hosted control plane's namespace (required)")
 	cmd.Flags().StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the metrics endpoint; "0" disables it`)
 	cmd.Flags().StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of the health and readiness probes; "0" disables them`)
-	cmd.Flags().DurationVar(&opts.AWSDriftInterval, "drift-interval", 0, "how often a healthy private path (AWS: VPC endpoint, security group, records; Azure: Private Endpoint, private zone, link, records) is checked for drift, jittered (0: the platform's default: "+driftinterval.Help()+")")
+	cmd.Flags().DurationVar(&opts.AWSDriftInterval, "drift-interval", 0, "how often a healthy private path (AWS: VPC endpoint, security group, records; Azure: Private Endpoint, private zone, link, records) is checked for drift, jittered (0: the platform's default: "+intervals.DriftHelp()+")")
 	cmd.Flags().DurationVar(&opts.AzureDriftInterval, "azure-drift-interval", 0, "--drift-interval for the Azure path alone")
 	_ = cmd.Flags().MarkDeprecated("azure-drift-interval", "use --drift-interval, which applies to either cloud")
 	cmd.Flags().IntVar(&opts.AWSMaxConcurrentReconciles, "max-concurrent-reconciles", awsprivatelink.DefaultMaxConcurrentReconciles, "workers of the AWS endpoint controller, so that one hung call never holds the others")

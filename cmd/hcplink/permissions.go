@@ -11,7 +11,6 @@ import (
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/diagnose"
 	awsinfra "github.com/hcplink/hcplink/internal/infra/aws"
 	"github.com/hcplink/hcplink/internal/infra/awsiam"
 )
@@ -26,9 +25,9 @@ type grant struct {
 // awsGrants and azureGrants are every identity hcplink asks permissions
 // for, each rendered from the table its code is tested against.
 var awsGrants = map[string]grant{
-	"control-plane-operator": awsOperatorGrant(awscloud.ControlPlaneOperator),
-	"management-operator":    awsOperatorGrant(awscloud.ManagementOperator),
-	"worker":                 awsOperatorGrant(awscloud.Worker),
+	"control-plane-operator": awsComponentGrant(awscloud.ControlPlaneOperator),
+	"management-operator":    awsComponentGrant(awscloud.ManagementOperator),
+	"worker":                 awsComponentGrant(awscloud.Worker),
 	"cli": {
 		rows: func() [][2]string {
 			return rowsOf(awsinfra.Permissions, func(p awsinfra.Permission) (string, string, bool) {
@@ -37,22 +36,16 @@ var awsGrants = map[string]grant{
 		},
 		document: func([]string) string { return awsiam.CLIPolicy() },
 	},
-	"diagnose": {
-		rows:     func() [][2]string { return diagnoseRows(diagnose.AWSPermissions) },
-		document: func([]string) string { return diagnose.AWSPolicy() },
-	},
+	"diagnose": awsComponentGrant(awscloud.Diagnose),
 }
 
 var azureGrants = map[string]grant{
-	"management-operator":    azureOperatorGrant(azurecloud.ManagementOperator),
-	"control-plane-operator": azureOperatorGrant(azurecloud.ControlPlaneOperator),
-	"diagnose": {
-		rows:     func() [][2]string { return diagnoseRows(diagnose.AzurePermissions) },
-		document: func(scopes []string) string { return diagnose.AzureCustomRole(scopes...).JSON() },
-	},
+	"management-operator":    azureComponentGrant(azurecloud.ManagementOperator),
+	"control-plane-operator": azureComponentGrant(azurecloud.ControlPlaneOperator),
+	"diagnose":               azureComponentGrant(azurecloud.Diagnose),
 }
 
-func awsOperatorGrant(c awscloud.Component) grant {
+func awsComponentGrant(c awscloud.Component) grant {
 	return grant{
 		rows: func() [][2]string {
 			return rowsOf(awscloud.Permissions, func(p awscloud.Permission) (string, string, bool) { return p.Action, p.Why, p.Component == c })
@@ -61,7 +54,7 @@ func awsOperatorGrant(c awscloud.Component) grant {
 	}
 }
 
-func azureOperatorGrant(c azurecloud.Component) grant {
+func azureComponentGrant(c azurecloud.Component) grant {
 	return grant{
 		rows: func() [][2]string {
 			return rowsOf(azurecloud.Permissions, func(p azurecloud.Permission) (string, string, bool) { return p.Action, p.Why, p.Component == c })
@@ -80,10 +73,6 @@ func rowsOf[P any](table []P, row func(P) (action, why string, keep bool)) [][2]
 		}
 	}
 	return rows
-}
-
-func diagnoseRows(table []diagnose.Permission) [][2]string {
-	return rowsOf(table, func(p diagnose.Permission) (string, string, bool) { return p.Action, p.Why, true })
 }
 
 func newPermissionsCommand() *cobra.Command {

@@ -9,7 +9,6 @@ import (
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/diagnose"
 	awsinfra "github.com/hcplink/hcplink/internal/infra/aws"
 )
 
@@ -37,10 +36,10 @@ func TestPermissionsPrintsExactlyTheTables(t *testing.T) {
 		{"aws", "management-operator", awscloud.Actions(awscloud.ManagementOperator)},
 		{"aws", "worker", awscloud.Actions(awscloud.Worker)},
 		{"aws", "cli", awsinfra.Actions(awsinfra.CreateInfra, awsinfra.DestroyInfra)},
-		{"aws", "diagnose", diagnose.AWSActions()},
+		{"aws", "diagnose", awscloud.Actions(awscloud.Diagnose)},
 		{"azure", "management-operator", azurecloud.Actions(azurecloud.ManagementOperator)},
 		{"azure", "control-plane-operator", azurecloud.Actions(azurecloud.ControlPlaneOperator)},
-		{"azure", "diagnose", diagnose.AzureActions()},
+		{"azure", "diagnose", azurecloud.Actions(azurecloud.Diagnose)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cloud+"/"+tt.who, func(t *testing.T) {

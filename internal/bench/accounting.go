@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
-	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
-	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/devenv"
-	"github.com/hcplink/hcplink/internal/operator/awsendpointservice"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -85,10 +83,10 @@ const (
 const (
 	// cpoCredentialsPeriod is how often the control-plane operator's
 	// credentials check runs.
-	cpoCredentialsPeriod = credentials.ValidRecheckInterval
-	// operatorCredentialsPeriod is credentialsRecheck in internal/operator
-	// (unexported there).
-	operatorCredentialsPeriod = 30 * time.Minute
+	cpoCredentialsPeriod = intervals.ControlPlaneCredentialsRecheck
+	// operatorCredentialsPeriod is how often the management operator's
+	// credentials check runs.
+	operatorCredentialsPeriod = intervals.OperatorCredentialsRecheck
 	// tokenLifetime is how long web-identity credentials last: the SDK asks
 	// STS for the default session (cloudsim's DurationSeconds default, 3600,
 	// as AWS's) and exchanges the token again when it expires.
@@ -180,19 +178,19 @@ func steadyState(in SteadyInput) []Job {
 		}
 	}
 	jobs := []Job{
-		{Job: jobCPODrift, Period: awsprivatelink.DefaultDriftInterval.String(), CallsPerRun: quiet[jobCPODrift] / n / driftRuns,
-			RunsPerHour: runsPerHour(awsprivatelink.DefaultDriftInterval), Source: "observed in the quiet window"},
-		{Job: jobOperatorDrift, Period: awsendpointservice.DefaultDriftInterval.String(), CallsPerRun: quiet[jobOperatorDrift] / n / driftRuns,
-			RunsPerHour: runsPerHour(awsendpointservice.DefaultDriftInterval), Source: "observed in the quiet window"},
+		{Job: jobCPODrift, Period: intervals.AWSDrift.String(), CallsPerRun: quiet[jobCPODrift] / n / driftRuns,
+			RunsPerHour: runsPerHour(intervals.AWSDrift), Source: "observed in the quiet window"},
+		{Job: jobOperatorDrift, Period: intervals.AWSDrift.String(), CallsPerRun: quiet[jobOperatorDrift] / n / driftRuns,
+			RunsPerHour: runsPerHour(intervals.AWSDrift), Source: "observed in the quiet window"},
 		cpoCredentialsJob(first[jobCPOCredentials] / n),
 		{Job: jobOperatorCreds, Period: operatorCredentialsPeriod.String(), CallsPerRun: first[jobOperatorCreds] / n,
 			RunsPerHour: runsPerHour(operatorCredentialsPeriod), Source: "observed on the create path (first run)"},
 		{Job: jobTokenExchange, Period: tokenLifetime.String(), CallsPerRun: first[jobTokenExchange] / n,
 			RunsPerHour: runsPerHour(tokenLifetime), Source: "observed on the create path (first run)"},
-		{Job: jobCPOSweep, Period: awsprivatelink.DefaultSweepInterval.String(), CallsPerRun: cpoSweepCallsPerRun,
-			RunsPerHour: runsPerHour(awsprivatelink.DefaultSweepInterval), Source: "modelled (2 listings per sweep)"},
-		{Job: jobOperatorSweep, Period: awsendpointservice.DefaultSweepInterval.String(), CallsPerRun: operatorSweepCallsPerRun / n,
-			RunsPerHour: runsPerHour(awsendpointservice.DefaultSweepInterval), Source: "modelled (1 listing per sweep per management cluster)"},
+		{Job: jobCPOSweep, Period: intervals.AWSEndpointSweep.String(), CallsPerRun: cpoSweepCallsPerRun,
+			RunsPerHour: runsPerHour(intervals.AWSEndpointSweep), Source: "modelled (2 listings per sweep)"},
+		{Job: jobOperatorSweep, Period: intervals.AWSEndpointServiceSweep.String(), CallsPerRun: operatorSweepCallsPerRun / n,
+			RunsPerHour: runsPerHour(intervals.AWSEndpointServiceSweep), Source: "modelled (1 listing per sweep per management cluster)"},
 	}
 	for i := range jobs {
 		jobs[i].PerClusterHour = jobs[i].CallsPerRun * jobs[i].RunsPerHour
@@ -201,16 +199,16 @@ func steadyState(in SteadyInput) []Job {
 }
 
 // cpoCredentialsJob is the control-plane operator's credentials check: it
-// asks STS only when no call succeeded within credentials.ProofWindow, and
-// at steady state the drift checks' calls come more often than that — then
-// a run costs nothing, whatever the first run (at start, before any other
-// call) cost.
+// asks STS only when no call succeeded within
+// intervals.CredentialsProofWindow, and at steady state the drift checks'
+// calls come more often than that — then a run costs nothing, whatever the
+// first run (at start, before any other call) cost.
 func cpoCredentialsJob(firstRun float64) Job {
 	j := Job{Job: jobCPOCredentials, Period: cpoCredentialsPeriod.String(), CallsPerRun: firstRun,
 		RunsPerHour: runsPerHour(cpoCredentialsPeriod), Source: "observed on the create path (first run)"}
-	if longest := outcome.LongestJitter(awsprivatelink.DefaultDriftInterval); longest < credentials.ProofWindow {
+	if longest := outcome.LongestJitter(intervals.AWSDrift); longest < intervals.CredentialsProofWindow {
 		j.CallsPerRun = 0
-		j.Source = fmt.Sprintf("none: the drift checks' calls (at most %v apart) prove the credentials within %v", longest, credentials.ProofWindow)
+		j.Source = fmt.Sprintf("none: the drift checks' calls (at most %v apart) prove the credentials within %v", longest, intervals.CredentialsProofWindow)
 	}
 	return j
 }

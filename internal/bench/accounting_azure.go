@@ -5,11 +5,9 @@ import (
 	"strings"
 	"time"
 
-	cpazure "github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
-	opazure "github.com/hcplink/hcplink/internal/operator/azureprivatelink"
-
 	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/intervals"
 )
 
 // Azure's periodic jobs besides the two drift checks.
@@ -65,10 +63,10 @@ func azureSteadyState(in SteadyInput, management string) []Job {
 		}
 	}
 	jobs := []Job{
-		{Job: jobCPODrift, Period: cpazure.DefaultDriftInterval.String(), CallsPerRun: quiet[jobCPODrift] / n / driftRuns,
-			RunsPerHour: runsPerHour(cpazure.DefaultDriftInterval), Source: "observed in the quiet window"},
-		{Job: jobOperatorDrift, Period: opazure.DefaultDriftInterval.String(), CallsPerRun: quiet[jobOperatorDrift] / n / driftRuns,
-			RunsPerHour: runsPerHour(opazure.DefaultDriftInterval), Source: "observed in the quiet window"},
+		{Job: jobCPODrift, Period: intervals.AzureDrift.String(), CallsPerRun: quiet[jobCPODrift] / n / driftRuns,
+			RunsPerHour: runsPerHour(intervals.AzureDrift), Source: "observed in the quiet window"},
+		{Job: jobOperatorDrift, Period: intervals.AzureDrift.String(), CallsPerRun: quiet[jobOperatorDrift] / n / driftRuns,
+			RunsPerHour: runsPerHour(intervals.AzureDrift), Source: "observed in the quiet window"},
 		{Job: jobCPOCredentials, Period: cpoCredentialsPeriod.String(), RunsPerHour: runsPerHour(cpoCredentialsPeriod),
 			Source: "none: the check asks azidentity for a token it already holds"},
 		{Job: jobOperatorCreds, Period: operatorCredentialsPeriod.String(), RunsPerHour: runsPerHour(operatorCredentialsPeriod),

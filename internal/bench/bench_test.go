@@ -11,8 +11,8 @@ import (
 
 	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
-	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/internal/intervals"
 )
 
 const customer = devenv.CustomerAccount
@@ -157,8 +157,8 @@ func TestSteadyStateCountsEachJobAtItsPeriod(t *testing.T) {
 	if total <= 12.6 || !near(total, 15) {
 		t.Fatalf("honest total %v should exceed the drift-ratio figure", total)
 	}
-	if awsprivatelink.DefaultDriftInterval != 10*time.Minute {
-		t.Logf("drift interval is now %v; the wanted figures assume 10m", awsprivatelink.DefaultDriftInterval)
+	if intervals.AWSDrift != 10*time.Minute {
+		t.Logf("drift interval is now %v; the wanted figures assume 10m", intervals.AWSDrift)
 	}
 }
 

@@ -203,7 +203,7 @@ func setupAzurePrivateLink(mgr ctrl.Manager, opts Options, recorder *events.Reco
 // HostedControlPlane is on AWS (the operator knows the platform only once
 // the HostedControlPlane is read), and cost nothing otherwise.
 func setupAWSPrivateLink(mgr ctrl.Manager, opts Options, awsConfig aws.Config, recorder *events.Recorder) error {
-	for _, name := range []string{routers.PrivateRouterServiceName, routers.KubeAPIServerPrivateServiceName} {
+	for _, name := range []string{hcplinkv1beta1.PrivateRouterServiceName, hcplinkv1beta1.KubeAPIServerPrivateServiceName} {
 		if err := (&awsprivatelink.Observer{Client: mgr.GetClient(), ServiceName: name}).SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the %s observer: %w", name, err)
 		}

@@ -21,7 +21,6 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -196,14 +195,14 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 		}
 	})
 
-	eventually(t, "private-router is created", serviceExists(ns, routers.PrivateRouterServiceName, true))
+	eventually(t, "private-router is created", serviceExists(ns, hcplinkv1beta1.PrivateRouterServiceName, true))
 	eventually(t, "RoutersReady is False while there is no load balancer", conditionIs(hcp, hcplinkv1beta1.RoutersReadyCondition, metav1.ConditionFalse))
 	eventually(t, "ValidCloudCredentials is True", conditionIs(hcp, hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionTrue))
 
 	// The cloud gives the Service a load balancer: the owned-Service watch
 	// brings the controller back.
 	svc := &corev1.Service{}
-	if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: routers.PrivateRouterServiceName}, svc); err != nil {
+	if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: hcplinkv1beta1.PrivateRouterServiceName}, svc); err != nil {
 		t.Fatal(err)
 	}
 	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: "k8s-x-privater-0123456789-0123456789abcdef.elb.us-east-1.amazonaws.com"}}
@@ -225,9 +224,9 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 		}
 	}
 	setAccess(hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate)
-	eventually(t, "router is created for PublicAndPrivate", serviceExists(ns, routers.RouterServiceName, true))
+	eventually(t, "router is created for PublicAndPrivate", serviceExists(ns, hcplinkv1beta1.RouterServiceName, true))
 	setAccess(hcplinkv1beta1.AWSEndpointAccessPrivate)
-	eventually(t, "router is deleted for Private", serviceExists(ns, routers.RouterServiceName, false))
+	eventually(t, "router is deleted for Private", serviceExists(ns, hcplinkv1beta1.RouterServiceName, false))
 
 	// Nothing happened in the other namespace.
 	var others corev1.ServiceList

@@ -12,9 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
 // The Azure tour reads every fact it prints from cloudsim over ARM, with
@@ -41,7 +40,7 @@ func (t *azureTour) dns(subscription string) (*armprivatedns.ClientFactory, erro
 // balancer frontend holding the private router Service's address.
 func (t *azureTour) routerFrontend(ctx context.Context) (string, error) {
 	var svc corev1.Service
-	if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: routers.PrivateRouterServiceName}, &svc); err != nil {
+	if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: hcplinkv1beta1.PrivateRouterServiceName}, &svc); err != nil {
 		return "", err
 	}
 	if len(svc.Status.LoadBalancer.Ingress) == 0 || svc.Status.LoadBalancer.Ingress[0].IP == "" {
@@ -290,26 +289,26 @@ func (t *azureTour) pathUnchanged(ctx context.Context) (string, error) {
 // publicAndPrivateServices: the public router Service exists and the
 // ExternalName Services are gone (the hostnames are served publicly).
 func (t *azureTour) publicAndPrivateServices(ctx context.Context) (string, error) {
-	if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: routers.RouterServiceName}, &corev1.Service{}); err != nil {
+	if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: hcplinkv1beta1.RouterServiceName}, &corev1.Service{}); err != nil {
 		return "", fmt.Errorf("public router Service: %w", err)
 	}
-	for _, name := range []string{azureprivatelink.KubeAPIServerPrivateExternalService, azureprivatelink.OAuthPrivateExternalService} {
+	for _, name := range []string{hcplinkv1beta1.KubeAPIServerPrivateExternalService, hcplinkv1beta1.OAuthPrivateExternalService} {
 		if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: name}, &corev1.Service{}); !apierrors.IsNotFound(err) {
 			return "", fmt.Errorf("ExternalName Service %s still exists", name)
 		}
 	}
-	return "service/" + routers.RouterServiceName + " in " + t.hcpNS, nil
+	return "service/" + hcplinkv1beta1.RouterServiceName + " in " + t.hcpNS, nil
 }
 
 // privateServices: no public router, and the ExternalName Services point
 // the Route hostnames at the zone's api record.
 func (t *azureTour) privateServices(ctx context.Context) (string, error) {
-	if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: routers.RouterServiceName}, &corev1.Service{}); !apierrors.IsNotFound(err) {
+	if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: hcplinkv1beta1.RouterServiceName}, &corev1.Service{}); !apierrors.IsNotFound(err) {
 		return "", fmt.Errorf("public router Service still exists")
 	}
-	target := azureprivatelink.ExternalNameTarget(azurecloud.PrivateDNSZoneName(azureClusterName))
+	target := azurecloud.ExternalNameTarget(azurecloud.PrivateDNSZoneName(azureClusterName))
 	var names []string
-	for _, name := range []string{azureprivatelink.KubeAPIServerPrivateExternalService, azureprivatelink.OAuthPrivateExternalService} {
+	for _, name := range []string{hcplinkv1beta1.KubeAPIServerPrivateExternalService, hcplinkv1beta1.OAuthPrivateExternalService} {
 		var svc corev1.Service
 		if err := t.env.Client.Get(ctx, types.NamespacedName{Namespace: t.hcpNS, Name: name}, &svc); err != nil {
 			return "", fmt.Errorf("ExternalName Service %s: %w", name, err)
@@ -317,7 +316,7 @@ func (t *azureTour) privateServices(ctx context.Context) (string, error) {
 		if svc.Spec.ExternalName != target {
 			return "", fmt.Errorf("Service %s points at %q", name, svc.Spec.ExternalName)
 		}
-		names = append(names, fmt.Sprintf("%s (%s)", name, svc.Annotations[azureprivatelink.ExternalDNSHostnameAnnotation]))
+		names = append(names, fmt.Sprintf("%s (%s)", name, svc.Annotations[hcplinkv1beta1.ExternalDNSHostnameAnnotation]))
 	}
 	return strings.Join(names, ", ") + " → " + target, nil
 }

@@ -12,8 +12,6 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
-	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
 // AWSAccount is one account's read clients; Missing says why there are
@@ -63,7 +61,7 @@ func walkAWS(ctx context.Context, k kubeSeen, name string, mgmt, cust AWSAccount
 		w.privateZone(ctx), w.records(ctx),
 	}
 	// Only the router's endpoint writes the ExternalName Services.
-	if name == routers.PrivateRouterServiceName {
+	if name == hcplinkv1beta1.PrivateRouterServiceName {
 		hops = append(hops, w.externalNames(ctx))
 	}
 	return hops
@@ -221,7 +219,7 @@ func (w *awsWalk) securityGroup(ctx context.Context) Hop {
 
 // routerPort is the port the endpoint's security group must admit.
 func routerPort(crName string) int32 {
-	if crName == routers.KubeAPIServerPrivateServiceName {
+	if crName == hcplinkv1beta1.KubeAPIServerPrivateServiceName {
 		return 6443
 	}
 	return 443
@@ -309,7 +307,7 @@ func (w *awsWalk) records(ctx context.Context) Hop {
 	if w.k.hcp == nil {
 		return unknown(HopRecords, SideCustomer, "without a HostedControlPlane the wanted record names are not known")
 	}
-	seen := RecordsSeen{Target: w.endpoint.dnsName, Want: awsprivatelink.DesiredRecordNames(w.cr.Name, w.k.hcp), Have: map[string]string{}}
+	seen := RecordsSeen{Target: w.endpoint.dnsName, Want: awscloud.EndpointRecordNames(w.cr.Name, w.k.hcp), Have: map[string]string{}}
 	id, err := w.zoneID(ctx)
 	if err != nil {
 		return awsUnknown(HopRecords, SideCustomer, err)
@@ -340,6 +338,6 @@ func (w *awsWalk) externalNames(ctx context.Context) Hop {
 	if w.endpoint == nil || w.endpoint.dnsName == "" {
 		return unknown(HopExternalNames, SideKubernetes, "the VPC endpoint's DNS name, which they must point at, is not known")
 	}
-	want := awsprivatelink.DesiredExternalNames(w.k.hcp)
+	want := hcplinkv1beta1.AWSExternalNames(w.k.hcp)
 	return w.k.externalNamesHop(ctx, want, w.endpoint.dnsName)
 }

@@ -10,8 +10,6 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
 // AzureClients is the identity the Azure walk reads with. Providers are
@@ -39,7 +37,7 @@ func (a AzureClients) guestLabel(k kubeSeen) string { return "subscription " + a
 
 func (a AzureClients) managementLabel(k kubeSeen) string {
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{}
-	if err := k.reader.Get(context.Background(), k.key(routers.PrivateRouterServiceName), cr); err == nil && cr.Status.PrivateLinkServiceID != "" {
+	if err := k.reader.Get(context.Background(), k.key(hcplinkv1beta1.PrivateRouterServiceName), cr); err == nil && cr.Status.PrivateLinkServiceID != "" {
 		return "subscription " + azurecloud.SubscriptionOf(cr.Status.PrivateLinkServiceID)
 	}
 	return "subscription"
@@ -60,7 +58,7 @@ type azureWalk struct {
 func walkAzure(ctx context.Context, k kubeSeen, clients AzureClients) []Hop {
 	w := &azureWalk{k: k, clients: clients}
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{}
-	if err := k.reader.Get(ctx, k.key(routers.PrivateRouterServiceName), cr); err == nil {
+	if err := k.reader.Get(ctx, k.key(hcplinkv1beta1.PrivateRouterServiceName), cr); err == nil {
 		w.cr = cr
 	}
 	w.connect()
@@ -81,7 +79,7 @@ func (w *azureWalk) connect() {
 
 // blocked returns the hop to show when the walk cannot read this side.
 func (w *azureWalk) blocked(hop string, side Side) (Hop, bool) {
-	key := w.k.hcpNS + "/" + routers.PrivateRouterServiceName
+	key := w.k.hcpNS + "/" + hcplinkv1beta1.PrivateRouterServiceName
 	switch {
 	case w.cr == nil:
 		return fail(hop, side, "no AzurePrivateLinkService "+key, "Check that the control-plane operator runs: it creates AzurePrivateLinkService "+key+" once the router has its address."), true
@@ -103,7 +101,7 @@ func (w *azureWalk) frontendHop(ctx context.Context) Hop {
 	if h, stop := w.blocked(HopInternalLoadBalancer, SideManagement); stop {
 		return h
 	}
-	seen := FrontendSeen{Service: w.k.hcpNS + "/" + routers.PrivateRouterServiceName}
+	seen := FrontendSeen{Service: w.k.hcpNS + "/" + hcplinkv1beta1.PrivateRouterServiceName}
 	if w.k.router != nil {
 		seen.IP = ingressHost(w.k.router)
 	}
@@ -193,7 +191,7 @@ func (w *azureWalk) zoneName() string {
 	if w.cr != nil && w.cr.Status.DNSZoneName != "" {
 		return w.cr.Status.DNSZoneName
 	}
-	return azureprivatelink.PrivateDNSZoneName(w.k.hc.Name)
+	return azurecloud.PrivateDNSZoneName(w.k.hc.Name)
 }
 
 func (w *azureWalk) zoneResourceGroup() string {
@@ -251,7 +249,7 @@ func (w *azureWalk) recordsHop(ctx context.Context) Hop {
 	if w.peIP == "" {
 		return unknown(HopARecords, SideCustomer, "the private endpoint's address, which they must hold, is not known")
 	}
-	seen := ARecordsSeen{Zone: w.zoneName(), IP: w.peIP, Want: azureprivatelink.RecordNames, Have: map[string][]string{}}
+	seen := ARecordsSeen{Zone: w.zoneName(), IP: w.peIP, Want: azurecloud.RecordNames, Have: map[string][]string{}}
 	for _, n := range seen.Want {
 		rs, err := w.guest.PrivateDNS.ARecord(ctx, w.zoneRG, seen.Zone, n)
 		if err != nil {
@@ -268,7 +266,7 @@ func (w *azureWalk) externalNames(ctx context.Context) Hop {
 	if w.k.hcp == nil {
 		return unknown(HopExternalNames, SideKubernetes, "without a HostedControlPlane the wanted Services are not known")
 	}
-	return w.k.externalNamesHop(ctx, azureprivatelink.DesiredExternalNames(w.k.hcp), azureprivatelink.ExternalNameTarget(w.zoneName()))
+	return w.k.externalNamesHop(ctx, hcplinkv1beta1.AzureExternalNames(w.k.hcp), azurecloud.ExternalNameTarget(w.zoneName()))
 }
 
 func deref(s *string) string {

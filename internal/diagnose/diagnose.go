@@ -6,7 +6,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
 // Options say which cluster to walk and with which read-only clients.
@@ -53,11 +52,11 @@ func Diagnose(ctx context.Context, opts Options) (Report, error) {
 		// An Azure cluster has one private endpoint: the API server goes
 		// through the router (no kube-apiserver-private Service on Azure).
 		r.Management, r.Customer = opts.Azure.managementLabel(k), opts.Azure.guestLabel(k)
-		svc, err := k.serviceHop(ctx, routers.PrivateRouterServiceName)
+		svc, err := k.serviceHop(ctx, hcplinkv1beta1.PrivateRouterServiceName)
 		if err != nil {
 			return r, err
 		}
-		r.Hops = append(r.Hops, onEndpoint(routers.PrivateRouterServiceName, append([]Hop{svc}, walkAzure(ctx, k, opts.Azure)...))...)
+		r.Hops = append(r.Hops, onEndpoint(hcplinkv1beta1.PrivateRouterServiceName, append([]Hop{svc}, walkAzure(ctx, k, opts.Azure)...))...)
 	}
 	return r, nil
 }

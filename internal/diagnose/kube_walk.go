@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
 // kubeSeen is what the Kubernetes hops read; the cloud walks build on it.
@@ -78,7 +77,7 @@ func (k *kubeSeen) serviceHop(ctx context.Context, name string) (Hop, error) {
 	if !found {
 		svc = nil
 	}
-	if name == routers.PrivateRouterServiceName {
+	if name == hcplinkv1beta1.PrivateRouterServiceName {
 		k.router = svc
 		return RouterServiceHop(k.hcpNS+"/"+name, svc), nil
 	}
@@ -103,13 +102,9 @@ func (k kubeSeen) awsEndpoints(ctx context.Context) ([]string, error) {
 // AWSEndpointService there is (a path left over is a path to look at).
 // Without a HostedControlPlane only the router's is known to be wanted.
 func endpointNames(hcp *hcplinkv1beta1.HostedControlPlane, existing []string) []string {
-	names := []string{routers.PrivateRouterServiceName}
-	if hcp != nil {
-		for _, svc := range routers.DesiredServices(hcp) {
-			if svc.Name == routers.KubeAPIServerPrivateServiceName {
-				names = append(names, svc.Name)
-			}
-		}
+	names := []string{hcplinkv1beta1.PrivateRouterServiceName}
+	if hcp != nil && slices.Contains(hcplinkv1beta1.WantedRouterServices(hcp), hcplinkv1beta1.KubeAPIServerPrivateServiceName) {
+		names = append(names, hcplinkv1beta1.KubeAPIServerPrivateServiceName)
 	}
 	var extra []string
 	for _, name := range existing {

@@ -9,7 +9,6 @@ import (
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/diagnose"
 	"github.com/hcplink/hcplink/internal/sdkcalls"
 )
 
@@ -29,7 +28,7 @@ func TestPermissionsAreExactlyWhatDiagnoseCalls(t *testing.T) {
 	pkgs := sdkcalls.Load(t, "../..", diagnosePkg, awsPkg, azurePkg)
 
 	awsCalled := sdkcalls.NewGraph(pkgs, sdkcalls.AWSAction, awsPkg).From(pkgs, diagnosePkg)
-	compareActions(t, "AWS", awsCalled, diagnose.AWSActions())
+	compareActions(t, "AWS", awsCalled, awscloud.Actions(awscloud.Diagnose))
 
 	var azureNeeded []string
 	for _, method := range sdkcalls.NewGraph(pkgs, sdkcalls.AzureMethod, azurePkg).From(pkgs, diagnosePkg) {
@@ -40,7 +39,7 @@ func TestPermissionsAreExactlyWhatDiagnoseCalls(t *testing.T) {
 		azureNeeded = append(azureNeeded, actions...)
 	}
 	slices.Sort(azureNeeded)
-	compareActions(t, "Azure", slices.Compact(azureNeeded), diagnose.AzureActions())
+	compareActions(t, "Azure", slices.Compact(azureNeeded), azurecloud.Actions(azurecloud.Diagnose))
 }
 
 func compareActions(t *testing.T, cloud string, called, granted []string) {
@@ -63,16 +62,43 @@ var (
 	azureRead = regexp.MustCompile(`^Microsoft\.Network/[A-Za-z]+(/[A-Za-z]+)*/read$`)
 )
 
+// permission is one row of diagnose's part of a cloud's table.
+type permission struct{ Action, Why string }
+
+// diagnoseRows keeps the rows of a cloud's table that row says are
+// diagnose's.
+func diagnoseRows[P any](table []P, row func(P) (permission, bool)) []permission {
+	var out []permission
+	for _, p := range table {
+		if r, ok := row(p); ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func awsRows() []permission {
+	return diagnoseRows(awscloud.Permissions, func(p awscloud.Permission) (permission, bool) {
+		return permission{p.Action, p.Why}, p.Component == awscloud.Diagnose
+	})
+}
+
+func azureRows() []permission {
+	return diagnoseRows(azurecloud.Permissions, func(p azurecloud.Permission) (permission, bool) {
+		return permission{p.Action, p.Why}, p.Component == azurecloud.Diagnose
+	})
+}
+
 // TestPermissionsAreReadsListedOnceSortedWithAReason: diagnose never
-// writes, so its tables hold nothing but reads.
+// writes, so its rows hold nothing but reads.
 func TestPermissionsAreReadsListedOnceSortedWithAReason(t *testing.T) {
 	for _, tc := range []struct {
 		cloud string
-		table []diagnose.Permission
+		table []permission
 		read  *regexp.Regexp
 	}{
-		{"AWS", diagnose.AWSPermissions, awsRead},
-		{"Azure", diagnose.AzurePermissions, azureRead},
+		{"AWS", awsRows(), awsRead},
+		{"Azure", azureRows(), azureRead},
 	} {
 		var actions []string
 		for _, p := range tc.table {
@@ -112,24 +138,26 @@ func TestAWSPolicyGrantsTheTableOnEveryResource(t *testing.T) {
 			Action                []string
 		}
 	}
-	if err := json.Unmarshal([]byte(diagnose.AWSPolicy()), &doc); err != nil {
-		t.Fatalf("policy is not JSON: %v\n%s", err, diagnose.AWSPolicy())
+	policy := awscloud.Policy(awscloud.Diagnose)
+	if err := json.Unmarshal([]byte(policy), &doc); err != nil {
+		t.Fatalf("policy is not JSON: %v\n%s", err, policy)
 	}
 	if len(doc.Statement) != 1 {
 		t.Fatalf("policy = %+v", doc)
 	}
 	st := doc.Statement[0]
-	if st.Sid != awscloud.StatementID(diagnose.AWSPolicyName) || st.Sid != "HcplinkDiagnose" || st.Effect != "Allow" || st.Resource != "*" ||
-		!slices.Equal(st.Action, diagnose.AWSActions()) {
-		t.Errorf("statement = %+v, want Allow of %v on *", st, diagnose.AWSActions())
+	if st.Sid != awscloud.StatementID(string(awscloud.Diagnose)) || st.Sid != "HcplinkDiagnose" || st.Effect != "Allow" || st.Resource != "*" ||
+		!slices.Equal(st.Action, awscloud.Actions(awscloud.Diagnose)) {
+		t.Errorf("statement = %+v, want Allow of %v on *", st, awscloud.Actions(awscloud.Diagnose))
 	}
 }
 
 func TestAzureCustomRoleHoldsTheTable(t *testing.T) {
 	scope := "/subscriptions/x/resourceGroups/y"
-	role := diagnose.AzureCustomRole(scope)
-	if !slices.Equal(role.Actions, diagnose.AzureActions()) || len(role.Actions) == 0 || role.NotActions == nil ||
-		!slices.Equal(role.AssignableScopes, []string{scope}) || role.Name != diagnose.AzureRoleName {
+	role := azurecloud.CustomRole(azurecloud.Diagnose, scope)
+	if !slices.Equal(role.Actions, azurecloud.Actions(azurecloud.Diagnose)) || len(role.Actions) == 0 || role.NotActions == nil ||
+		!slices.Equal(role.AssignableScopes, []string{scope}) || role.Name != "hcplink diagnose" ||
+		role.Description != "What hcplink diagnose reads, and nothing else." {
 		t.Errorf("role = %+v", role)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hcplink/hcplink/internal/cloud"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
@@ -24,9 +25,8 @@ const (
 	// failed check (doubling, with jitter).
 	credentialsRetryMin = 5 * time.Second
 	credentialsRetryMax = 5 * time.Minute
-	// credentialsRecheck is how often valid credentials are checked again,
-	// so that the gauge notices revoked or expired ones.
-	credentialsRecheck = 30 * time.Minute
+	// credentialsRecheck: see intervals.OperatorCredentialsRecheck.
+	credentialsRecheck = intervals.OperatorCredentialsRecheck
 )
 
 // CredentialsValidMetric is the gauge of the operator's own credentials.

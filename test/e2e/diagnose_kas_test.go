@@ -19,6 +19,7 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/internal/diagnose"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // dkKASCR is the API server's own private endpoint (its Service and
@@ -46,16 +47,16 @@ func TestDiagnoseKubeAPIServerPrivate(t *testing.T) {
 			ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{Type: hcplinkv1beta1.LoadBalancerPublishing},
 		}}
 	})
-	eventually(t, longWait, "both private paths served, as diagnose sees them", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "both private paths served, as diagnose sees them", func(ctx context.Context) error {
 		r, err := diagnose.Diagnose(ctx, dgOptions(ctx, c))
 		if err != nil {
 			return err
 		}
 		return dkAllPass(r)
 	})
-	eventually(t, longWait, "the cluster's conditions", func(ctx context.Context) error { return plClusterConditionsTrue(ctx, c) })
+	suite.Eventually(t, e2eutil.LongWait, "the cluster's conditions", func(ctx context.Context) error { return plClusterConditionsTrue(ctx, c) })
 
-	startOperators := dgStopOperators(t, c)
+	startOperators := suite.StopOperators(t, c.hcpNS)
 	healthy := dgRun(t, c)
 	if err := dkAllPass(healthy); err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestDiagnoseKubeAPIServerPrivate(t *testing.T) {
 	_, err = ec2.NewFromConfig(env.CustomerAWS).DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{kas.endpointID}})
 	dgMust(t, "deleting the rejected endpoint", err)
 	startOperators()
-	eventually(t, longWait, "diagnose to find both repaired paths healthy", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "diagnose to find both repaired paths healthy", func(ctx context.Context) error {
 		r, err := diagnose.Diagnose(ctx, dgOptions(ctx, c))
 		if err != nil {
 			return err
@@ -97,8 +98,8 @@ func TestDiagnoseKubeAPIServerPrivate(t *testing.T) {
 // dkAllPass: every hop ✓, both endpoints walked, each hop after the shared
 // two naming its endpoint.
 func dkAllPass(r diagnose.Report) error {
-	if r.ExitCode() != diagnose.ExitHealthy || len(r.Hops) != dkHops {
-		return fmt.Errorf("want %d hops, all ✓, got exit %d:\n%s", dkHops, r.ExitCode(), diagnose.Text(r))
+	if err := e2eutil.AllPass(r, dkHops); err != nil {
+		return err
 	}
 	if got := r.Endpoints(); !slices.Equal(got, []string{plRouterCR, dkKASCR}) {
 		return fmt.Errorf("endpoints walked %v, want %s and %s", got, plRouterCR, dkKASCR)
@@ -115,15 +116,12 @@ func dkAllPass(r diagnose.Report) error {
 
 func dkExpectOnlyBroken(t *testing.T, what, hop, fix string, r diagnose.Report) {
 	t.Helper()
-	var broken []string
-	for _, h := range r.Hops {
-		if h.Verdict != diagnose.Pass {
-			broken = append(broken, r.Where(h))
-		}
+	f, err := e2eutil.OnlyBroken(r, hop, dkKASCR, fix)
+	if err == nil && r.ExitCode() != diagnose.ExitBroken {
+		err = fmt.Errorf("exit %d, want %d:\n%s", r.ExitCode(), diagnose.ExitBroken, diagnose.Text(r))
 	}
-	f := r.FirstFailure()
-	if len(broken) != 1 || f == nil || f.Name != hop || f.Endpoint != dkKASCR || !strings.Contains(f.Fix, fix) || r.ExitCode() != diagnose.ExitBroken {
-		t.Fatalf("%s: want only %s (%s) ✗ with %q, got not ✓ %v:\n%s", what, hop, dkKASCR, fix, broken, diagnose.Text(r))
+	if err != nil {
+		t.Fatalf("%s (%s): %v", what, dkKASCR, err)
 	}
 	t.Logf("%s: %s ✗ seen %q: %s", what, r.Where(*f), f.Seen, f.Fix)
 }

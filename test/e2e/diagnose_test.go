@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -20,12 +19,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/internal/diagnose"
 	"github.com/hcplink/hcplink/internal/infra/awsiam"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // dgBreak is one broken state made behind hcplink's back: break it, then
@@ -56,9 +56,9 @@ func TestDiagnose(t *testing.T) {
 		principals: []string{plPrincipal(c.roleARN)},
 	}
 	s := c.converge(t, "the private path", want)
-	eventually(t, longWait, "the cluster's conditions", func(ctx context.Context) error { return plClusterConditionsTrue(ctx, c) })
+	suite.Eventually(t, e2eutil.LongWait, "the cluster's conditions", func(ctx context.Context) error { return plClusterConditionsTrue(ctx, c) })
 
-	startOperators := dgStopOperators(t, c)
+	startOperators := suite.StopOperators(t, c.hcpNS)
 	healthy := dgRun(t, c)
 	dgExpectAllPass(t, healthy)
 	t.Logf("healthy:\n%s", diagnose.Text(healthy))
@@ -101,7 +101,7 @@ func TestDiagnose(t *testing.T) {
 	_, err = ec2.NewFromConfig(env.CustomerAWS).DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{aws.ToString(s.endpoint.VpcEndpointId)}})
 	dgMust(t, "deleting the rejected endpoint", err)
 	startOperators()
-	eventually(t, longWait, "diagnose to find the repaired path healthy", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "diagnose to find the repaired path healthy", func(ctx context.Context) error {
 		r, err := diagnose.Diagnose(ctx, dgOptions(ctx, c))
 		if err != nil {
 			return err
@@ -122,7 +122,7 @@ func TestDiagnose(t *testing.T) {
 func dgWithoutZoneIDInStatus(t *testing.T, c *plCluster, check func()) {
 	t.Helper()
 	ctx := context.Background()
-	key := types.NamespacedName{Namespace: c.hcpNS, Name: routers.PrivateRouterServiceName}
+	key := types.NamespacedName{Namespace: c.hcpNS, Name: hcplinkv1beta1.PrivateRouterServiceName}
 	setZoneID := func(id string) (was string) {
 		cr := &hcplinkv1beta1.AWSEndpointService{}
 		dgMust(t, "reading AWSEndpointService "+key.String(), env.Client.Get(ctx, key, cr))
@@ -226,7 +226,7 @@ func dgExpectEveryActionEvaluated(t *testing.T) {
 			allowed[action] += d.Allowed
 		}
 	}
-	for _, action := range diagnose.AWSActions() {
+	for _, action := range awscloud.Actions(awscloud.Diagnose) {
 		if _, skip := dgUnevaluated[action]; skip {
 			continue
 		}
@@ -235,7 +235,7 @@ func dgExpectEveryActionEvaluated(t *testing.T) {
 		}
 	}
 	for action, why := range dgUnevaluated {
-		if !slices.Contains(diagnose.AWSActions(), action) || allowed[action] > 0 {
+		if !slices.Contains(awscloud.Actions(awscloud.Diagnose), action) || allowed[action] > 0 {
 			t.Errorf("%s is listed as never evaluated (%s), but it is not in the table or was evaluated", action, why)
 		}
 	}
@@ -336,32 +336,6 @@ func dgMust(t *testing.T, what string, err error) {
 	}
 }
 
-// dgStopOperators stops both operators of the cluster, so that nothing
-// repairs what the test breaks, and returns what starts them again (at
-// most once; the test's cleanup calls it too).
-func dgStopOperators(t *testing.T, c *plCluster) (start func()) {
-	t.Helper()
-	dgMust(t, "stopping the operator", env.StopOperator())
-	env.StopControlPlaneOperator(c.hcpNS)
-	eventually(t, shortWait, "the control-plane operator to stop", func(context.Context) error {
-		if slices.Contains(env.RunningControlPlaneOperators(), c.hcpNS) {
-			return fmt.Errorf("%s still runs", c.hcpNS)
-		}
-		return nil
-	})
-	started := false
-	start = func() {
-		if started {
-			return
-		}
-		started = true
-		env.StartOperator()
-		dgMust(t, "starting the control-plane operator", env.StartControlPlaneOperator(context.Background(), c.hcpNS))
-	}
-	t.Cleanup(start)
-	return start
-}
-
 func dgOptions(ctx context.Context, c *plCluster) diagnose.Options {
 	mgmt, cust, err := dgReadOnlyUsers()
 	if err != nil { // every hop of the clouds says so
@@ -400,22 +374,19 @@ func dgMutatingCalls() dgCounts {
 
 func dgExpectAllPass(t *testing.T, r diagnose.Report) {
 	t.Helper()
-	if r.ExitCode() != diagnose.ExitHealthy || len(r.Hops) != 10 {
-		t.Fatalf("want 10 hops, all ✓, got exit %d:\n%s", r.ExitCode(), diagnose.Text(r))
+	if err := e2eutil.AllPass(r, 10); err != nil {
+		t.Fatal(err)
 	}
 }
 
 func dgExpectOnlyBroken(t *testing.T, b dgBreak, r diagnose.Report) {
 	t.Helper()
-	var broken []string
-	for _, h := range r.Hops {
-		if h.Verdict != diagnose.Pass {
-			broken = append(broken, h.Name)
-		}
+	f, err := e2eutil.OnlyBroken(r, b.hop, "", b.fix)
+	if err == nil && r.ExitCode() != diagnose.ExitBroken {
+		err = fmt.Errorf("exit %d, want %d:\n%s", r.ExitCode(), diagnose.ExitBroken, diagnose.Text(r))
 	}
-	f := r.FirstFailure()
-	if len(broken) != 1 || f == nil || f.Name != b.hop || !strings.Contains(f.Fix, b.fix) || r.ExitCode() != diagnose.ExitBroken {
-		t.Fatalf("%s: want only %s ✗ with %q, got not ✓ %v:\n%s", b.name, b.hop, b.fix, broken, diagnose.Text(r))
+	if err != nil {
+		t.Fatalf("%s: %v", b.name, err)
 	}
 	t.Logf("%s: %s ✗ seen %q: %s", b.name, f.Name, f.Seen, f.Fix)
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // TestEventsTellTransitionsNotPasses: the creation of a Private cluster
@@ -27,14 +28,14 @@ func TestEventsTellTransitionsNotPasses(t *testing.T) {
 	customer := env.Customers[2]
 	c := flCreateClusterIn(t, customer.Network, customer.AWS, "events", "evt")
 	c.create(t)
-	eventually(t, longWait, "the cluster to be Available", func(ctx context.Context) error { return flClusterAvailable(ctx, c.rsCluster) })
+	suite.Eventually(t, e2eutil.LongWait, "the cluster to be Available", func(ctx context.Context) error { return flClusterAvailable(ctx, c.rsCluster) })
 	cr := flGetCR(t, c.hcpNS, "private-router")
 
 	created := []string{"Created endpoint service ", "Created security group ", "Created VPC endpoint "}
-	eventually(t, shortWait, "an Event for each cloud resource created", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "an Event for each cloud resource created", func(ctx context.Context) error {
 		return evHasNotes(evAbout(ctx, t, c.hcpNS, cr), events.ReasonCreated, created)
 	})
-	eventually(t, shortWait, "an Event for the HostedCluster becoming Available", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "an Event for the HostedCluster becoming Available", func(ctx context.Context) error {
 		for _, e := range evAbout(ctx, t, c.ns, c.hc) {
 			if strings.HasPrefix(e.Note, "Available is True") {
 				return nil
@@ -52,7 +53,7 @@ func TestEventsTellTransitionsNotPasses(t *testing.T) {
 		return env.Cloud.Counters.Snapshot()[customer.Network.Account]["route53:ListResourceRecordSets"].Total
 	}
 	start := reads()
-	eventually(t, 2*rsDriftWait, "two drift passes of the idle cluster", func(context.Context) error {
+	suite.Eventually(t, 2*rsDriftWait, "two drift passes of the idle cluster", func(context.Context) error {
 		if n := reads() - start; n < 2 {
 			return fmt.Errorf("%d drift passes so far", n)
 		}
@@ -66,7 +67,7 @@ func TestEventsTellTransitionsNotPasses(t *testing.T) {
 	// cluster: watch them from before the deletion.
 	deleted := evWatch(t, c.hcpNS, cr)
 	flDeleteCluster(t, c.rsCluster)
-	eventually(t, longWait, "an Event for each cloud resource deleted", func(context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "an Event for each cloud resource deleted", func(context.Context) error {
 		return evHasNotes(deleted(), events.ReasonDeleted, []string{"Deleted endpoint service ", "Deleted security group ", "Deleted VPC endpoint "})
 	})
 	flExpectNothingLeft(t, customer.Network.Account, c.rsCluster)

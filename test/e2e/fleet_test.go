@@ -24,6 +24,7 @@ import (
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // Scenarios for a fleet: the API server's own private endpoint, a
@@ -59,7 +60,7 @@ func flKubeAPIServerPrivate(t *testing.T) {
 			ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{Type: hcplinkv1beta1.LoadBalancerPublishing},
 		}}
 	})
-	eventually(t, longWait, "both AWSEndpointServices served end to end", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "both AWSEndpointServices served end to end", func(ctx context.Context) error {
 		for _, name := range []string{rsRouterCR, flAPIServerCR} {
 			if err := flServed(ctx, c.hcpNS, name); err != nil {
 				return err
@@ -79,7 +80,7 @@ func flKubeAPIServerPrivate(t *testing.T) {
 	if svcs := flEndpointServices(c.infraID); len(svcs) != 2 {
 		t.Errorf("want 2 endpoint services tagged for %s, the management account has %v", c.infraID, svcs)
 	}
-	eventually(t, shortWait, "api through the API server's endpoint, *.apps through the router's", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "api through the API server's endpoint, *.apps through the router's", func(ctx context.Context) error {
 		apiTarget, err := flEndpointDNSName(ctx, env.CustomerAWS, kas.Status.EndpointID)
 		if err != nil {
 			return err
@@ -91,7 +92,7 @@ func flKubeAPIServerPrivate(t *testing.T) {
 		records := flRecords(devenv.CustomerAccount, c.zoneName())
 		return flExpectCNAMEs(records, map[string]string{"api." + c.zoneName(): apiTarget, "*.apps." + c.zoneName(): appsTarget})
 	})
-	eventually(t, shortWait, "the API server endpoint's security group admitting tcp 6443 from the machine network", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "the API server endpoint's security group admitting tcp 6443 from the machine network", func(ctx context.Context) error {
 		return flExpectIngress(c.infraID, flAPIServerCR, kas.Status.SecurityGroupID, 6443, env.Customer.CIDR)
 	})
 	if err := flExpectIngress(c.infraID, rsRouterCR, router.Status.SecurityGroupID, 443, env.Customer.CIDR); err != nil {
@@ -112,7 +113,7 @@ func flKubeAPIServerPrivate(t *testing.T) {
 func flForcedNamespaceDeletion(t *testing.T) {
 	ctx := context.Background()
 	c := rsCreateCluster(t, "fl-ns", "flns", env.Customer.Zones[:2], nil)
-	rsWaitReady(t, c, longWait)
+	rsWaitReady(t, c, e2eutil.LongWait)
 	var oldNS corev1.Namespace
 	if err := env.Client.Get(ctx, types.NamespacedName{Name: c.hcpNS}, &oldNS); err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func flForcedNamespaceDeletion(t *testing.T) {
 	if err := env.Client.Delete(ctx, &oldNS); err != nil {
 		t.Fatalf("deleting namespace %s: %v", c.hcpNS, err)
 	}
-	eventually(t, longWait, "the control-plane namespace to be gone, its finalizers stripped", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the control-plane namespace to be gone, its finalizers stripped", func(ctx context.Context) error {
 		if err := flStripFinalizers(ctx, c.hcpNS); err != nil {
 			return err
 		}
@@ -144,7 +145,7 @@ func flForcedNamespaceDeletion(t *testing.T) {
 	}
 	t.Logf("left behind in the customer account: endpoints %+v, security groups %v", left, rsSecurityGroups(c.infraID))
 
-	eventually(t, longWait, "the operator to recreate the namespace and the control-plane operator's Deployment", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the operator to recreate the namespace and the control-plane operator's Deployment", func(ctx context.Context) error {
 		var ns corev1.Namespace
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: c.hcpNS}, &ns); err != nil {
 			return err
@@ -155,10 +156,10 @@ func flForcedNamespaceDeletion(t *testing.T) {
 		// Let the kubelet stand-in run the new pod (it held the old one).
 		return env.StartControlPlaneOperator(ctx, c.hcpNS)
 	})
-	eventually(t, longWait+rsDriftWait, "the HostedCluster Available again", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait+rsDriftWait, "the HostedCluster Available again", func(ctx context.Context) error {
 		return flClusterAvailable(ctx, c)
 	})
-	rsWaitReady(t, c, longWait)
+	rsWaitReady(t, c, e2eutil.LongWait)
 
 	flDeleteCluster(t, c)
 	flExpectNothingLeft(t, devenv.CustomerAccount, c)
@@ -177,7 +178,7 @@ func flHungCallIsolation(t *testing.T) {
 	stuck.create(t)
 	// The stuck cluster's endpoint service is the management account's
 	// work, which is not slowed: wait until its customer side is what waits.
-	eventually(t, longWait, "the stuck cluster's endpoint service", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the stuck cluster's endpoint service", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, stuck.hcpNS)
 		if err != nil {
 			return err
@@ -190,7 +191,7 @@ func flHungCallIsolation(t *testing.T) {
 
 	healthy := rsCreateCluster(t, "fl-ok", "flok", env.Customer.Zones[:2], nil)
 	start := time.Now()
-	eventually(t, longWait, "the first customer's cluster Available while the second customer's calls hang", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the first customer's cluster Available while the second customer's calls hang", func(ctx context.Context) error {
 		return flClusterAvailable(ctx, healthy)
 	})
 	t.Logf("the healthy cluster became Available in %v while the other customer's calls hung", time.Since(start).Round(time.Second))
@@ -200,7 +201,7 @@ func flHungCallIsolation(t *testing.T) {
 
 	env.Cloud.Faults.Set(flWithoutLatency(env.Cloud.Faults.Get(), devenv.SecondCustomerAccount))
 	lifted := time.Now()
-	eventually(t, flRecoveryWait, "the stuck cluster to recover once its calls answer again", func(ctx context.Context) error {
+	suite.Eventually(t, flRecoveryWait, "the stuck cluster to recover once its calls answer again", func(ctx context.Context) error {
 		return flClusterAvailable(ctx, stuck.rsCluster)
 	})
 	t.Logf("the stuck cluster recovered %v after the latency was lifted", time.Since(lifted).Round(time.Second))
@@ -217,7 +218,7 @@ type flCluster struct {
 
 func flCreateClusterIn(t *testing.T, customer devenv.CustomerNetwork, cfg aws.Config, prefix, name string) *flCluster {
 	t.Helper()
-	c := &rsCluster{ns: createNamespace(t, prefix), name: name, infraID: name + "-" + strings.ToLower(randomSuffix(5))}
+	c := &rsCluster{ns: suite.CreateNamespace(t, prefix), name: name, infraID: name + "-" + strings.ToLower(e2eutil.RandomSuffix(5))}
 	c.hcpNS = hcplinkv1beta1.HostedControlPlaneNamespace(c.ns, name)
 	var err error
 	if c.fixture, err = env.PrepareAWSClusterIn(context.Background(), customer, cfg, c.ns, name, c.infraID); err != nil {
@@ -262,10 +263,10 @@ func flClusterAvailable(ctx context.Context, c *rsCluster) error {
 	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c.hc), &hc); err != nil {
 		return err
 	}
-	if err := conditionIs(hc.Status.Conditions, hcplinkv1beta1.AvailableCondition, metav1.ConditionTrue, ""); err != nil {
+	if err := e2eutil.ConditionIs(hc.Status.Conditions, hcplinkv1beta1.AvailableCondition, metav1.ConditionTrue, ""); err != nil {
 		return err
 	}
-	return conditionIs(hc.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionTrue, "")
+	return e2eutil.ConditionIs(hc.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionTrue, "")
 }
 
 func flGetCR(t *testing.T, hcpNS, name string) *hcplinkv1beta1.AWSEndpointService {
@@ -285,7 +286,7 @@ func flServed(ctx context.Context, hcpNS, name string) error {
 		return fmt.Errorf("AWSEndpointService %s: %w", name, err)
 	}
 	for _, cond := range []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition, hcplinkv1beta1.AWSEndpointAvailableCondition} {
-		if err := conditionIs(cr.Status.Conditions, cond, metav1.ConditionTrue, ""); err != nil {
+		if err := e2eutil.ConditionIs(cr.Status.Conditions, cond, metav1.ConditionTrue, ""); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -429,7 +430,7 @@ func flDeleteCluster(t *testing.T, c *rsCluster) {
 	if err := env.Client.Delete(context.Background(), c.hc); err != nil {
 		t.Fatalf("deleting the HostedCluster: %v", err)
 	}
-	eventually(t, longWait, "the HostedCluster and its control-plane namespace to go", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the HostedCluster and its control-plane namespace to go", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c.hc), &hcplinkv1beta1.HostedCluster{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("HostedCluster still exists (err=%v)", err)
 		}
@@ -444,7 +445,7 @@ func flDeleteCluster(t *testing.T, c *rsCluster) {
 // (endpoints finish deleting on their own time).
 func flExpectNothingLeft(t *testing.T, account string, c *rsCluster) {
 	t.Helper()
-	eventually(t, longWait, "nothing of the cluster left in the cloud", func(context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "nothing of the cluster left in the cloud", func(context.Context) error {
 		if left := flLeftovers(account, c); len(left) > 0 {
 			return fmt.Errorf("the cloud still holds %v", left)
 		}

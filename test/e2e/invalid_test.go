@@ -15,6 +15,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // TestInvalidClustersGetAConditionAndNothingElse creates clusters that pass
@@ -22,7 +23,7 @@ import (
 // ValidConfiguration=False condition naming the problem while nothing is
 // created for it.
 func TestInvalidClustersGetAConditionAndNothingElse(t *testing.T) {
-	ns := createNamespace(t, "invalid")
+	ns := suite.CreateNamespace(t, "invalid")
 	ctx := context.Background()
 
 	// A namespace that is not ours sits where one cluster's control plane would go.
@@ -65,12 +66,12 @@ func TestInvalidClustersGetAConditionAndNothingElse(t *testing.T) {
 	if err := env.Client.Create(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, shortWait, "the first of two colliding clusters to be accepted", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "the first of two colliding clusters to be accepted", func(ctx context.Context) error {
 		var got hcplinkv1beta1.HostedCluster
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(first), &got); err != nil {
 			return err
 		}
-		return conditionIs(got.Status.Conditions, hcplinkv1beta1.ValidConfigurationCondition, metav1.ConditionTrue, "")
+		return e2eutil.ConditionIs(got.Status.Conditions, hcplinkv1beta1.ValidConfigurationCondition, metav1.ConditionTrue, "")
 	})
 
 	for i, tc := range tests {
@@ -80,12 +81,12 @@ func TestInvalidClustersGetAConditionAndNothingElse(t *testing.T) {
 			if err := env.Client.Create(ctx, hc); err != nil {
 				t.Fatalf("the API server refused the case, so it does not test the operator: %v", err)
 			}
-			eventually(t, shortWait, "ValidConfiguration=False", func(ctx context.Context) error {
+			suite.Eventually(t, e2eutil.ShortWait, "ValidConfiguration=False", func(ctx context.Context) error {
 				var got hcplinkv1beta1.HostedCluster
 				if err := env.Client.Get(ctx, client.ObjectKeyFromObject(hc), &got); err != nil {
 					return err
 				}
-				if err := conditionIs(got.Status.Conditions, hcplinkv1beta1.ValidConfigurationCondition, metav1.ConditionFalse, ""); err != nil {
+				if err := e2eutil.ConditionIs(got.Status.Conditions, hcplinkv1beta1.ValidConfigurationCondition, metav1.ConditionFalse, ""); err != nil {
 					return err
 				}
 				if msg := got.Status.Conditions; !strings.Contains(conditionMessage(msg), tc.mentions) {

@@ -19,6 +19,7 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // notCheckedByAWS are granted actions AWS answers without evaluating any
@@ -50,7 +51,7 @@ func decoyZone(t *testing.T, name string) {
 	}
 	r53 := route53.NewFromConfig(env.CustomerAWS)
 	zone, err := r53.CreateHostedZone(ctx, &route53.CreateHostedZoneInput{
-		Name: aws.String(awscloud.PrivateZoneName(name)), CallerReference: aws.String("decoy-" + randomSuffix(8)),
+		Name: aws.String(awscloud.PrivateZoneName(name)), CallerReference: aws.String("decoy-" + e2eutil.RandomSuffix(8)),
 		VPC: &r53types.VPC{VPCId: vpc.Vpc.VpcId, VPCRegion: r53types.VPCRegion(devenv.Region)},
 	})
 	if err != nil {
@@ -200,7 +201,7 @@ func connectFromSecondCustomer(t *testing.T, serviceName string) string {
 // states in lower case; the SDK's constants are capitalised).
 func waitForEndpointState(t *testing.T, client *ec2.Client, id string, state ec2types.State, what string) {
 	t.Helper()
-	eventually(t, longWait, what, func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, what, func(ctx context.Context) error {
 		out, err := client.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{VpcEndpointIds: []string{id}})
 		if err != nil {
 			return err

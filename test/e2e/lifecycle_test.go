@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // TestPrivateClusterLifecycle walks a Private AWS cluster with two NodePools
@@ -24,12 +25,12 @@ import (
 // Kubernetes objects and the load balancers in the cloud at every step.
 func TestPrivateClusterLifecycle(t *testing.T) {
 	ctx := context.Background()
-	ns := createNamespace(t, "lifecycle")
+	ns := suite.CreateNamespace(t, "lifecycle")
 	zones := env.Customer.Zones[:2]
 	hc := createAWSCluster(t, clusterSpec{namespace: ns, name: "alpha", access: hcplinkv1beta1.AWSEndpointAccessPrivate, nodePoolZones: zones})
 	hcpNS := hcplinkv1beta1.HostedControlPlaneNamespace(ns, hc.Name)
 
-	eventually(t, shortWait, "the control-plane namespace and HostedControlPlane", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "the control-plane namespace and HostedControlPlane", func(ctx context.Context) error {
 		var namespace corev1.Namespace
 		if err := env.Client.Get(ctx, types.NamespacedName{Name: hcpNS}, &namespace); err != nil {
 			return err
@@ -53,7 +54,7 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 	t.Run("the control-plane operator has its RBAC and nothing more", func(t *testing.T) {
 		// The operator creates these after the namespace, in one or more
 		// passes: wait for them, then judge the permissions they grant.
-		eventually(t, shortWait, "the control-plane operator's ServiceAccount, Role, RoleBinding and Deployment", func(ctx context.Context) error {
+		suite.Eventually(t, e2eutil.ShortWait, "the control-plane operator's ServiceAccount, Role, RoleBinding and Deployment", func(ctx context.Context) error {
 			for _, obj := range []client.Object{&corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}, &appsv1.Deployment{}} {
 				if err := env.Client.Get(ctx, types.NamespacedName{Namespace: hcpNS, Name: "control-plane-operator"}, obj); err != nil {
 					return fmt.Errorf("%T control-plane-operator: %w", obj, err)
@@ -62,7 +63,7 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 			return nil
 		})
 		user := "system:serviceaccount:" + hcpNS + ":control-plane-operator"
-		eventually(t, shortWait, "the control-plane operator's permissions to be exactly its own", func(ctx context.Context) error {
+		suite.Eventually(t, e2eutil.ShortWait, "the control-plane operator's permissions to be exactly its own", func(ctx context.Context) error {
 			for _, tc := range []struct {
 				attrs authorizationv1.ResourceAttributes
 				want  bool
@@ -89,7 +90,7 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 		})
 	})
 
-	eventually(t, shortWait, "the in-process control-plane operator", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "the in-process control-plane operator", func(ctx context.Context) error {
 		if !slices.Contains(env.RunningControlPlaneOperators(), hcpNS) {
 			return fmt.Errorf("running control-plane operators: %v", env.RunningControlPlaneOperators())
 		}
@@ -97,7 +98,7 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 	})
 
 	var privateNLB string
-	eventually(t, longWait, "private-router with an active internal NLB", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "private-router with an active internal NLB", func(ctx context.Context) error {
 		lb, err := loadBalancerFor(ctx, hcpNS, "private-router")
 		if err != nil {
 			return err
@@ -114,7 +115,7 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 
 	setAccess(t, hc, hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate)
 	var publicNLB string
-	eventually(t, longWait, "the public router with an internet-facing NLB", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the public router with an internet-facing NLB", func(ctx context.Context) error {
 		lb, err := loadBalancerFor(ctx, hcpNS, "router")
 		if err != nil {
 			return err
@@ -127,7 +128,7 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 	})
 
 	setAccess(t, hc, hcplinkv1beta1.AWSEndpointAccessPrivate)
-	eventually(t, longWait, "the public router and its NLB to go", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the public router and its NLB to go", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: hcpNS, Name: "router"}, &corev1.Service{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("router Service still exists (err=%v)", err)
 		}
@@ -140,7 +141,7 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 	if err := env.Client.Delete(ctx, hc); err != nil {
 		t.Fatalf("deleting the HostedCluster: %v", err)
 	}
-	eventually(t, longWait, "the HostedCluster, its namespace and its NLBs to go", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the HostedCluster, its namespace and its NLBs to go", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(hc), &hcplinkv1beta1.HostedCluster{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("HostedCluster still exists (err=%v)", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // TestOperatorServesReconcileAndCloudMetrics scrapes the management
@@ -16,14 +17,14 @@ import (
 // reconcile metrics, the cloud-call metrics, and a cluster's readiness,
 // which goes with the cluster.
 func TestOperatorServesReconcileAndCloudMetrics(t *testing.T) {
-	ns := createNamespace(t, "metrics")
+	ns := suite.CreateNamespace(t, "metrics")
 	hc := validPrivateCluster(ns, "refused", "metr1")
 	hc.Spec.Platform.AWS.Region = "eu-west-1" // not the operator's region: refused, with no cloud call
 	if err := env.Client.Create(context.Background(), hc); err != nil {
 		t.Fatal(err)
 	}
 	readiness := fmt.Sprintf(`hcplink_hostedcluster_available{name="refused",namespace=%q,platform="AWS",reason=%q} 0`, ns, hcplinkv1beta1.InvalidConfigurationReason)
-	eventually(t, shortWait, "reconcile, cloud-call and readiness metrics", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "reconcile, cloud-call and readiness metrics", func(ctx context.Context) error {
 		body, err := scrapeOperator(ctx)
 		if err != nil {
 			return err
@@ -43,7 +44,7 @@ func TestOperatorServesReconcileAndCloudMetrics(t *testing.T) {
 	if err := env.Client.Delete(context.Background(), hc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, shortWait, "the deleted cluster's readiness series to go", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "the deleted cluster's readiness series to go", func(ctx context.Context) error {
 		body, err := scrapeOperator(ctx)
 		if err != nil {
 			return err

@@ -30,6 +30,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // The scenarios in this file check the private path of an AWS cluster in
@@ -54,7 +55,7 @@ type plCluster struct {
 func plCreateCluster(t *testing.T, prefix, name string, zones []string, mutate func(c *plCluster, hc *hcplinkv1beta1.HostedCluster)) *plCluster {
 	t.Helper()
 	ctx := context.Background()
-	c := &plCluster{namespace: createNamespace(t, prefix), name: name, infraID: name + "-" + strings.ToLower(randomSuffix(5))}
+	c := &plCluster{namespace: suite.CreateNamespace(t, prefix), name: name, infraID: name + "-" + strings.ToLower(e2eutil.RandomSuffix(5))}
 	c.hcpNS = hcplinkv1beta1.HostedControlPlaneNamespace(c.namespace, name)
 	fixture, err := env.PrepareAWSCluster(ctx, c.namespace, name, c.infraID)
 	if err != nil {
@@ -456,7 +457,7 @@ func (c *plCluster) check(ctx context.Context, want plWant) (*plState, error) {
 
 	// And the conditions agree.
 	for _, cond := range []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition, hcplinkv1beta1.AWSEndpointAvailableCondition} {
-		if err := conditionIs(s.cr.Status.Conditions, cond, metav1.ConditionTrue, ""); err != nil {
+		if err := e2eutil.ConditionIs(s.cr.Status.Conditions, cond, metav1.ConditionTrue, ""); err != nil {
 			bad("AWSEndpointService: %v", err)
 		} else if got := meta.FindStatusCondition(s.cr.Status.Conditions, cond).ObservedGeneration; got != s.cr.Generation {
 			bad("AWSEndpointService %s observed generation %d, the object is at %d", cond, got, s.cr.Generation)
@@ -479,7 +480,7 @@ func plClusterConditionsTrue(ctx context.Context, c *plCluster) error {
 		return err
 	}
 	for _, cond := range []string{hcplinkv1beta1.AWSEndpointAvailableCondition, hcplinkv1beta1.AWSEndpointServiceAvailableCondition, hcplinkv1beta1.AvailableCondition} {
-		if err := conditionIs(hc.Status.Conditions, cond, metav1.ConditionTrue, ""); err != nil {
+		if err := e2eutil.ConditionIs(hc.Status.Conditions, cond, metav1.ConditionTrue, ""); err != nil {
 			return fmt.Errorf("HostedCluster: %w", err)
 		}
 		if got := meta.FindStatusCondition(hc.Status.Conditions, cond).ObservedGeneration; got != hc.Generation {
@@ -530,7 +531,7 @@ func (c *plCluster) duplicates(serviceName string) []string {
 func (c *plCluster) converge(t *testing.T, what string, want plWant) *plState {
 	t.Helper()
 	var s *plState
-	eventually(t, longWait, what, func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, what, func(ctx context.Context) error {
 		var err error
 		s, err = c.check(ctx, want)
 		return err
@@ -562,7 +563,7 @@ func (c *plCluster) deleteAndProveNothingLeft(t *testing.T, last *plState) {
 	if err := env.Client.Delete(ctx, c.hc); client.IgnoreNotFound(err) != nil {
 		t.Fatalf("deleting the HostedCluster: %v", err)
 	}
-	eventually(t, longWait, "the HostedCluster and its control-plane namespace to go", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the HostedCluster and its control-plane namespace to go", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c.hc), &hcplinkv1beta1.HostedCluster{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("HostedCluster still exists (err=%v)", err)
 		}
@@ -573,11 +574,11 @@ func (c *plCluster) deleteAndProveNothingLeft(t *testing.T, last *plState) {
 	})
 	// The private path goes before the HostedCluster's finalizer is released.
 	if left := c.leftovers(last, false); len(left) > 0 {
-		dumpState(t)
+		suite.DumpState(t)
 		t.Fatalf("the HostedCluster is gone but the cloud still holds its private path:\n  %s", strings.Join(left, "\n  "))
 	}
 	// The NLBs go with the Services, which go with the namespace.
-	eventually(t, longWait, "nothing of the cluster in the cloud", func(context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "nothing of the cluster in the cloud", func(context.Context) error {
 		if left := c.leftovers(last, true); len(left) > 0 {
 			return fmt.Errorf("the cloud still holds:\n  %s", strings.Join(left, "\n  "))
 		}
@@ -704,7 +705,7 @@ func TestPrivateLinkClusterChanges(t *testing.T) {
 			hc.Spec.Platform.AWS.EndpointAccess = hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate
 		})
 		var publicNLB string
-		eventually(t, longWait, "the public router's internet-facing NLB", func(ctx context.Context) error {
+		suite.Eventually(t, e2eutil.LongWait, "the public router's internet-facing NLB", func(ctx context.Context) error {
 			lb, err := loadBalancerFor(ctx, c.hcpNS, "router")
 			if err != nil {
 				return err
@@ -721,7 +722,7 @@ func TestPrivateLinkClusterChanges(t *testing.T) {
 		c.patch(t, "switching back to Private", func(hc *hcplinkv1beta1.HostedCluster) {
 			hc.Spec.Platform.AWS.EndpointAccess = hcplinkv1beta1.AWSEndpointAccessPrivate
 		})
-		eventually(t, longWait, "the public router and its NLB to go", func(ctx context.Context) error {
+		suite.Eventually(t, e2eutil.LongWait, "the public router and its NLB to go", func(ctx context.Context) error {
 			if err := env.Client.Get(ctx, types.NamespacedName{Namespace: c.hcpNS, Name: "router"}, &corev1.Service{}); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("router Service still exists (err=%v)", err)
 			}
@@ -846,7 +847,7 @@ func TestPrivateLinkTwoNodePoolsInOneZone(t *testing.T) {
 			continue
 		}
 		c.addNodePool(t, step.subnet)
-		eventually(t, longWait, "the operator to list the new NodePool's subnet", func(ctx context.Context) error {
+		suite.Eventually(t, e2eutil.LongWait, "the operator to list the new NodePool's subnet", func(ctx context.Context) error {
 			cr, err := c.endpointService(ctx)
 			if err != nil {
 				return err
@@ -956,7 +957,7 @@ func plWatchConditions(c *plCluster) func() []string {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(pollEvery):
+			case <-time.After(e2eutil.PollEvery):
 			}
 		}
 	}()

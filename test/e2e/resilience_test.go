@@ -35,6 +35,7 @@ import (
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // Resilience scenarios: restarts between a cloud create and the status
@@ -113,7 +114,7 @@ func rsCPORestartBeforeStatus(t *testing.T) {
 	c := rsCreateCluster(t, "rs-cpo", "rscpo", env.Customer.Zones[:2], nil)
 
 	var created rsEndpoint
-	eventually(t, longWait, "the cluster's VPC endpoint in the customer account", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the cluster's VPC endpoint in the customer account", func(ctx context.Context) error {
 		eps := rsLiveEndpoints(c.infraID)
 		if len(eps) == 0 {
 			return errors.New("no VPC endpoint tagged for the cluster yet")
@@ -131,7 +132,7 @@ func rsCPORestartBeforeStatus(t *testing.T) {
 		t.Fatalf("starting the control-plane operator: %v", err)
 	}
 
-	cr := rsWaitReady(t, c, longWait)
+	cr := rsWaitReady(t, c, e2eutil.LongWait)
 	t.Logf("endpoint %s (created before the restart), status now names %s", created.ID, cr.Status.EndpointID)
 	if cr.Status.EndpointID != created.ID {
 		t.Errorf("status names endpoint %s after the restart, want the adopted %s", cr.Status.EndpointID, created.ID)
@@ -149,7 +150,7 @@ func rsOperatorRestartBeforeStatus(t *testing.T) {
 	c := rsCreateCluster(t, "rs-ho", "rsho", env.Customer.Zones[:2], nil)
 
 	var created rsService
-	eventually(t, longWait, "the cluster's endpoint service in the management account", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the cluster's endpoint service in the management account", func(ctx context.Context) error {
 		svcs := rsEndpointServices(c.infraID)
 		if len(svcs) == 0 {
 			return errors.New("no endpoint service tagged for the cluster yet")
@@ -168,7 +169,7 @@ func rsOperatorRestartBeforeStatus(t *testing.T) {
 	}
 	env.StartOperator()
 
-	cr := rsWaitReady(t, c, longWait)
+	cr := rsWaitReady(t, c, e2eutil.LongWait)
 	t.Logf("endpoint service %s (created before the restart), status now names %s", created.Name, cr.Status.EndpointServiceName)
 	if cr.Status.EndpointServiceName != created.Name {
 		t.Errorf("status names endpoint service %s after the restart, want the adopted %s", cr.Status.EndpointServiceName, created.Name)
@@ -182,13 +183,13 @@ func rsOperatorRestartBeforeStatus(t *testing.T) {
 func rsEndpointDeletedBehindOurBack(t *testing.T) {
 	ctx := context.Background()
 	c := rsCreateCluster(t, "rs-epdel", "rsepdel", env.Customer.Zones[:2], nil)
-	old := rsWaitReady(t, c, longWait).Status.EndpointID
+	old := rsWaitReady(t, c, e2eutil.LongWait).Status.EndpointID
 
 	if _, err := ec2.NewFromConfig(env.CustomerAWS).DeleteVpcEndpoints(ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{old}}); err != nil {
 		t.Fatalf("deleting VPC endpoint %s: %v", old, err)
 	}
 	deleted := time.Now()
-	eventually(t, rsDriftWait+longWait, "a new VPC endpoint in status", func(ctx context.Context) error {
+	suite.Eventually(t, rsDriftWait+e2eutil.LongWait, "a new VPC endpoint in status", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, c.hcpNS)
 		if err != nil {
 			return err
@@ -199,7 +200,7 @@ func rsEndpointDeletedBehindOurBack(t *testing.T) {
 		return nil
 	})
 	t.Logf("the deleted endpoint was replaced in status after %v", time.Since(deleted).Round(time.Second))
-	cr := rsWaitReady(t, c, longWait)
+	cr := rsWaitReady(t, c, e2eutil.LongWait)
 	if cr.Status.EndpointID == old {
 		t.Fatalf("status names the deleted endpoint %s again", old)
 	}
@@ -215,7 +216,7 @@ func rsEndpointDeletedBehindOurBack(t *testing.T) {
 func rsRecordDeletedBehindOurBack(t *testing.T) {
 	ctx := context.Background()
 	c := rsCreateCluster(t, "rs-rec", "rsrec", env.Customer.Zones[:1], nil)
-	cr := rsWaitReady(t, c, longWait)
+	cr := rsWaitReady(t, c, e2eutil.LongWait)
 
 	client := route53.NewFromConfig(env.CustomerAWS)
 	name := "*.apps." + c.zoneName()
@@ -242,7 +243,7 @@ func rsRecordDeletedBehindOurBack(t *testing.T) {
 		t.Fatalf("%s is still in the zone after its deletion", name)
 	}
 	deleted := time.Now()
-	eventually(t, rsDriftWait, "the deleted record to be written again within one drift interval", func(ctx context.Context) error {
+	suite.Eventually(t, rsDriftWait, "the deleted record to be written again within one drift interval", func(ctx context.Context) error {
 		return rsCheckRecords(ctx, c, cr.Status.EndpointID)
 	})
 	t.Logf("the deleted record was restored after %v", time.Since(deleted).Round(time.Second))
@@ -260,12 +261,12 @@ func rsMissingZone(t *testing.T) {
 		}
 	})
 
-	eventually(t, longWait, "AWSEndpointAvailable=False/DNSZoneNotFound", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "AWSEndpointAvailable=False/DNSZoneNotFound", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, c.hcpNS)
 		if err != nil {
 			return err
 		}
-		if err := conditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, hcplinkv1beta1.DNSZoneNotFoundReason); err != nil {
+		if err := e2eutil.ConditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, hcplinkv1beta1.DNSZoneNotFoundReason); err != nil {
 			return err
 		}
 		msg := rsConditionMessage(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition)
@@ -307,7 +308,7 @@ func rsZoneMismatch(t *testing.T) {
 	c := rsCreateCluster(t, "rs-az", "rsaz", nil, nil) // NodePools come once the NLB is set up
 
 	var lb *elbv2types.LoadBalancer
-	eventually(t, longWait, "the private router's NLB and the endpoint service", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the private router's NLB and the endpoint service", func(ctx context.Context) error {
 		var err error
 		if lb, err = loadBalancerFor(ctx, c.hcpNS, "private-router"); err != nil {
 			return err
@@ -319,7 +320,7 @@ func rsZoneMismatch(t *testing.T) {
 		if cr.Status.EndpointServiceName == "" {
 			return errors.New("no endpoint service name in status yet")
 		}
-		return conditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, hcplinkv1beta1.WaitingForSubnetsReason)
+		return e2eutil.ConditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, hcplinkv1beta1.WaitingForSubnetsReason)
 	})
 	env.StopControlPlaneOperator(c.hcpNS)
 	elb := elbv2.NewFromConfig(env.ManagementAWS)
@@ -355,7 +356,7 @@ func rsZoneMismatch(t *testing.T) {
 		served, servedZone, customerZones[servedZone], unservedZone, customerZones[unservedZone], unservedSubnet)
 	createNodePool(t, c.ns, c.name+"-np1", c.name, env.Customer.SubnetByAZ[servedZone])
 	createNodePool(t, c.ns, c.name+"-np2", c.name, unservedSubnet)
-	eventually(t, shortWait, "both NodePool subnets in the AWSEndpointService", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "both NodePool subnets in the AWSEndpointService", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, c.hcpNS)
 		if err != nil {
 			return err
@@ -372,12 +373,12 @@ func rsZoneMismatch(t *testing.T) {
 	// The endpoint serves the zones the NLB serves; the True condition
 	// names the zone it cannot reach (issue 8 item 6: a mismatch must not
 	// block the served zones).
-	eventually(t, longWait, "AWSEndpointAvailable=True naming the unserved zone", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "AWSEndpointAvailable=True naming the unserved zone", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, c.hcpNS)
 		if err != nil {
 			return err
 		}
-		if err := conditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason); err != nil {
+		if err := e2eutil.ConditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason); err != nil {
 			return err
 		}
 		msg := rsConditionMessage(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition)
@@ -472,11 +473,11 @@ func rsCallsInFirstMinute(t *testing.T, prefix, name string, beforeCreate func(c
 		before, start = env.Cloud.Counters.Snapshot(), time.Now()
 		time.AfterFunc(time.Minute, func() { atMinute <- env.Cloud.Counters.Snapshot() })
 	})
-	eventually(t, 3*time.Minute, "the cluster "+name+" to become Available", func(ctx context.Context) error {
+	suite.Eventually(t, 3*time.Minute, "the cluster "+name+" to become Available", func(ctx context.Context) error {
 		return flClusterAvailable(ctx, c)
 	})
 	t.Logf("%s became Available %v after its creation", name, time.Since(start).Round(time.Second))
-	rsWaitReady(t, c, longWait)
+	rsWaitReady(t, c, e2eutil.LongWait)
 	rsExpectOne(t, c)
 	after := <-atMinute
 	total, throttled = rsCallsBetween(before, after, "ec2:", "route53:")
@@ -488,7 +489,7 @@ func rsCallsInFirstMinute(t *testing.T, prefix, name string, beforeCreate func(c
 // finish their deletion, whose calls would count towards a measurement.
 func rsWaitUntilNoClusterIsDeleting(t *testing.T) {
 	t.Helper()
-	eventually(t, longWait, "earlier scenarios' clusters to finish deleting", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "earlier scenarios' clusters to finish deleting", func(ctx context.Context) error {
 		var list hcplinkv1beta1.HostedClusterList
 		if err := env.Client.List(ctx, &list); err != nil {
 			return err
@@ -508,7 +509,7 @@ func rsWaitUntilNoClusterIsDeleting(t *testing.T) {
 func rsForeignConnectionAtDeletion(t *testing.T) {
 	ctx := context.Background()
 	c := rsCreateCluster(t, "rs-foreign", "rsforeign", env.Customer.Zones[:2], nil)
-	cr := rsWaitReady(t, c, longWait)
+	cr := rsWaitReady(t, c, e2eutil.LongWait)
 	serviceName := cr.Status.EndpointServiceName
 	principal := "arn:aws:iam::" + rsForeignAccount + ":root"
 
@@ -521,7 +522,7 @@ func rsForeignConnectionAtDeletion(t *testing.T) {
 	if err := env.Client.Patch(ctx, &hc, patch); err != nil {
 		t.Fatalf("allowing %s: %v", principal, err)
 	}
-	eventually(t, longWait, "the foreign account among the service's allowed principals", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the foreign account among the service's allowed principals", func(ctx context.Context) error {
 		for _, s := range rsEndpointServices(c.infraID) {
 			if slices.Contains(s.AllowedPrincipals, principal) {
 				return nil
@@ -560,7 +561,7 @@ func rsForeignConnectionAtDeletion(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = foreign.DeleteVpcEndpoints(context.Background(), &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{foreignEndpoint}})
 	})
-	eventually(t, longWait, "the foreign endpoint to be available", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the foreign endpoint to be available", func(ctx context.Context) error {
 		if state := rsEndpointState(rsForeignAccount, foreignEndpoint); state != cloudaws.EndpointAvailable {
 			return fmt.Errorf("foreign endpoint %s is %q", foreignEndpoint, state)
 		}
@@ -570,7 +571,7 @@ func rsForeignConnectionAtDeletion(t *testing.T) {
 	if err := env.Client.Delete(ctx, c.hc); err != nil {
 		t.Fatalf("deleting the HostedCluster: %v", err)
 	}
-	eventually(t, longWait, "the HostedCluster and its endpoint service to go, the foreign connection rejected", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "the HostedCluster and its endpoint service to go, the foreign connection rejected", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c.hc), &hcplinkv1beta1.HostedCluster{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("HostedCluster still exists (err=%v)", err)
 		}
@@ -601,12 +602,12 @@ func rsSanitisedMessages(t *testing.T) {
 	})
 
 	var crMsg, hcMsg string
-	eventually(t, longWait, "AWSEndpointAvailable=False/AccessDenied on the CR and the HostedCluster", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "AWSEndpointAvailable=False/AccessDenied on the CR and the HostedCluster", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, c.hcpNS)
 		if err != nil {
 			return err
 		}
-		if err := conditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, hcplinkv1beta1.AccessDeniedReason); err != nil {
+		if err := e2eutil.ConditionIs(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, hcplinkv1beta1.AccessDeniedReason); err != nil {
 			return err
 		}
 		crMsg = rsConditionMessage(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition)
@@ -614,7 +615,7 @@ func rsSanitisedMessages(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c.hc), &hc); err != nil {
 			return err
 		}
-		if err := conditionIs(hc.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, ""); err != nil {
+		if err := e2eutil.ConditionIs(hc.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionFalse, ""); err != nil {
 			return err
 		}
 		hcMsg = rsConditionMessage(hc.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition)
@@ -678,7 +679,7 @@ func (c *rsCluster) zoneName() string { return c.name + ".hypershift.local" }
 func rsCreateCluster(t *testing.T, prefix, name string, zones []string, beforeCreate func(c *rsCluster)) *rsCluster {
 	t.Helper()
 	ctx := context.Background()
-	c := &rsCluster{ns: createNamespace(t, prefix), name: name, infraID: name + "-" + strings.ToLower(randomSuffix(5))}
+	c := &rsCluster{ns: suite.CreateNamespace(t, prefix), name: name, infraID: name + "-" + strings.ToLower(e2eutil.RandomSuffix(5))}
 	c.hcpNS = hcplinkv1beta1.HostedControlPlaneNamespace(c.ns, name)
 	var err error
 	if c.fixture, err = env.PrepareAWSCluster(ctx, c.ns, name, c.infraID); err != nil {
@@ -776,13 +777,13 @@ func rsConditionMessage(conditions []metav1.Condition, condType string) string {
 func rsWaitReady(t *testing.T, c *rsCluster, timeout time.Duration) *hcplinkv1beta1.AWSEndpointService {
 	t.Helper()
 	var ready *hcplinkv1beta1.AWSEndpointService
-	eventually(t, timeout, "the private router's VPC endpoint and records", func(ctx context.Context) error {
+	suite.Eventually(t, timeout, "the private router's VPC endpoint and records", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, c.hcpNS)
 		if err != nil {
 			return err
 		}
 		for _, cond := range []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition, hcplinkv1beta1.AWSEndpointAvailableCondition} {
-			if err := conditionIs(cr.Status.Conditions, cond, metav1.ConditionTrue, ""); err != nil {
+			if err := e2eutil.ConditionIs(cr.Status.Conditions, cond, metav1.ConditionTrue, ""); err != nil {
 				return err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // cluster is one scenario's HostedCluster and what was prepared for it.
@@ -41,9 +42,9 @@ func createClusterWithNodePool(t *testing.T, prefix string, topology hcplinkv1be
 func createClusterThen(t *testing.T, prefix string, topology hcplinkv1beta1.AzureTopology, before func(c *cluster)) *cluster {
 	t.Helper()
 	ctx := context.Background()
-	c := &cluster{namespace: createNamespace(t, prefix), name: prefix}
+	c := &cluster{namespace: suite.CreateNamespace(t, prefix), name: prefix}
 	c.hcpNamespace = hcplinkv1beta1.HostedControlPlaneNamespace(c.namespace, c.name)
-	c.infraID = c.name + "-" + randomSuffix(5)
+	c.infraID = c.name + "-" + e2eutil.RandomSuffix(5)
 	var err error
 	if c.fixture, err = env.PrepareAzureCluster(ctx, c.namespace, c.name, c.infraID); err != nil {
 		t.Fatalf("preparing the guest subscription: %v", err)
@@ -113,15 +114,15 @@ func (c *cluster) patch(t *testing.T, change func(hc *hcplinkv1beta1.HostedClust
 // waitAvailable waits until the cluster is Available with its private path.
 func (c *cluster) waitAvailable(t *testing.T) {
 	t.Helper()
-	eventually(t, longWait, "HostedCluster "+c.name+" to be available over Private Link", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "HostedCluster "+c.name+" to be available over Private Link", func(ctx context.Context) error {
 		hc, err := c.get(ctx)
 		if err != nil {
 			return err
 		}
-		if err := conditionIs(hc.Status.Conditions, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition, metav1.ConditionTrue, ""); err != nil {
+		if err := e2eutil.ConditionIs(hc.Status.Conditions, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition, metav1.ConditionTrue, ""); err != nil {
 			return err
 		}
-		return conditionIs(hc.Status.Conditions, hcplinkv1beta1.AvailableCondition, metav1.ConditionTrue, "")
+		return e2eutil.ConditionIs(hc.Status.Conditions, hcplinkv1beta1.AvailableCondition, metav1.ConditionTrue, "")
 	})
 }
 
@@ -161,7 +162,7 @@ func (c *cluster) deleteAndWait(t *testing.T) {
 	if err := env.Client.Delete(ctx, hc); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatalf("deleting HostedCluster %s: %v", c.name, err)
 	}
-	eventually(t, longWait, "HostedCluster "+c.name+" to be deleted", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "HostedCluster "+c.name+" to be deleted", func(ctx context.Context) error {
 		if _, err := c.get(ctx); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("still there (%v)", err)
 		}

@@ -3,7 +3,6 @@ package e2eazure
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +15,10 @@ import (
 	"github.com/google/uuid"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/diagnose"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // TestDiagnose is not parallel: it stops the management operator, so it
@@ -37,7 +38,7 @@ func TestDiagnose(t *testing.T) {
 	c.waitAvailable(t)
 	p := c.waitPath(t, c.fixture.SubnetID)
 	t.Logf("available after %v", time.Since(began).Round(time.Second))
-	start := dgStopOperators(t, c)
+	start := suite.StopOperators(t, c.hcpNamespace)
 	dgExpectAllPass(t, dgRun(t, c))
 
 	plsName := *p.pls.Name
@@ -53,7 +54,7 @@ func TestDiagnose(t *testing.T) {
 	dgExpectOnlyBroken(t, dgRun(t, c), diagnose.HopARecords, "Set A record api of zone "+zone+" to "+p.cr.Status.PrivateEndpointIP)
 
 	start()
-	eventually(t, longWait, "diagnose to find the record restored", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.LongWait, "diagnose to find the record restored", func(ctx context.Context) error {
 		r, err := diagnose.Diagnose(ctx, dgOptions(c))
 		if err != nil {
 			return err
@@ -92,36 +93,6 @@ func dgSetVisibility(t *testing.T, pls *armnetwork.PrivateLinkService, subscript
 	}
 }
 
-// dgStopOperators stops the management operator and the cluster's
-// control-plane operator, so that nothing repairs what the test breaks,
-// and returns what starts them again (at most once; cleanup calls it too).
-func dgStopOperators(t *testing.T, c *cluster) (start func()) {
-	t.Helper()
-	if err := env.StopOperator(); err != nil {
-		t.Fatalf("stopping the operator: %v", err)
-	}
-	env.StopControlPlaneOperator(c.hcpNamespace)
-	eventually(t, shortWait, "the control-plane operator to stop", func(context.Context) error {
-		if slices.Contains(env.RunningControlPlaneOperators(), c.hcpNamespace) {
-			return fmt.Errorf("%s still runs", c.hcpNamespace)
-		}
-		return nil
-	})
-	started := false
-	start = func() {
-		if started {
-			return
-		}
-		started = true
-		env.StartOperator()
-		if err := env.StartControlPlaneOperator(context.Background(), c.hcpNamespace); err != nil {
-			t.Errorf("starting the control-plane operator: %v", err)
-		}
-	}
-	t.Cleanup(start)
-	return start
-}
-
 // dgReader is the read-only identity diagnose runs as in TestDiagnose.
 var dgReader azcore.TokenCredential
 
@@ -148,7 +119,7 @@ func dgUseReadOnlyPrincipal(t *testing.T) {
 		"/subscriptions/" + env.AzureManagement.SubscriptionID,
 		"/subscriptions/" + env.AzureGuest.SubscriptionID + "/resourceGroups/" + env.AzureGuest.ResourceGroup,
 	}
-	role := diagnose.AzureCustomRole(scopes...)
+	role := azurecloud.CustomRole(azurecloud.Diagnose, scopes...)
 	def, err := defs.CreateOrUpdate(ctx, scopes[0], uuid.NewString(), armauthorization.RoleDefinition{Properties: &armauthorization.RoleDefinitionProperties{
 		RoleName: to.Ptr(role.Name), RoleType: to.Ptr("CustomRole"), Description: to.Ptr(role.Description),
 		Permissions:      []*armauthorization.Permission{{Actions: to.SliceOfPtrs(role.Actions...), NotActions: []*string{}}},
@@ -207,22 +178,16 @@ func dgMutatingCalls() int64 { return sim.Totals(env.Cloud.Counters.Snapshot()).
 
 func dgExpectAllPass(t *testing.T, r diagnose.Report) {
 	t.Helper()
-	if r.ExitCode() != diagnose.ExitHealthy || len(r.Hops) != 10 {
-		t.Fatalf("want 10 hops, all ✓, got exit %d:\n%s", r.ExitCode(), diagnose.Text(r))
+	if err := e2eutil.AllPass(r, 10); err != nil {
+		t.Fatal(err)
 	}
 }
 
 func dgExpectOnlyBroken(t *testing.T, r diagnose.Report, hop, fix string) {
 	t.Helper()
-	var notPass []string
-	for _, h := range r.Hops {
-		if h.Verdict != diagnose.Pass {
-			notPass = append(notPass, h.Name)
-		}
-	}
-	f := r.FirstFailure()
-	if len(notPass) != 1 || f == nil || f.Name != hop || !strings.Contains(f.Fix, fix) {
-		t.Fatalf("want only %s ✗ with %q, got not ✓ %v:\n%s", hop, fix, notPass, diagnose.Text(r))
+	f, err := e2eutil.OnlyBroken(r, hop, "", fix)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("%s ✗ seen %q: %s", f.Name, f.Seen, f.Fix)
 }

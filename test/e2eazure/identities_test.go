@@ -11,7 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/diagnose"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // The operators' identities hold exactly their custom roles, at resource
@@ -25,7 +25,7 @@ import (
 func TestIdentitiesHoldExactlyTheirCustomRoles(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	if _, err := env.PrepareAzureCluster(ctx, "identity", "identity", "identity-"+randomSuffix(5)); err != nil {
+	if _, err := env.PrepareAzureCluster(ctx, "identity", "identity", "identity-"+e2eutil.RandomSuffix(5)); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -44,7 +44,7 @@ func TestIdentitiesHoldExactlyTheirCustomRoles(t *testing.T) {
 		for _, actions := range roles {
 			// TestDiagnose assigns diagnose's read-only role at the
 			// management subscription and the guest resource group.
-			if slices.Equal(actions, diagnose.AzureActions()) {
+			if slices.Equal(actions, azurecloud.Actions(azurecloud.Diagnose)) {
 				continue
 			}
 			operators++

@@ -16,6 +16,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	simazure "github.com/hcplink/hcplink/internal/cloudsim/azure"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // unusedHere are granted actions the lifecycle below cannot reach on
@@ -58,7 +59,7 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 		private  bool
 	}{{hcplinkv1beta1.AzureTopologyPrivate, true}, {hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}} {
 		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
-		eventually(t, shortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
+		suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
 			return c.checkExternalNames(ctx, step.private)
 		})
 	}
@@ -117,7 +118,7 @@ func compareUsedWithGranted(t *testing.T, who string, evaluated map[string]simaz
 // waitNodePools waits until the HostedControlPlane mirrors n NodePools.
 func (c *cluster) waitNodePools(t *testing.T, n int) {
 	t.Helper()
-	eventually(t, shortWait, fmt.Sprintf("%d NodePools on the HostedControlPlane of %s", n, c.name), func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("%d NodePools on the HostedControlPlane of %s", n, c.name), func(ctx context.Context) error {
 		hcp := &hcplinkv1beta1.HostedControlPlane{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.hcpNamespace, Name: c.name}, hcp); err != nil {
 			return err
@@ -143,7 +144,7 @@ func (c *cluster) connectConsumer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "consumer-" + randomSuffix(5)
+	name := "consumer-" + e2eutil.RandomSuffix(5)
 	poller, err := network(c.fixture.SubscriptionID).NewPrivateEndpointsClient().BeginCreateOrUpdate(ctx, c.fixture.ResourceGroup, name, armnetwork.PrivateEndpoint{
 		Location: to.Ptr(c.fixture.Location),
 		Properties: &armnetwork.PrivateEndpointProperties{
@@ -155,13 +156,13 @@ func (c *cluster) connectConsumer(t *testing.T) string {
 	if err != nil {
 		t.Fatalf("connecting another consumer: %v", err)
 	}
-	out, err := poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: pollEvery})
+	out, err := poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: e2eutil.PollEvery})
 	if err != nil {
 		t.Fatalf("connecting another consumer: %v", err)
 	}
 	id := deref(out.ID)
 	t.Cleanup(func() { deleteConsumer(t, id) })
-	eventually(t, shortWait, "the other consumer's connection approved", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "the other consumer's connection approved", func(ctx context.Context) error {
 		pe, err := getPE(ctx, id)
 		if err != nil {
 			return err
@@ -189,7 +190,7 @@ func deleteConsumer(t *testing.T, id string) {
 		return
 	}
 	if err == nil {
-		_, err = poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: pollEvery})
+		_, err = poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: e2eutil.PollEvery})
 	}
 	if err != nil && !isNotFound(err) {
 		t.Errorf("deleting the other consumer's endpoint: %v", err)

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // path is the cloud side of a cluster's private path as its
@@ -60,7 +60,7 @@ func (c *cluster) checkPath(ctx context.Context, extraSubscriptions []string, en
 func (c *cluster) waitPath(t *testing.T, subnet string) *path {
 	t.Helper()
 	var p *path
-	eventually(t, shortWait, "the private path of "+c.name+" in the cloud", func(ctx context.Context) (err error) {
+	suite.Eventually(t, e2eutil.ShortWait, "the private path of "+c.name+" in the cloud", func(ctx context.Context) (err error) {
 		p, err = c.checkPath(ctx, nil, subnet)
 		return err
 	})
@@ -177,8 +177,8 @@ func (c *cluster) checkExternalNames(ctx context.Context, private bool) error {
 	want := map[string]string{}
 	if private {
 		target := "api." + c.name + ".hypershift.local"
-		want[azureprivatelink.KubeAPIServerPrivateExternalService] = target
-		want[azureprivatelink.OAuthPrivateExternalService] = target
+		want[hcplinkv1beta1.KubeAPIServerPrivateExternalService] = target
+		want[hcplinkv1beta1.OAuthPrivateExternalService] = target
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		return fmt.Errorf("ExternalName Services %v, want %v", got, want)
@@ -195,7 +195,7 @@ func (c *cluster) deleteAndCheckNothingLeft(t *testing.T) {
 	c.deleteAndWait(t)
 	// The router's load balancer goes with the control-plane namespace,
 	// which ends after the HostedCluster.
-	eventually(t, shortWait, "nothing of "+c.name+" left in the cloud", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "nothing of "+c.name+" left in the cloud", func(ctx context.Context) error {
 		left, err := leftovers(ctx)
 		if err != nil {
 			return err
@@ -230,7 +230,7 @@ func (c *cluster) addThenRemoveOtherSubscription(t *testing.T) {
 		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
 			hc.Spec.Platform.Azure.Private.PrivateLink = &hcplinkv1beta1.AzurePrivateLinkSpec{AdditionalAllowedSubscriptions: extra}
 		})
-		eventually(t, oneReconcile, fmt.Sprintf("the Private Link Service to allow %v besides the guest", extra), func(ctx context.Context) error {
+		suite.Eventually(t, oneReconcile, fmt.Sprintf("the Private Link Service to allow %v besides the guest", extra), func(ctx context.Context) error {
 			cr, err := c.pls(ctx)
 			if err != nil {
 				return err

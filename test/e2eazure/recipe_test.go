@@ -15,6 +15,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/infra/azureiam"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // recipeHostedCluster is the README's Azure HostedCluster ("Run it for
@@ -58,8 +59,8 @@ spec:
 func TestRecipeMakesASecondCluster(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	namespace := createNamespace(t, "recipe")
-	name, infraID := "recipe", "recipe-"+randomSuffix(5)
+	namespace := suite.CreateNamespace(t, "recipe")
+	name, infraID := "recipe", "recipe-"+e2eutil.RandomSuffix(5)
 	user := azureiam.Clients{Credential: env.AzureAdmin, Options: env.AzureClientOptions}
 	iam := azureiam.Options{InfraID: infraID, Namespace: namespace, Name: name, IssuerURL: env.AzureIssuerURL,
 		SubscriptionID: env.AzureGuest.SubscriptionID, ResourceGroup: env.AzureGuest.ResourceGroup, Location: "eastus"}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
 // oneDriftCheck bounds a repair by the drift check: the interval with its
@@ -31,7 +32,7 @@ func TestPrivateClusterEndToEnd(t *testing.T) {
 	c := createCluster(t, "private", hcplinkv1beta1.AzureTopologyPrivate)
 	c.waitAvailable(t)
 	c.waitPath(t, c.fixture.SubnetID)
-	eventually(t, shortWait, "the ExternalName Services", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "the ExternalName Services", func(ctx context.Context) error {
 		return c.checkExternalNames(ctx, true)
 	})
 	c.deleteAndCheckNothingLeft(t)
@@ -48,7 +49,7 @@ func TestTopologyChangeMovesExternalNames(t *testing.T) {
 		private  bool
 	}{{hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}, {hcplinkv1beta1.AzureTopologyPrivate, true}, {hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}} {
 		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
-		eventually(t, shortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
+		suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
 			if err := c.checkExternalNames(ctx, step.private); err != nil {
 				return err
 			}
@@ -94,7 +95,7 @@ func TestDeletedRecordIsRestored(t *testing.T) {
 	if ips, err := aRecord(ctx, p.cr.Status.DNSZoneName, "api"); err != nil || ips != nil {
 		t.Fatalf("the api record is still there after deleting it: %v %v", ips, err)
 	}
-	eventually(t, oneDriftCheck, "the api record to be restored", func(ctx context.Context) error {
+	suite.Eventually(t, oneDriftCheck, "the api record to be restored", func(ctx context.Context) error {
 		return c.checkDNS(ctx, p.cr)
 	})
 	c.deleteAndCheckNothingLeft(t)
@@ -115,12 +116,12 @@ func TestDeletedServiceIsRecreatedAndEndpointReplaced(t *testing.T) {
 	// The operator finds the service gone at its next drift check; the
 	// control-plane operator then replaces the endpoint (delete, wait,
 	// create, approve, records), each step one of its polls.
-	eventually(t, oneDriftCheck+longWait, "a new Private Link Service and a new endpoint to it", func(ctx context.Context) error {
+	suite.Eventually(t, oneDriftCheck+e2eutil.LongWait, "a new Private Link Service and a new endpoint to it", func(ctx context.Context) error {
 		hc, err := c.get(ctx)
 		if err != nil {
 			return err
 		}
-		if err := conditionIs(hc.Status.Conditions, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition, metav1.ConditionTrue, ""); err != nil {
+		if err := e2eutil.ConditionIs(hc.Status.Conditions, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition, metav1.ConditionTrue, ""); err != nil {
 			return err
 		}
 		after, err := c.checkPath(ctx, nil, c.fixture.SubnetID)
@@ -150,7 +151,7 @@ func deletePLSBehindOurBack(t *testing.T, p *path) error {
 		if err != nil {
 			return err
 		}
-		if _, err := poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: pollEvery}); err != nil {
+		if _, err := poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: e2eutil.PollEvery}); err != nil {
 			return err
 		}
 	}
@@ -158,6 +159,6 @@ func deletePLSBehindOurBack(t *testing.T, p *path) error {
 	if err != nil {
 		return err
 	}
-	_, err = poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: pollEvery})
+	_, err = poller.PollUntilDone(ctx, &runtime.PollUntilDoneOptions{Frequency: e2eutil.PollEvery})
 	return err
 }

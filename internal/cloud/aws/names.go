@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"sort"
 	"strings"
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
@@ -29,6 +30,25 @@ func SecurityGroupName(infraID, crName string) string {
 // kept).
 func PrivateZoneName(hcpName string) string {
 	return hcpName + ".hypershift.local"
+}
+
+// EndpointRecordNames are the names (in the zone, without trailing dot) the
+// CR's endpoint serves: kube-apiserver-private → api; private-router →
+// *.apps, plus api when the API server is published by Route.
+func EndpointRecordNames(crName string, hcp *hcplinkv1beta1.HostedControlPlane) []string {
+	zone := PrivateZoneName(hcp.Name)
+	switch crName {
+	case hcplinkv1beta1.KubeAPIServerPrivateServiceName:
+		return []string{"api." + zone}
+	case hcplinkv1beta1.PrivateRouterServiceName:
+		names := []string{"*.apps." + zone}
+		if s, _ := hcplinkv1beta1.PublishingStrategyFor(hcp.Spec.Services, hcplinkv1beta1.APIServer); s.Type == hcplinkv1beta1.RoutePublishing {
+			names = append(names, "api."+zone)
+		}
+		sort.Strings(names)
+		return names
+	}
+	return nil
 }
 
 // OwnershipTags are the two tags that find a resource of an

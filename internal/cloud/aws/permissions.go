@@ -8,11 +8,13 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
 
-// The AWS permissions each operator needs, in one table generated from
-// nothing but what the code calls: a test (permissions_test.go) follows
-// every call of the SDK interfaces in sdk.go from each operator's packages
-// and fails when the table grants an action the code does not call or
-// misses one it does. The README's policy and devenv's role are rendered
+// The AWS permissions each operator and diagnose need, in one table
+// generated from nothing but what the code calls: a test
+// (permissions_test.go) follows every call of the SDK interfaces in sdk.go
+// from each operator's packages and fails when the table grants an action
+// the code does not call or misses one it does; diagnose's test
+// (internal/diagnose/permissions_test.go) does the same for its rows and
+// holds them to reads. The README's policy and devenv's role are rendered
 // from this table, so a customer grants exactly what hcplink uses.
 
 // Component is an hcplink process that calls AWS with its own credentials.
@@ -25,6 +27,10 @@ const (
 	// ManagementOperator runs once per management cluster with the
 	// provider's credentials (endpoint services in front of its NLBs).
 	ManagementOperator Component = "management-operator"
+	// Diagnose is whoever runs hcplink diagnose, in the management and the
+	// customer account: it only reads. One policy serves both accounts:
+	// each account's hops call only their part of it.
+	Diagnose Component = "diagnose"
 	// Worker is the instance profile of the customer's worker nodes: the
 	// kubelet's cloud provider reads its own instance and region. No hcplink
 	// code runs with it, so the code-following test does not cover it.
@@ -59,6 +65,20 @@ var Permissions = []Permission{
 	{ControlPlaneOperator, "route53:ListHostedZonesByName", "find the <name>.hypershift.local private zone"},
 	{ControlPlaneOperator, "route53:ListResourceRecordSets", "compare the records before writing (no blind UPSERT)"},
 	{ControlPlaneOperator, "sts:GetCallerIdentity", "check that the role can be assumed (ValidCloudCredentials)"},
+
+	{Diagnose, "ec2:DescribeAvailabilityZones", "management: map the NLB's zone names to zone IDs"},
+	{Diagnose, "ec2:DescribeSecurityGroups", "customer: read the endpoint's security group and its rules"},
+	{Diagnose, "ec2:DescribeSubnets", "customer: read the zone of each of the endpoint's subnets"},
+	{Diagnose, "ec2:DescribeVpcEndpointServiceConfigurations", "management: read the endpoint service's state, acceptance and load balancer"},
+	{Diagnose, "ec2:DescribeVpcEndpointServicePermissions", "management: read the endpoint service's allowed principals"},
+	{Diagnose, "ec2:DescribeVpcEndpointServices", "customer: learn the zones the service serves when the NLB cannot be read"},
+	{Diagnose, "ec2:DescribeVpcEndpoints", "customer: read the endpoint's state, subnets, groups and DNS name"},
+	{Diagnose, "elasticloadbalancing:DescribeLoadBalancerAttributes", "management: read whether the NLB balances across zones"},
+	{Diagnose, "elasticloadbalancing:DescribeLoadBalancers", "management: find the router's NLB, its state and zones"},
+	{Diagnose, "route53:GetHostedZone", "customer: read the private zone's VPC associations"},
+	{Diagnose, "route53:ListHostedZonesByName", "customer: find the private zone when the status does not name it"},
+	{Diagnose, "route53:ListResourceRecordSets", "customer: read the zone's SOA (negative TTL) and the api/*.apps records"},
+	{Diagnose, "sts:GetCallerIdentity", "both: check the credentials and name the account"},
 
 	{ManagementOperator, "ec2:CreateTags", "tag the endpoint service at creation and adopt existing services"},
 	{ManagementOperator, "ec2:CreateVpcEndpointServiceConfiguration", "create the endpoint service in front of the router's NLB"},

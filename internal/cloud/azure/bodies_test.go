@@ -1,4 +1,4 @@
-package azurecloud
+package azure
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package azurecloud_test
+package azure_test
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package azurecloud
+package azure
 
 import (
 	"crypto/sha256"
@@ -60,6 +60,13 @@ const (
 	MaxSOANegativeTTL = 60
 )
 
+// RecordNames are the A records of the private zone, in the order written.
+var RecordNames = []string{APIRecordName, AppsRecordName}
+
+// ExternalNameTarget is the name the ExternalName Services of a Private
+// cluster point at: the api record of its private zone.
+func ExternalNameTarget(zone string) string { return APIRecordName + "." + zone }
+
 // ClusterTagKey is the tag marking a resource as the cluster infraID's.
 func ClusterTagKey(infraID string) string { return ClusterTagKeyPrefix + infraID }
 
@@ -90,9 +97,12 @@ func VNetLinkName(infraID string) string {
 }
 
 // PrivateDNSZoneName is the cluster's private zone:
-// <HostedControlPlane name>.hypershift.local.
+// <HostedControlPlane name>.hypershift.local, in lower case. Workers resolve
+// api.<name>.hypershift.local, so the name is fixed by the cluster's name:
+// two clusters of one name cannot both have their zone in one resource
+// group, and the second is told so (PrivateDNSZoneNameConflict).
 func PrivateDNSZoneName(hcpName string) string {
-	return hcpName + ".hypershift.local"
+	return strings.ToLower(hcpName) + ".hypershift.local"
 }
 
 // boundName returns name when it fits, else a prefix and a hash of the

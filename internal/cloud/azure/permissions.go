@@ -1,14 +1,17 @@
-package azurecloud
+package azure
 
 import (
 	"encoding/json"
 	"slices"
 )
 
-// The Azure RBAC actions each operator needs, in one table: a test
-// (permissions_test.go) follows every call of the SDK interfaces in sdk.go
-// from each operator's packages and fails when the table grants an action
-// the code does not call or misses one it does. A custom role made from
+// The Azure RBAC actions each operator and diagnose need, in one table: a
+// test (permissions_test.go) follows every call of the SDK interfaces in
+// sdk.go from each operator's packages and fails when the table grants an
+// action the code does not call or misses one it does; diagnose's test
+// (internal/diagnose/permissions_test.go) does the same for its rows (the
+// actions of the SDK methods it calls, by MethodActions) and holds them to
+// reads. A custom role made from
 // CustomRole grants exactly what hcplink uses.
 
 // Component is an hcplink process that calls Azure with its own identity.
@@ -21,6 +24,9 @@ const (
 	// ManagementOperator runs once per management cluster with the
 	// management subscription's identity (Private Link Service, NAT subnet).
 	ManagementOperator Component = "management-operator"
+	// Diagnose is whoever runs hcplink diagnose, assigned at the management
+	// subscription and the guest's resource group: it only reads.
+	Diagnose Component = "diagnose"
 )
 
 // Permission is one RBAC action a component needs, and why.
@@ -51,6 +57,14 @@ var Permissions = []Permission{
 	{ControlPlaneOperator, "Microsoft.Network/virtualNetworks/read", "check before anything is created that the VNet and subnet exist, in spec.location"},
 	{ControlPlaneOperator, "Microsoft.Network/virtualNetworks/subnets/join/action", "place the Private Endpoint in the guest subnet (linked authorization)"},
 	{ControlPlaneOperator, "Microsoft.Resources/subscriptions/resourceGroups/read", "check before anything is created that the resource group exists"},
+
+	{Diagnose, "Microsoft.Network/loadBalancers/read", "management: find the internal load balancer's frontend holding the router's address"},
+	{Diagnose, "Microsoft.Network/networkInterfaces/read", "guest: read the private endpoint's address from its interface"},
+	{Diagnose, "Microsoft.Network/privateDnsZones/A/read", "guest: read the api and *.apps A records"},
+	{Diagnose, "Microsoft.Network/privateDnsZones/read", "guest: read the private DNS zone"},
+	{Diagnose, "Microsoft.Network/privateDnsZones/virtualNetworkLinks/read", "guest: read the zone's link to the guest VNet"},
+	{Diagnose, "Microsoft.Network/privateEndpoints/read", "guest: read the private endpoint and its connection's state"},
+	{Diagnose, "Microsoft.Network/privateLinkServices/read", "management: read the private link service's visibility, auto-approval and frontend"},
 
 	{ManagementOperator, "Microsoft.Network/loadBalancers/frontendIPConfigurations/join/action", "put the Private Link Service in front of the router's frontend (linked authorization)"},
 	{ManagementOperator, "Microsoft.Network/loadBalancers/read", "find the internal load balancer frontend by the router's IP"},
@@ -127,11 +141,19 @@ type RoleDefinition struct {
 func CustomRole(c Component, scopes ...string) RoleDefinition {
 	return RoleDefinition{
 		Name:             "hcplink " + string(c),
-		Description:      "What hcplink's " + string(c) + " calls, and nothing else.",
+		Description:      roleDescription(c),
 		Actions:          Actions(c),
 		NotActions:       []string{},
 		AssignableScopes: scopes,
 	}
+}
+
+// roleDescription says what a component's custom role grants.
+func roleDescription(c Component) string {
+	if c == Diagnose {
+		return "What hcplink diagnose reads, and nothing else."
+	}
+	return "What hcplink's " + string(c) + " calls, and nothing else."
 }
 
 // CustomRoleJSON renders CustomRole as indented JSON.

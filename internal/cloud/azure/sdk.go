@@ -3,7 +3,7 @@
 // classification of Azure errors into the shared cloud classes, names and
 // tags, credentials with configurable endpoints, and the permissions each
 // operator needs.
-package azurecloud
+package azure
 
 import (
 	"context"

@@ -13,7 +13,6 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -29,25 +28,6 @@ const PreviousEndpointsAnnotation = "hcplink.io/previous-endpoint-ids"
 // maxPreviousEndpoints bounds PreviousEndpointsAnnotation: replacements
 // are rare, and records are repointed at the first pass after one.
 const maxPreviousEndpoints = 5
-
-// DesiredRecordNames are the names (in the zone, without trailing dot) the
-// CR's endpoint serves: kube-apiserver-private → api; private-router →
-// *.apps, plus api when the API server is published by Route.
-func DesiredRecordNames(crName string, hcp *hcplinkv1beta1.HostedControlPlane) []string {
-	zone := awscloud.PrivateZoneName(hcp.Name)
-	switch crName {
-	case routers.KubeAPIServerPrivateServiceName:
-		return []string{"api." + zone}
-	case routers.PrivateRouterServiceName:
-		names := []string{"*.apps." + zone}
-		if s, _ := hcplinkv1beta1.PublishingStrategyFor(hcp.Spec.Services, hcplinkv1beta1.APIServer); s.Type == hcplinkv1beta1.RoutePublishing {
-			names = append(names, "api."+zone)
-		}
-		sort.Strings(names)
-		return names
-	}
-	return nil
-}
 
 // RecordChanges compares the wanted CNAMEs (name → target) and the zone's
 // records (by normalised name) with the names written before, and returns
@@ -158,7 +138,7 @@ func (r *Reconciler) rememberEndpoint(ctx context.Context, s *scope, id string) 
 // reconcileDNS makes the zone's records match, writing only differences.
 // A zone deleted and created again is looked up again in the same pass.
 func (r *Reconciler) reconcileDNS(ctx context.Context, s *scope, target string) outcome.Outcome {
-	wantNames := DesiredRecordNames(s.cr.Name, s.hcp)
+	wantNames := awscloud.EndpointRecordNames(s.cr.Name, s.hcp)
 	want := map[string]string{}
 	for _, n := range wantNames {
 		want[n] = target

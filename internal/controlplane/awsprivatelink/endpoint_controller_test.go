@@ -112,10 +112,10 @@ func TestHappyPathAndSteadyState(t *testing.T) {
 	}
 	// ExternalName Services for the Route-published API server.
 	svc := &corev1.Service{}
-	if err := env.Client.Get(x.ctx, types.NamespacedName{Namespace: cr.Namespace, Name: KubeAPIServerPrivateExternalService}, svc); err != nil {
+	if err := env.Client.Get(x.ctx, types.NamespacedName{Namespace: cr.Namespace, Name: hcplinkv1beta1.KubeAPIServerPrivateExternalService}, svc); err != nil {
 		t.Fatalf("ExternalName Service: %v", err)
 	}
-	if svc.Spec.ExternalName != target || svc.Annotations[ExternalDNSHostnameAnnotation] != "api.demo.example.com" {
+	if svc.Spec.ExternalName != target || svc.Annotations[hcplinkv1beta1.ExternalDNSHostnameAnnotation] != "api.demo.example.com" {
 		t.Errorf("ExternalName Service %s → %s annotated %v", svc.Name, svc.Spec.ExternalName, svc.Annotations)
 	}
 
@@ -467,7 +467,7 @@ func TestStaleRecordsAndExternalNamesRemoved(t *testing.T) {
 		t.Errorf("status.dnsNames %v", got)
 	}
 	svc := &corev1.Service{}
-	if err := env.Client.Get(x.ctx, types.NamespacedName{Namespace: x.cr.Namespace, Name: KubeAPIServerPrivateExternalService}, svc); err == nil && svc.DeletionTimestamp.IsZero() {
+	if err := env.Client.Get(x.ctx, types.NamespacedName{Namespace: x.cr.Namespace, Name: hcplinkv1beta1.KubeAPIServerPrivateExternalService}, svc); err == nil && svc.DeletionTimestamp.IsZero() {
 		t.Error("ExternalName Service kept on a public cluster")
 	}
 }

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/driftinterval"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -22,7 +22,7 @@ const (
 	// DefaultDriftInterval is how often a healthy endpoint is checked
 	// against the cloud (records deleted behind our back, tags, rules): the
 	// platform's default.
-	DefaultDriftInterval = driftinterval.AWS
+	DefaultDriftInterval = intervals.AWSDrift
 	// pendingFirstPoll, pendingMaxPoll: an endpoint becomes available
 	// within a minute or two on AWS, within seconds on a quiet one; the
 	// first look comes soon and later ones space out (each costs one

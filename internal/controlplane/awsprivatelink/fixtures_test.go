@@ -27,7 +27,6 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -155,7 +154,7 @@ func newFixture(t *testing.T, o cloudOpts) *fixture {
 	}
 	name := o.crName
 	if name == "" {
-		name = routers.PrivateRouterServiceName
+		name = hcplinkv1beta1.PrivateRouterServiceName
 	}
 	x.cr = &hcplinkv1beta1.AWSEndpointService{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, OwnerReferences: []metav1.OwnerReference{{APIVersion: hcplinkv1beta1.GroupVersion.String(),

@@ -18,7 +18,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
 // TestManagerWiring runs the observer and the endpoint controller in a
@@ -37,7 +36,7 @@ func TestManagerWiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&Observer{ServiceName: routers.PrivateRouterServiceName}).SetupWithManager(mgr); err != nil {
+	if err := (&Observer{ServiceName: hcplinkv1beta1.PrivateRouterServiceName}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	r := x.newReconciler()
@@ -50,7 +49,7 @@ func TestManagerWiring(t *testing.T) {
 	go func() { defer close(done); _ = mgr.Start(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: routers.PrivateRouterServiceName, Namespace: x.cr.Namespace},
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: hcplinkv1beta1.PrivateRouterServiceName, Namespace: x.cr.Namespace},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Name: "https", Port: 443}}}}
 	if err := env.Client.Create(x.ctx, svc); err != nil {
 		t.Fatal(err)

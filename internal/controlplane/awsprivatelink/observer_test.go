@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 )
 
 func TestNLBNameFromHostname(t *testing.T) {
@@ -50,8 +49,8 @@ func TestObserverCreatesUpdatesDeletes(t *testing.T) {
 	if err := env.Client.Create(ctx, hcp); err != nil {
 		t.Fatal(err)
 	}
-	o := &Observer{Client: env.Client, ServiceName: routers.PrivateRouterServiceName}
-	key := types.NamespacedName{Namespace: ns, Name: routers.PrivateRouterServiceName}
+	o := &Observer{Client: env.Client, ServiceName: hcplinkv1beta1.PrivateRouterServiceName}
+	key := types.NamespacedName{Namespace: ns, Name: hcplinkv1beta1.PrivateRouterServiceName}
 	reconcile := func() {
 		t.Helper()
 		if _, err := o.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {

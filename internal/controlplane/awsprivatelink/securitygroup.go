@@ -10,7 +10,6 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -26,7 +25,7 @@ type IngressRule = awscloud.IngressRule
 
 // IngressPort is the port the endpoint of the CR admits.
 func IngressPort(crName string) int32 {
-	if crName == routers.KubeAPIServerPrivateServiceName {
+	if crName == hcplinkv1beta1.KubeAPIServerPrivateServiceName {
 		return apiServerPort
 	}
 	return routerPort

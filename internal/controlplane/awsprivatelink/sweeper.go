@@ -15,15 +15,14 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/metrics"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 const (
-	// DefaultSweepInterval: orphans are rare (a lost CR, a crash in
-	// deletion), and the cluster's deletion sweeps its account in any case;
-	// a sweep every two hours costs two Describe calls, one per cluster-hour.
-	DefaultSweepInterval = 2 * time.Hour
+	// DefaultSweepInterval: see intervals.AWSEndpointSweep.
+	DefaultSweepInterval = intervals.AWSEndpointSweep
 	// DefaultSweepGrace protects an endpoint created a moment before its
 	// CR became visible in the cache.
 	DefaultSweepGrace = 15 * time.Minute

@@ -6,11 +6,7 @@ import (
 	"strings"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
-
-// RecordNames are the A records of the private zone, in the order written.
-var RecordNames = []string{azurecloud.APIRecordName, azurecloud.AppsRecordName}
 
 // PrivateConfigured reports whether hcp is an Azure cluster with the
 // private configuration: the private controllers act on its presence, not

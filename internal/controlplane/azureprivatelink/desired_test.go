@@ -10,6 +10,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloud"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -44,7 +45,7 @@ func azureHCP(namespace, name string, topology hcplinkv1beta1.AzureTopology) *hc
 }
 
 func TestPrivateDNSZoneName(t *testing.T) {
-	if got := PrivateDNSZoneName("Demo"); got != "demo.hypershift.local" {
+	if got := azurecloud.PrivateDNSZoneName("Demo"); got != "demo.hypershift.local" {
 		t.Errorf("PrivateDNSZoneName = %q", got)
 	}
 }
@@ -123,16 +124,16 @@ func TestDesiredExternalNames(t *testing.T) {
 		hcp  *hcplinkv1beta1.HostedControlPlane
 		want map[string]string
 	}{
-		{"Private: both", private, map[string]string{KubeAPIServerPrivateExternalService: "api.demo.example.com", OAuthPrivateExternalService: "oauth.demo.example.com"}},
+		{"Private: both", private, map[string]string{hcplinkv1beta1.KubeAPIServerPrivateExternalService: "api.demo.example.com", hcplinkv1beta1.OAuthPrivateExternalService: "oauth.demo.example.com"}},
 		{"PublicAndPrivate: none", azureHCP("ns", "demo", hcplinkv1beta1.AzureTopologyPublicAndPrivate), map[string]string{}},
-		{"a Route without hostname: skipped", noHostname, map[string]string{KubeAPIServerPrivateExternalService: "api.demo.example.com"}},
+		{"a Route without hostname: skipped", noHostname, map[string]string{hcplinkv1beta1.KubeAPIServerPrivateExternalService: "api.demo.example.com"}},
 	}
 	for _, tt := range tests {
-		if got := DesiredExternalNames(tt.hcp); !reflect.DeepEqual(got, tt.want) {
+		if got := hcplinkv1beta1.AzureExternalNames(tt.hcp); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	if got := ExternalNameTarget("demo.hypershift.local"); got != "api.demo.hypershift.local" {
+	if got := azurecloud.ExternalNameTarget("demo.hypershift.local"); got != "api.demo.hypershift.local" {
 		t.Errorf("ExternalNameTarget = %q", got)
 	}
 }

@@ -11,14 +11,6 @@ import (
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
-// PrivateDNSZoneName is the cluster's private zone. Workers resolve
-// api.<name>.hypershift.local, so the name is fixed by the cluster's name:
-// two clusters of one name cannot both have their zone in one resource
-// group, and the second is told so (PrivateDNSZoneNameConflict).
-func PrivateDNSZoneName(hcpName string) string {
-	return azurecloud.PrivateDNSZoneName(strings.ToLower(hcpName))
-}
-
 func (s *scope) linkName() string { return azurecloud.VNetLinkName(s.infraID) }
 
 // ZoneIsOurs reports whether the zone was created by hcplink for this CR
@@ -196,7 +188,7 @@ func (r *Reconciler) reconcileRecords(ctx context.Context, s *scope, ip string) 
 		return outcome.FromError(err)
 	}
 	owner := azurecloud.OwnershipTags(s.infraID, cr.Name)
-	for _, name := range RecordNames {
+	for _, name := range azurecloud.RecordNames {
 		if azurecloud.ARecordIsCurrent(azurecloud.FindRecordSet(sets, armprivatedns.RecordTypeA, name), ip, azurecloud.RecordTTL, owner) {
 			continue
 		}

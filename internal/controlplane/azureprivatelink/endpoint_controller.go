@@ -264,7 +264,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			"Reconciliation is paused by the cluster's pausedUntil; the Private Endpoint and DNS are left as they are", remaining)
 		return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)}, o)
 	}
-	cr.Status.DNSZoneName = PrivateDNSZoneName(hcp.Name)
+	cr.Status.DNSZoneName = azurecloud.PrivateDNSZoneName(hcp.Name)
 	s.infraID = hcp.Spec.InfraID
 	if s.endpoints, s.dns, err = r.Cloud.For(cr.Spec.SubscriptionID); err != nil {
 		// A missing or broken identity configuration is said in the

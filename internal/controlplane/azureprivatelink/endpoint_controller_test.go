@@ -94,7 +94,7 @@ func (c *cluster) assertPath(t *testing.T) (ip string) {
 	if link == nil || !strings.EqualFold(*link.Properties.VirtualNetwork.ID, guestVNet) || *link.Properties.RegistrationEnabled {
 		t.Errorf("link %+v", link)
 	}
-	for _, name := range RecordNames {
+	for _, name := range azurecloud.RecordNames {
 		rs := w.record(c.zone(), armprivatedns.RecordTypeA, name)
 		if aIPs(rs) != ip || azurecloud.ARecordTTL(rs) != 300 {
 			t.Errorf("record %s = %q ttl %d, want %s ttl 300", name, aIPs(rs), azurecloud.ARecordTTL(rs), ip)
@@ -127,19 +127,19 @@ func TestHappyPathDriftAndDeletion(t *testing.T) {
 		t.Errorf("SOA minimum TTL %d, want Azure's 10 kept", azurecloud.SOAMinimumTTL(soa))
 	}
 	// The records carry the cluster's ownership.
-	for _, name := range RecordNames {
+	for _, name := range azurecloud.RecordNames {
 		if rs := w.record(c.zone(), armprivatedns.RecordTypeA, name); !azurecloud.OwnedBy(rs.Properties.Metadata, c.infraID(), c.cr.Name) {
 			t.Errorf("record %s metadata %v", name, rs.Properties.Metadata)
 		}
 	}
 	// Private: the ExternalName Services point the Route hostnames at the zone.
-	for name, host := range map[string]string{KubeAPIServerPrivateExternalService: "api.demo.example.com", OAuthPrivateExternalService: "oauth.demo.example.com"} {
+	for name, host := range map[string]string{hcplinkv1beta1.KubeAPIServerPrivateExternalService: "api.demo.example.com", hcplinkv1beta1.OAuthPrivateExternalService: "oauth.demo.example.com"} {
 		svc := &corev1.Service{}
 		if err := env.Client.Get(w.ctx, types.NamespacedName{Namespace: c.cr.Namespace, Name: name}, svc); err != nil {
 			t.Fatalf("ExternalName Service %s: %v", name, err)
 		}
-		if svc.Spec.ExternalName != "api."+c.zone() || svc.Annotations[ExternalDNSHostnameAnnotation] != host {
-			t.Errorf("Service %s → %s (%s)", name, svc.Spec.ExternalName, svc.Annotations[ExternalDNSHostnameAnnotation])
+		if svc.Spec.ExternalName != "api."+c.zone() || svc.Annotations[hcplinkv1beta1.ExternalDNSHostnameAnnotation] != host {
+			t.Errorf("Service %s → %s (%s)", name, svc.Spec.ExternalName, svc.Annotations[hcplinkv1beta1.ExternalDNSHostnameAnnotation])
 		}
 	}
 
@@ -172,7 +172,7 @@ func TestHappyPathDriftAndDeletion(t *testing.T) {
 	if eps, zones := w.endpoints(), w.zones(); len(eps) != 0 || len(zones) != 0 {
 		t.Errorf("left after deletion: endpoints %v, zones %v", eps, zones)
 	}
-	for _, name := range externalNameServices {
+	for _, name := range hcplinkv1beta1.PrivateExternalServiceNames {
 		err := env.Client.Get(w.ctx, types.NamespacedName{Namespace: c.cr.Namespace, Name: name}, &corev1.Service{})
 		if !apierrors.IsNotFound(err) {
 			t.Errorf("Service %s left: %v", name, err)
@@ -193,7 +193,7 @@ func TestPreExistingZoneLeftAlone(t *testing.T) {
 	c.until("told of the conflict", func(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
 		return condition(cr, hcplinkv1beta1.AzurePrivateDNSAvailableCondition).Reason == hcplinkv1beta1.PrivateDNSZoneNameConflictReason
 	})
-	for _, name := range RecordNames {
+	for _, name := range azurecloud.RecordNames {
 		if rs := w.record(c.zone(), armprivatedns.RecordTypeA, name); rs != nil {
 			t.Errorf("record %s written to their zone", name)
 		}
@@ -372,7 +372,7 @@ func TestConnectionStates(t *testing.T) {
 	if delays[0] < 15*time.Second || delays[1] <= delays[0] {
 		t.Errorf("rechecks of a rejected connection: %v", delays)
 	}
-	for _, name := range RecordNames {
+	for _, name := range azurecloud.RecordNames {
 		if rs := w.record(rejected.zone(), armprivatedns.RecordTypeA, name); rs != nil {
 			t.Errorf("record %s for a rejected endpoint", name)
 		}

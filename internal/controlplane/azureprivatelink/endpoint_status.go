@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/driftinterval"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -15,7 +15,7 @@ import (
 const (
 	// DefaultDriftInterval is how often a healthy private path is checked
 	// against the cloud (the platform's default), jittered.
-	DefaultDriftInterval = driftinterval.Azure
+	DefaultDriftInterval = intervals.AzureDrift
 	// DefaultMaxConcurrentReconciles: one hung call never holds the others.
 	DefaultMaxConcurrentReconciles = 2
 	// pendingFirstPoll and pendingMostPoll bound the polls of an endpoint

@@ -13,51 +13,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
-
-// ExternalName Services that point the Route hostnames of a Private
-// cluster at the private zone, for external-dns.
-const (
-	KubeAPIServerPrivateExternalService = "kube-apiserver-private-external"
-	OAuthPrivateExternalService         = "oauth-private-external"
-	// ExternalDNSHostnameAnnotation tells external-dns which name to serve.
-	ExternalDNSHostnameAnnotation = "external-dns.alpha.kubernetes.io/hostname"
-)
-
-// externalNameServices are every ExternalName Service the controller may own.
-var externalNameServices = []string{KubeAPIServerPrivateExternalService, OAuthPrivateExternalService}
-
-// DesiredExternalNames returns the ExternalName Services wanted, by name,
-// with the Route hostname each serves: only when the topology is Private
-// (PublicAndPrivate serves the hostnames publicly), for the API server and
-// OAuth when they are Routes with hostnames. Each points at the zone's api
-// record: one router serves them all behind the one endpoint.
-func DesiredExternalNames(hcp *hcplinkv1beta1.HostedControlPlane) map[string]string {
-	out := map[string]string{}
-	if hcp == nil || hcp.Spec.Platform.Azure == nil || hcp.Spec.Platform.Azure.Topology != hcplinkv1beta1.AzureTopologyPrivate {
-		return out
-	}
-	for svc, name := range map[hcplinkv1beta1.ServiceType]string{
-		hcplinkv1beta1.APIServer:   KubeAPIServerPrivateExternalService,
-		hcplinkv1beta1.OAuthServer: OAuthPrivateExternalService,
-	} {
-		s, _ := hcplinkv1beta1.PublishingStrategyFor(hcp.Spec.Services, svc)
-		if s.Type == hcplinkv1beta1.RoutePublishing && s.Route != nil && s.Route.Hostname != "" {
-			out[name] = s.Route.Hostname
-		}
-	}
-	return out
-}
-
-// ExternalNameTarget is the name the ExternalName Services point at: the
-// api record of the private zone.
-func ExternalNameTarget(zone string) string { return azurecloud.APIRecordName + "." + zone }
 
 // reconcileExternalNames keeps the ExternalName Services, comparing before
 // writing; those not wanted (and ours) are deleted. want nil deletes all.
 func (r *Reconciler) reconcileExternalNames(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, want map[string]string, target string) error {
-	for _, name := range externalNameServices {
+	for _, name := range hcplinkv1beta1.PrivateExternalServiceNames {
 		have := &corev1.Service{}
 		err := r.Client.Get(ctx, types.NamespacedName{Namespace: cr.Namespace, Name: name}, have)
 		if apierrors.IsNotFound(err) {
@@ -77,7 +38,7 @@ func (r *Reconciler) reconcileExternalNames(ctx context.Context, cr *hcplinkv1be
 		case have == nil:
 			svc := &corev1.Service{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cr.Namespace,
-					Annotations: map[string]string{ExternalDNSHostnameAnnotation: hostname},
+					Annotations: map[string]string{hcplinkv1beta1.ExternalDNSHostnameAnnotation: hostname},
 					OwnerReferences: []metav1.OwnerReference{{APIVersion: hcplinkv1beta1.GroupVersion.String(), Kind: "AzurePrivateLinkService",
 						Name: cr.Name, UID: cr.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}},
 				Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: target},
@@ -88,7 +49,7 @@ func (r *Reconciler) reconcileExternalNames(ctx context.Context, cr *hcplinkv1be
 			ctrl.LoggerFrom(ctx).Info("Created ExternalName Service", "service", name, "hostname", hostname)
 		case !metav1.IsControlledBy(have, cr):
 			// not ours: left alone
-		case have.Spec.Type == corev1.ServiceTypeExternalName && have.Spec.ExternalName == target && have.Annotations[ExternalDNSHostnameAnnotation] == hostname:
+		case have.Spec.Type == corev1.ServiceTypeExternalName && have.Spec.ExternalName == target && have.Annotations[hcplinkv1beta1.ExternalDNSHostnameAnnotation] == hostname:
 			// as wanted
 		default:
 			patch := client.MergeFrom(have.DeepCopy())
@@ -96,7 +57,7 @@ func (r *Reconciler) reconcileExternalNames(ctx context.Context, cr *hcplinkv1be
 			if have.Annotations == nil {
 				have.Annotations = map[string]string{}
 			}
-			have.Annotations[ExternalDNSHostnameAnnotation] = hostname
+			have.Annotations[hcplinkv1beta1.ExternalDNSHostnameAnnotation] = hostname
 			if err := r.Client.Patch(ctx, have, patch); err != nil {
 				return fmt.Errorf("updating Service %s: %w", name, err)
 			}

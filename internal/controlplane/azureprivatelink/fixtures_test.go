@@ -24,7 +24,6 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -228,7 +227,7 @@ func (w *world) newClusterAs(name, infraID, plsName string, topology hcplinkv1be
 		w.t.Fatal(err)
 	}
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{
-		ObjectMeta: metav1.ObjectMeta{Name: routers.PrivateRouterServiceName, Namespace: ns, OwnerReferences: []metav1.OwnerReference{hcpref.Controller(hcp)}},
+		ObjectMeta: metav1.ObjectMeta{Name: hcplinkv1beta1.PrivateRouterServiceName, Namespace: ns, OwnerReferences: []metav1.OwnerReference{hcpref.Controller(hcp)}},
 		Spec:       DesiredSpec(hcp, lbIP),
 	}
 	if err := env.Client.Create(w.ctx, cr); err != nil {
@@ -320,7 +319,7 @@ func (c *cluster) endpointName() string {
 	return azurecloud.PrivateEndpointName(c.infraID(), c.cr.Name)
 }
 
-func (c *cluster) zone() string { return PrivateDNSZoneName(c.hcp.Name) }
+func (c *cluster) zone() string { return azurecloud.PrivateDNSZoneName(c.hcp.Name) }
 
 func (w *world) endpoint(name string) *armnetwork.PrivateEndpoint {
 	w.t.Helper()

@@ -60,7 +60,7 @@ func TestManagerWiring(t *testing.T) {
 	go func() { defer close(stopped); _ = mgr.Start(ctx) }()
 	t.Cleanup(func() { cancel(); <-stopped })
 
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: routers.PrivateRouterServiceName, Namespace: ns,
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: hcplinkv1beta1.PrivateRouterServiceName, Namespace: ns,
 		Annotations: map[string]string{routers.AzureLoadBalancerInternalAnnotation: "true"}},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Name: "https", Port: 443}}}}
 	if err := env.Client.Create(w.ctx, svc); err != nil {
@@ -70,7 +70,7 @@ func TestManagerWiring(t *testing.T) {
 	if err := env.Client.Status().Update(w.ctx, svc); err != nil {
 		t.Fatal(err)
 	}
-	key := types.NamespacedName{Namespace: ns, Name: routers.PrivateRouterServiceName}
+	key := types.NamespacedName{Namespace: ns, Name: hcplinkv1beta1.PrivateRouterServiceName}
 	get := func() *hcplinkv1beta1.AzurePrivateLinkService {
 		cr := &hcplinkv1beta1.AzurePrivateLinkService{}
 		if err := env.Client.Get(w.ctx, key, cr); err != nil {
@@ -94,7 +94,7 @@ func TestManagerWiring(t *testing.T) {
 
 	externalNames := func() int {
 		n := 0
-		for _, name := range externalNameServices {
+		for _, name := range hcplinkv1beta1.PrivateExternalServiceNames {
 			if err := env.Client.Get(w.ctx, types.NamespacedName{Namespace: ns, Name: name}, &corev1.Service{}); err == nil {
 				n++
 			}

@@ -48,9 +48,9 @@ func (o *Observer) SetupWithManager(mgr ctrl.Manager) error {
 	if o.Client == nil {
 		o.Client = mgr.GetClient()
 	}
-	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == routers.PrivateRouterServiceName })
+	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == hcplinkv1beta1.PrivateRouterServiceName })
 	toSelf := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: routers.PrivateRouterServiceName}}}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: hcplinkv1beta1.PrivateRouterServiceName}}}
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("azureobserver").
@@ -75,7 +75,7 @@ func internalIP(svc *corev1.Service) string {
 
 // Reconcile keeps the CR named like the Service in step with it.
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	name := types.NamespacedName{Namespace: req.Namespace, Name: routers.PrivateRouterServiceName}
+	name := types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.PrivateRouterServiceName}
 	hcp, err := hcpref.Find(ctx, o.Client, req.Namespace, nil)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -27,7 +27,7 @@ func TestObserverCreatesUpdatesDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &Observer{Client: env.Client}
-	key := types.NamespacedName{Namespace: ns, Name: routers.PrivateRouterServiceName}
+	key := types.NamespacedName{Namespace: ns, Name: hcplinkv1beta1.PrivateRouterServiceName}
 	reconcile := func() {
 		t.Helper()
 		if _, err := o.Reconcile(ctx, ctrl.Request{NamespacedName: key}); err != nil {

@@ -82,7 +82,7 @@ func TestInvalidSettingsCreateNothing(t *testing.T) {
 	}
 	privateRouter := func() *corev1.Service {
 		svc := &corev1.Service{}
-		err := env.Client.Get(w.ctx, types.NamespacedName{Namespace: ns, Name: routers.PrivateRouterServiceName}, svc)
+		err := env.Client.Get(w.ctx, types.NamespacedName{Namespace: ns, Name: hcplinkv1beta1.PrivateRouterServiceName}, svc)
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

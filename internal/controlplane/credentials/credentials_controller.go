@@ -25,6 +25,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/intervals"
 )
 
 // FieldOwner is the field manager of this controller's writes.
@@ -33,15 +34,10 @@ const FieldOwner = "hcplink-credentials"
 // How often the credentials are checked again. Each interval gets up to
 // recheckJitter more, so that many control planes do not call STS at once.
 const (
-	// ValidRecheckInterval: valid credentials rarely go bad; a role whose
-	// trust policy changes is noticed within this time.
-	ValidRecheckInterval = 5 * time.Minute
-	// ProofWindow: a successful call this recent vouches for the
-	// credentials, so the check makes none of its own. Longer than the
-	// endpoint controller's drift interval (10m), so that at steady state
-	// its checks keep the credentials proven; a role that goes bad is
-	// reported within this window plus one recheck.
-	ProofWindow = 15 * time.Minute
+	// ValidRecheckInterval: see intervals.ControlPlaneCredentialsRecheck.
+	ValidRecheckInterval = intervals.ControlPlaneCredentialsRecheck
+	// ProofWindow: see intervals.CredentialsProofWindow.
+	ProofWindow = intervals.CredentialsProofWindow
 	// invalidRecheckInterval: a fixed role should unblock a waiting deletion
 	// soon, and one call a minute is cheap.
 	invalidRecheckInterval = time.Minute

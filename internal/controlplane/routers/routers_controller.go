@@ -134,7 +134,7 @@ func (r *Reconciler) reconcileServices(ctx context.Context, hcp *hcplinkv1beta1.
 		want[svc.Name] = svc
 	}
 	actual := map[string]*corev1.Service{}
-	for _, name := range ServiceNames {
+	for _, name := range hcplinkv1beta1.RouterServiceNames {
 		have := &corev1.Service{}
 		if err := r.Client.Get(ctx, types.NamespacedName{Namespace: hcp.Namespace, Name: name}, have); apierrors.IsNotFound(err) {
 			have = nil

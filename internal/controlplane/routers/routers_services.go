@@ -12,25 +12,6 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
 
-// Names of the router Services in a control-plane namespace. They are API:
-// the observers find the Services, and the AWSEndpointServices are named
-// after them.
-const (
-	// PrivateRouterServiceName is the internal load balancer in front of the
-	// private router; it exists when the cluster is private.
-	PrivateRouterServiceName = "private-router"
-	// RouterServiceName is the internet-facing load balancer in front of the
-	// same router; it exists when the cluster is public.
-	RouterServiceName = "router"
-	// KubeAPIServerPrivateServiceName is the internal load balancer of an
-	// AWS API server published by LoadBalancer on a private cluster.
-	KubeAPIServerPrivateServiceName = "kube-apiserver-private"
-)
-
-// ServiceNames lists every router Service the controller manages, in the
-// order it reconciles them.
-var ServiceNames = []string{PrivateRouterServiceName, RouterServiceName, KubeAPIServerPrivateServiceName}
-
 // Annotations that cloud load-balancer controllers read. The AWS ones are
 // set for both the in-tree provider and the AWS Load Balancer Controller.
 const (
@@ -75,47 +56,36 @@ var managedAnnotations = []string{
 }
 
 // DesiredServices returns the router Services the HostedControlPlane calls
-// for, in ServiceNames order, each owned by hcp:
-//
-// AWS (endpointAccess):
-//   - private-router, an internal NLB with cross-zone load balancing, when
-//     PublicAndPrivate or Private;
-//   - router, an internet-facing NLB, when Public or PublicAndPrivate;
-//   - kube-apiserver-private, an internal NLB on 6443, when the API server is
-//     published by LoadBalancer and the cluster is private.
-//
-// Azure (topology), only when the private configuration is present:
-//   - private-router, an internal load balancer, for every service;
-//   - router, a public load balancer, when PublicAndPrivate.
+// for (hcplinkv1beta1.WantedRouterServices says which), in
+// RouterServiceNames order, each owned by hcp: on AWS internal NLBs with
+// cross-zone load balancing (private-router, and kube-apiserver-private on
+// 6443) and an internet-facing NLB (router); on Azure an internal load
+// balancer (private-router) and a public one (router).
 func DesiredServices(hcp *hcplinkv1beta1.HostedControlPlane) []*corev1.Service {
 	var out []*corev1.Service
-	platform := &hcp.Spec.Platform
-	switch platform.Type {
-	case hcplinkv1beta1.AWSPlatform:
-		if platform.IsPrivate() {
-			out = append(out, routerService(hcp, PrivateRouterServiceName, awsAnnotations(true)))
-		}
-		if platform.IsPublic() {
-			out = append(out, routerService(hcp, RouterServiceName, awsAnnotations(false)))
-		}
-		apiServer, _ := hcplinkv1beta1.PublishingStrategyFor(hcp.Spec.Services, hcplinkv1beta1.APIServer)
-		if platform.IsPrivate() && apiServer.Type == hcplinkv1beta1.LoadBalancerPublishing {
-			out = append(out, kubeAPIServerPrivateService(hcp))
-		}
-	case hcplinkv1beta1.AzurePlatform:
-		// Gated on the private configuration (IsPrivate checks it), not on
-		// the topology alone.
-		if !platform.IsPrivate() {
-			return nil
-		}
-		out = append(out, routerService(hcp, PrivateRouterServiceName, map[string]string{AzureLoadBalancerInternalAnnotation: annotationTrue}))
-		if platform.IsPublic() {
-			// "false" is Azure's default (public) said explicitly, so that
-			// every Service of an Azure cluster names its cloud.
-			out = append(out, routerService(hcp, RouterServiceName, map[string]string{AzureLoadBalancerInternalAnnotation: annotationFalse}))
-		}
+	for _, name := range hcplinkv1beta1.WantedRouterServices(hcp) {
+		out = append(out, desiredService(hcp, name))
 	}
 	return out
+}
+
+// desiredService is one wanted router Service with its cloud's
+// annotations.
+func desiredService(hcp *hcplinkv1beta1.HostedControlPlane, name string) *corev1.Service {
+	internal := name != hcplinkv1beta1.RouterServiceName
+	if hcp.Spec.Platform.Type == hcplinkv1beta1.AzurePlatform {
+		// "false" is Azure's default (public) said explicitly, so that
+		// every Service of an Azure cluster names its cloud.
+		value := annotationFalse
+		if internal {
+			value = annotationTrue
+		}
+		return routerService(hcp, name, map[string]string{AzureLoadBalancerInternalAnnotation: value})
+	}
+	if name == hcplinkv1beta1.KubeAPIServerPrivateServiceName {
+		return kubeAPIServerPrivateService(hcp)
+	}
+	return routerService(hcp, name, awsAnnotations(internal))
 }
 
 // awsAnnotations returns the annotations of an internal or internet-facing
@@ -147,7 +117,7 @@ func routerService(hcp *hcplinkv1beta1.HostedControlPlane, name string, annotati
 }
 
 func kubeAPIServerPrivateService(hcp *hcplinkv1beta1.HostedControlPlane) *corev1.Service {
-	return loadBalancerService(hcp, KubeAPIServerPrivateServiceName, awsAnnotations(true), corev1.ServicePort{
+	return loadBalancerService(hcp, hcplinkv1beta1.KubeAPIServerPrivateServiceName, awsAnnotations(true), corev1.ServicePort{
 		Name:       kubeAPIServerPortName,
 		Protocol:   corev1.ProtocolTCP,
 		Port:       kubeAPIServerPort,

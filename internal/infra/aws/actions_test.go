@@ -1,4 +1,4 @@
-package awsinfra
+package aws
 
 import (
 	"context"

@@ -4,7 +4,7 @@
 // private hosted zones. Everything is tagged for the infra ID and found again
 // by those tags, so re-running create is always safe and destroy removes
 // exactly what is tagged, whoever made it.
-package awsinfra
+package aws
 
 import (
 	"errors"

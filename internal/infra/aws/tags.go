@@ -1,4 +1,4 @@
-package awsinfra
+package aws
 
 import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"

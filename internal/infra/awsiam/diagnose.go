@@ -6,7 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"github.com/hcplink/hcplink/internal/diagnose"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 )
 
 // DefaultDiagnoseUser is the read-only user `hcplink diagnose` runs as.
@@ -17,7 +17,7 @@ const DefaultDiagnoseUser = "hcplink-diagnose"
 // exactly diagnose's read-only policy (internal/diagnose permissions.go).
 // With credsFile, a new access key is written there unless the file exists.
 func CreateDiagnoseUser(ctx context.Context, client *iam.Client, w io.Writer, user, credsFile string) (*OperatorOutput, error) {
-	return ensureUser(ctx, client, w, user, diagnose.AWSPolicy(), credsFile, "--diagnose")
+	return ensureUser(ctx, client, w, user, awscloud.Policy(awscloud.Diagnose), credsFile, "--diagnose")
 }
 
 // DestroyDiagnoseUser deletes the user with its keys and policy.

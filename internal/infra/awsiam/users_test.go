@@ -19,7 +19,6 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
-	"github.com/hcplink/hcplink/internal/diagnose"
 )
 
 // TestUsersHoldExactlyTheirPolicy: each user `create iam aws` makes
@@ -49,7 +48,7 @@ func TestUsersHoldExactlyTheirPolicy(t *testing.T) {
 			},
 		},
 		{
-			name: "diagnose", user: DefaultDiagnoseUser, policy: diagnose.AWSPolicy(),
+			name: "diagnose", user: DefaultDiagnoseUser, policy: awscloud.Policy(awscloud.Diagnose),
 			create: CreateDiagnoseUser, destroy: DestroyDiagnoseUser,
 			allowed: func(ctx context.Context, ec *ec2.Client) error {
 				_, err := ec.DescribeVpcEndpoints(ctx, &ec2.DescribeVpcEndpointsInput{})

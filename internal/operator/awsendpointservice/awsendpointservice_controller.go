@@ -61,8 +61,8 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
-	"github.com/hcplink/hcplink/internal/driftinterval"
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -97,7 +97,7 @@ const (
 	// DefaultDriftInterval: how often a healthy service is checked against
 	// AWS (and how long the batched listing serves); the platform's default,
 	// shared with the control-plane operator.
-	DefaultDriftInterval = driftinterval.AWS
+	DefaultDriftInterval = intervals.AWSDrift
 	// defaultMaxConcurrentReconciles: one slow or throttled cluster never
 	// blocks the others (controller.Options.MaxConcurrentReconciles
 	// overrides it).

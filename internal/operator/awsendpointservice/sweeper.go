@@ -13,14 +13,14 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/metrics"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 const (
-	// DefaultSweepInterval: orphans are rare (a lost object, a forced
-	// finalizer); looking twice an hour is plenty.
-	DefaultSweepInterval = 30 * time.Minute
+	// DefaultSweepInterval: see intervals.AWSEndpointServiceSweep.
+	DefaultSweepInterval = intervals.AWSEndpointServiceSweep
 	// DefaultSweepGracePeriod: a service must look orphaned this long
 	// before it is removed, so that a service whose object is being
 	// created (status not yet written, cache not yet synced) is never

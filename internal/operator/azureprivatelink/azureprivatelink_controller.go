@@ -66,8 +66,8 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
-	"github.com/hcplink/hcplink/internal/driftinterval"
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -89,7 +89,7 @@ var ownedConditions = []string{
 const (
 	// DefaultDriftInterval: how often a healthy service is compared with
 	// Azure (the platform's default, shared with the control-plane operator).
-	DefaultDriftInterval = driftinterval.Azure
+	DefaultDriftInterval = intervals.AzureDrift
 	// defaultMaxConcurrentReconciles: one slow or throttled cluster never
 	// blocks the others.
 	defaultMaxConcurrentReconciles = 4

@@ -3,7 +3,7 @@
 // aggregated conditions, the control-plane operator's final customer-side
 // sweep, and the management-side endpoint-service controller and orphan
 // sweeper.
-package awsplatform
+package aws
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package awsplatform
+package aws
 
 import (
 	"strings"

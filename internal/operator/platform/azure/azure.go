@@ -5,7 +5,7 @@
 // identity (configured once, at install: azidentity's environment plus
 // the endpoints of internal/cloud/azure). There is no final customer-side
 // sweep yet.
-package azureplatform
+package azure
 
 import (
 	"context"

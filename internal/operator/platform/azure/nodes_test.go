@@ -1,4 +1,4 @@
-package azureplatform
+package azure
 
 import (
 	"strings"
