@@ -82,12 +82,15 @@ func (c *cluster) checkFrontend(ctx context.Context, cr *hcplinkv1beta1.AzurePri
 	if err != nil {
 		return fmt.Errorf("reading the internal load balancer: %w", err)
 	}
-	fes := lb.Properties.FrontendIPConfigurations
-	if len(fes) != 1 || deref(fes[0].Properties.PrivateIPAddress) != ing[0].IP ||
-		!strings.EqualFold(deref(fes[0].Properties.Subnet.ID), env.AzureManagement.LoadBalancerSubnetID) {
-		return fmt.Errorf("load balancer %s does not serve %s from the management subnet", deref(lb.Name), ing[0].IP)
+	// The internal load balancer is shared, as the cloud provider's: one
+	// of its frontends is the router's.
+	for _, fe := range lb.Properties.FrontendIPConfigurations {
+		if p := fe.Properties; p != nil && deref(p.PrivateIPAddress) == ing[0].IP && p.Subnet != nil &&
+			strings.EqualFold(deref(p.Subnet.ID), env.AzureManagement.LoadBalancerSubnetID) {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("load balancer %s does not serve %s from the management subnet", deref(lb.Name), ing[0].IP)
 }
 
 func checkPLS(pls *armnetwork.PrivateLinkService, cr *hcplinkv1beta1.AzurePrivateLinkService, extra []string) error {
