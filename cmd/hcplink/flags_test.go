@@ -165,3 +165,29 @@ func TestAzureOperatorConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckLoadBalancerConfigurations(t *testing.T) {
+	long := strings.Repeat("a", 71)
+	for _, tc := range []struct {
+		name     string
+		platform string
+		names    []string
+		wantErr  string
+	}{
+		{"none is fine anywhere", "AWS", nil, ""},
+		{"names on Azure", "Azure", []string{"kubernetes", "lb-2", "lb_3"}, ""},
+		{"the longest name that still fits with -internal", "Azure", []string{long}, ""},
+		{"too long for -internal", "Azure", []string{long + "a"}, "not a load-balancer name"},
+		{"another platform", "AWS", []string{"kubernetes"}, "needs --private-platform=Azure"},
+		{"a name Azure refuses", "Azure", []string{"-lb"}, "not a load-balancer name"},
+		{"a name ending in a period", "Azure", []string{"lb."}, "not a load-balancer name"},
+		{"named twice", "Azure", []string{"lb-2", "LB-2"}, "named twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkLoadBalancerConfigurations(tc.platform, tc.names)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("err = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}

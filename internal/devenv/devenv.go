@@ -260,6 +260,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		if e.Platform == PlatformAzure {
 			e.operatorOptions.PrivatePlatform, e.operatorOptions.AWSPrivateRegion = operator.PlatformAzure, ""
 			e.operatorOptions.Azure = &e.azureOperator
+			e.operatorOptions.AzureLoadBalancerConfigurations = opts.AzureLoadBalancerConfigurations
 		}
 		e.operatorLog = opts.Log.WithName("operator")
 		e.StartOperator()

@@ -40,6 +40,10 @@ const (
 	AWSLoadBalancerCrossZoneAnnotation  = "service.beta.kubernetes.io/aws-load-balancer-cross-zone-load-balancing-enabled"
 	AWSLoadBalancerAttributesAnnotation = "service.beta.kubernetes.io/aws-load-balancer-attributes"
 	AzureLoadBalancerInternalAnnotation = "service.beta.kubernetes.io/azure-load-balancer-internal"
+	// AzureLoadBalancerConfigurationsAnnotation names the cloud provider's
+	// load-balancer configurations a Service may be placed on
+	// (https://cloud-provider-azure.sigs.k8s.io/topics/multislb/).
+	AzureLoadBalancerConfigurationsAnnotation = "service.beta.kubernetes.io/azure-load-balancer-configurations"
 )
 
 // Values of those annotations.
@@ -72,6 +76,7 @@ var managedAnnotations = []string{
 	AWSLoadBalancerCrossZoneAnnotation,
 	AWSLoadBalancerAttributesAnnotation,
 	AzureLoadBalancerInternalAnnotation,
+	AzureLoadBalancerConfigurationsAnnotation,
 }
 
 // DesiredServices returns the router Services the HostedControlPlane calls
@@ -86,7 +91,9 @@ var managedAnnotations = []string{
 //
 // Azure (topology), only when the private configuration is present:
 //   - private-router, an internal load balancer, for every service;
-//   - router, a public load balancer, when PublicAndPrivate.
+//   - router, a public load balancer, when PublicAndPrivate;
+//   - both on the load-balancer configuration the operator chose
+//     (spec.azureLoadBalancerConfiguration), when it chose one.
 func DesiredServices(hcp *hcplinkv1beta1.HostedControlPlane) []*corev1.Service {
 	var out []*corev1.Service
 	platform := &hcp.Spec.Platform
@@ -108,12 +115,25 @@ func DesiredServices(hcp *hcplinkv1beta1.HostedControlPlane) []*corev1.Service {
 		if !platform.IsPrivate() {
 			return nil
 		}
-		out = append(out, routerService(hcp, PrivateRouterServiceName, map[string]string{AzureLoadBalancerInternalAnnotation: annotationTrue}))
+		out = append(out, routerService(hcp, PrivateRouterServiceName, azureAnnotations(hcp, true)))
 		if platform.IsPublic() {
-			// "false" is Azure's default (public) said explicitly, so that
-			// every Service of an Azure cluster names its cloud.
-			out = append(out, routerService(hcp, RouterServiceName, map[string]string{AzureLoadBalancerInternalAnnotation: annotationFalse}))
+			out = append(out, routerService(hcp, RouterServiceName, azureAnnotations(hcp, false)))
 		}
+	}
+	return out
+}
+
+// azureAnnotations returns the annotations of an internal or public Azure
+// router: "false" is Azure's default (public) said explicitly, so that
+// every Service of an Azure cluster names its cloud; the load-balancer
+// configuration the operator placed the cluster on, when it placed it.
+func azureAnnotations(hcp *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string {
+	out := map[string]string{AzureLoadBalancerInternalAnnotation: annotationFalse}
+	if internal {
+		out[AzureLoadBalancerInternalAnnotation] = annotationTrue
+	}
+	if c := hcp.Spec.AzureLoadBalancerConfiguration; c != "" {
+		out[AzureLoadBalancerConfigurationsAnnotation] = c
 	}
 	return out
 }

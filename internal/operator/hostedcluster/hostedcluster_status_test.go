@@ -209,7 +209,7 @@ func TestStatusPatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hc := &hcplinkv1beta1.HostedCluster{Status: tt.status}
 			hc.ResourceVersion = tt.rv
-			got := statusPatch(hc, tt.change, tt.cpNS, now)
+			got := statusPatch(hc, tt.change, tt.cpNS, "", now)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d operations, want %d: %s", len(got), len(tt.want), mustJSON(got))
 			}
