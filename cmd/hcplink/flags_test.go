@@ -95,7 +95,8 @@ func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
 	for _, opts := range []install.Options{
 		{PrivatePlatform: "AWS", AWS: install.AWSCredentials{Region: "us-east-1", SecretName: "creds"}, ManagementClusterID: "mc-1"},
 		{PrivatePlatform: "Azure", Azure: install.AzureCredentials{SecretName: "sp", PLSResourceGroup: "mgmt-rg",
-			VNetID: "/subscriptions/11111111-1111-4111-8111-111111111111/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt"}},
+			VNetID:                     "/subscriptions/11111111-1111-4111-8111-111111111111/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt",
+			LoadBalancerConfigurations: []string{"kubernetes", "lb-2"}}},
 		{},
 	} {
 		t.Run(opts.PrivatePlatform, func(t *testing.T) {
@@ -124,6 +125,11 @@ func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
 			if vnet := opts.Azure.VNetID; vnet != "" {
 				if got := cmd.Flags().Lookup("azure-vnet-id").Value.String(); got != vnet {
 					t.Errorf("--azure-vnet-id = %q, want %q", got, vnet)
+				}
+			}
+			if c := opts.Azure.LoadBalancerConfigurations; len(c) > 0 {
+				if got := cmd.Flags().Lookup("azure-load-balancer-configurations").Value.String(); got != "[kubernetes,lb-2]" {
+					t.Errorf("--azure-load-balancer-configurations = %s, want [kubernetes,lb-2]", got)
 				}
 			}
 		})
