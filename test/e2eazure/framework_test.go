@@ -56,7 +56,11 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	var err error
-	env, err = devenv.Start(ctx, devenv.Options{Platform: devenv.PlatformAzure, Log: testLogger(), Progress: os.Stderr, DriftInterval: driftInterval})
+	// Scenarios run at once, more than the 8 Private Link Services one
+	// internal load balancer takes: the management cluster has several,
+	// and the operator places each cluster on one.
+	env, err = devenv.Start(ctx, devenv.Options{Platform: devenv.PlatformAzure, Log: testLogger(), Progress: os.Stderr, DriftInterval: driftInterval,
+		AzureLoadBalancerConfigurations: []string{"kubernetes", "lb-2", "lb-3"}})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2eazure: starting devenv: %v\n", err)
 		return 1

@@ -82,6 +82,17 @@ func (c *cluster) checkFrontend(ctx context.Context, cr *hcplinkv1beta1.AzurePri
 	if err != nil {
 		return fmt.Errorf("reading the internal load balancer: %w", err)
 	}
+	// The operator placed the cluster on a load-balancer configuration;
+	// the router names it, and the cloud provider put it there.
+	hc := &hcplinkv1beta1.HostedCluster{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.namespace, Name: c.name}, hc); err != nil {
+		return err
+	}
+	placed := hc.Status.AzureLoadBalancerConfiguration
+	if placed == "" || router.Annotations["service.beta.kubernetes.io/azure-load-balancer-configurations"] != placed || deref(lb.Name) != placed+"-internal" {
+		return fmt.Errorf("the cluster is placed on %q, its router names %q, its load balancer is %s", placed,
+			router.Annotations["service.beta.kubernetes.io/azure-load-balancer-configurations"], deref(lb.Name))
+	}
 	// The internal load balancer is shared, as the cloud provider's: one
 	// of its frontends is the router's.
 	for _, fe := range lb.Properties.FrontendIPConfigurations {
