@@ -136,6 +136,19 @@ type HostedClusterStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	ControlPlaneNamespace string `json:"controlPlaneNamespace,omitempty"`
+
+	// azureLoadBalancerConfiguration is the Azure cloud provider's
+	// load-balancer configuration (cloud-provider-azure's
+	// multipleStandardLoadBalancerConfigurations) the operator placed the
+	// cluster's router Services on: chosen once, among the operator's
+	// --azure-load-balancer-configurations, before the routers exist, and
+	// kept for the cluster's life, so that a restart never moves a
+	// cluster. Empty when the operator places nothing (the cloud provider's
+	// own placement).
+	//
+	// +optional
+	// +kubebuilder:validation:MaxLength=80
+	AzureLoadBalancerConfiguration string `json:"azureLoadBalancerConfiguration,omitempty"`
 }
 
 // HostedCluster is a hosted Kubernetes control plane whose workers reach it

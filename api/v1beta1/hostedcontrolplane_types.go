@@ -87,6 +87,16 @@ type HostedControlPlaneSpec struct {
 	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=500
 	NodePools []HostedControlPlaneNodePool `json:"nodePools,omitempty"`
+
+	// azureLoadBalancerConfiguration is the HostedCluster's
+	// status.azureLoadBalancerConfiguration: the router Services carry it
+	// in the annotation service.beta.kubernetes.io/azure-load-balancer-configurations,
+	// which makes the Azure cloud provider put them on that
+	// configuration's load balancers. Written by the operator.
+	//
+	// +optional
+	// +kubebuilder:validation:MaxLength=80
+	AzureLoadBalancerConfiguration string `json:"azureLoadBalancerConfiguration,omitempty"`
 }
 
 // HostedControlPlaneNodePool is a NodePool as the control-plane operator

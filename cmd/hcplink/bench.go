@@ -75,6 +75,7 @@ object, with the same keys on both clouds.`,
 	cmd.Flags().DurationVar(&opts.DriftInterval, "drift-interval", 15*time.Second, "the operators' drift-check interval while the steady state is observed (clusters are created at the production interval)")
 	cmd.Flags().DurationVar(&opts.Timeout, "timeout", 15*time.Minute, "how long to wait for all clusters to become Available")
 	cmd.Flags().BoolVar(&opts.Realistic, "realistic", false, "cloudsim's realistic delays (load balancers, endpoint services, Private Link Services and endpoints provision as long as the clouds take) instead of the fast ones; the lower bound's provisioning chain follows")
+	cmd.Flags().IntVar(&opts.AzureLoadBalancerConfigurations, "azure-load-balancer-configurations", 0, "with --platform azure: how many of the cloud provider's load-balancer configurations (each an internal load balancer with room for 8 Private Link Services) the operator places routers on (0: ceil(clusters/8), none for 8 or fewer)")
 	cmd.Flags().BoolVar(&inProcess, "in-process-operator", false, "run the management operator in this process (no memory figure)")
 	return cmd
 }

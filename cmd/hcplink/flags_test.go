@@ -95,7 +95,8 @@ func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
 	for _, opts := range []install.Options{
 		{PrivatePlatform: "AWS", AWS: install.AWSCredentials{Region: "us-east-1", SecretName: "creds"}, ManagementClusterID: "mc-1"},
 		{PrivatePlatform: "Azure", Azure: install.AzureCredentials{SecretName: "sp", PLSResourceGroup: "mgmt-rg",
-			VNetID: "/subscriptions/11111111-1111-4111-8111-111111111111/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt"}},
+			VNetID:                     "/subscriptions/11111111-1111-4111-8111-111111111111/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt",
+			LoadBalancerConfigurations: []string{"kubernetes", "lb-2"}}},
 		{},
 	} {
 		t.Run(opts.PrivatePlatform, func(t *testing.T) {
@@ -124,6 +125,11 @@ func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
 			if vnet := opts.Azure.VNetID; vnet != "" {
 				if got := cmd.Flags().Lookup("azure-vnet-id").Value.String(); got != vnet {
 					t.Errorf("--azure-vnet-id = %q, want %q", got, vnet)
+				}
+			}
+			if c := opts.Azure.LoadBalancerConfigurations; len(c) > 0 {
+				if got := cmd.Flags().Lookup("azure-load-balancer-configurations").Value.String(); got != "[kubernetes,lb-2]" {
+					t.Errorf("--azure-load-balancer-configurations = %s, want [kubernetes,lb-2]", got)
 				}
 			}
 		})
@@ -161,6 +167,32 @@ func TestAzureOperatorConfig(t *testing.T) {
 			}
 			if cfg != nil && (cfg.ResourceGroup != tt.wantRG || cfg.VNetID != tt.vnet || cfg.SubscriptionID != "sub-1" || cfg.ClientID != "client-1") {
 				t.Errorf("config = %+v, want resource group %q over the environment's subscription and client", cfg, tt.wantRG)
+			}
+		})
+	}
+}
+
+func TestCheckLoadBalancerConfigurations(t *testing.T) {
+	long := strings.Repeat("a", 71)
+	for _, tc := range []struct {
+		name     string
+		platform string
+		names    []string
+		wantErr  string
+	}{
+		{"none is fine anywhere", "AWS", nil, ""},
+		{"names on Azure", "Azure", []string{"kubernetes", "lb-2", "lb_3"}, ""},
+		{"the longest name that still fits with -internal", "Azure", []string{long}, ""},
+		{"too long for -internal", "Azure", []string{long + "a"}, "not a load-balancer name"},
+		{"another platform", "AWS", []string{"kubernetes"}, "needs --private-platform=Azure"},
+		{"a name Azure refuses", "Azure", []string{"-lb"}, "not a load-balancer name"},
+		{"a name ending in a period", "Azure", []string{"lb."}, "not a load-balancer name"},
+		{"named twice", "Azure", []string{"lb-2", "LB-2"}, "named twice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkLoadBalancerConfigurations(tc.platform, tc.names)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("err = %v, want %q", err, tc.wantErr)
 			}
 		})
 	}

@@ -55,7 +55,9 @@ The management operator's cloud identity, one way per platform:
          api://AzureADTokenExchange); --azure-pls-resource-group RG names
          the management cluster's resource group, where the operator looks
          for its load balancers (default: read from a Node's providerID),
-         and --azure-vnet-id ID its VNet.
+         --azure-vnet-id ID its VNet, and --azure-load-balancer-configurations
+         A,B the cloud provider's load-balancer configurations to place
+         routers on (Azure allows 8 Private Link Services per load balancer).
 
 The cluster is reached the standard way (--kubeconfig, KUBECONFIG,
 in-cluster).`,
@@ -98,6 +100,7 @@ in-cluster).`,
 	fl.StringVar(&f.opts.Azure.SubscriptionID, "azure-subscription-id", "", "management subscription (required with a workload identity)")
 	fl.StringVar(&f.opts.Azure.PLSResourceGroup, "azure-pls-resource-group", "", "the management cluster's resource group, where the operator looks for its internal load balancers (default: the resource group in the first Node's spec.providerID)")
 	fl.StringVar(&f.opts.Azure.VNetID, "azure-vnet-id", "", "the management cluster's VNet (resource ID): only load balancer frontends in it are the cluster's")
+	fl.StringSliceVar(&f.opts.Azure.LoadBalancerConfigurations, "azure-load-balancer-configurations", nil, "the cloud provider's load-balancer configurations (multipleStandardLoadBalancerConfigurations) the operator places each new private cluster's routers on, one with room for its Private Link Service")
 	addKubeconfigFlag(cmd)
 	return cmd
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -51,6 +53,9 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 			if opts.Azure, err = azureOperatorConfig(opts.PrivatePlatform, azurePLSResourceGroup, azureVNetID, os.Getenv); err != nil {
 				return err
 			}
+			if err := checkLoadBalancerConfigurations(opts.PrivatePlatform, opts.AzureLoadBalancerConfigurations); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			return operator.Run(ctrl.LoggerInto(ctx, ctrl.Log.WithName("operator")), opts)
@@ -70,6 +75,7 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 	f.DurationVar(&opts.EndpointServiceDriftInterval, "drift-interval", 0, "how often each AWS endpoint service or Azure Private Link Service is checked for drift, jittered (0: the platform's default: "+intervals.DriftHelp()+")")
 	f.StringVar(&azurePLSResourceGroup, "azure-pls-resource-group", "", "with --private-platform=Azure: the management cluster's resource group, where its internal load balancers are looked for (default: the resource group in the first Node's spec.providerID)")
 	f.StringVar(&azureVNetID, "azure-vnet-id", "", "with --private-platform=Azure: the management cluster's VNet (resource ID); only load balancer frontends in it are taken (needed when clusters with the same address ranges share the resource group)")
+	f.StringSliceVar(&opts.AzureLoadBalancerConfigurations, "azure-load-balancer-configurations", nil, "with --private-platform=Azure: the cloud provider's load-balancer configurations (cloud-provider-azure multipleStandardLoadBalancerConfigurations, comma-separated) to place each new private cluster's routers on, one whose internal load balancer has room for its Private Link Service (Azure allows 8 per load balancer); the choice is kept in the HostedCluster's status.azureLoadBalancerConfiguration (default: none; the cloud provider places the routers, on one shared internal load balancer unless configured otherwise)")
 	f.DurationVar(&opts.EndpointServiceSweepInterval, "sweep-interval", 0, "how often endpoint services tagged for objects that no longer exist are looked for, jittered (0: 30m)")
 	f.BoolVar(&opts.DebugLiveHeap, "debug-live-heap", false, "serve the live heap after a forced garbage collection at "+liveheap.Path+" on the metrics endpoint (for hcplink bench; each request pauses the operator briefly)")
 	_ = cmd.MarkFlagRequired("control-plane-operator-image")
@@ -102,4 +108,33 @@ func azureOperatorConfig(platform, plsResourceGroup, vnetID string, getenv func(
 	}
 	cfg.ResourceGroup, cfg.VNetID = plsResourceGroup, vnetID
 	return &cfg, nil
+}
+
+// loadBalancerConfigurationName is an Azure load balancer name that still
+// fits with "-internal" after it (80 characters; letters, digits,
+// underscores, periods and hyphens; beginning with a letter or digit,
+// ending with a letter, digit or underscore:
+// https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules#microsoftnetwork).
+var loadBalancerConfigurationName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_.-]{0,69}[A-Za-z0-9_])?$`)
+
+// checkLoadBalancerConfigurations refuses --azure-load-balancer-configurations
+// without the Azure platform, and names Azure would refuse.
+func checkLoadBalancerConfigurations(platform string, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	if platform != operator.PlatformAzure {
+		return fmt.Errorf("--azure-load-balancer-configurations needs --private-platform=Azure, not %q", platform)
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if !loadBalancerConfigurationName.MatchString(n) {
+			return fmt.Errorf("--azure-load-balancer-configurations: %q is not a load-balancer name Azure accepts (up to 71 letters, digits, underscores, periods and hyphens, beginning with a letter or digit and ending with a letter, digit or underscore)", n)
+		}
+		if seen[strings.ToLower(n)] {
+			return fmt.Errorf("--azure-load-balancer-configurations: %q is named twice", n)
+		}
+		seen[strings.ToLower(n)] = true
+	}
+	return nil
 }

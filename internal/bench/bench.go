@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
@@ -69,6 +70,13 @@ type Options struct {
 	// long as the clouds take) instead of the fast ones; the lower bound's
 	// provisioning chain is then theirs.
 	Realistic bool
+	// AzureLoadBalancerConfigurations is how many of the Azure cloud
+	// provider's load-balancer configurations the management cluster has
+	// (each internal load balancer holds at most 8 Private Link Services)
+	// and the operator places routers on; 0: enough for the clusters,
+	// ceil(clusters/8), and none (the one shared internal load balancer)
+	// for 8 or fewer.
+	AzureLoadBalancerConfigurations int
 }
 
 // Run performs the benchmark and prints its figures.
@@ -125,6 +133,10 @@ func Run(ctx context.Context, opts Options) (err error) {
 	}
 	createCalls := env.Cloud.Counters.Snapshot()
 	createByPrincipal := env.Cloud.Counters.SnapshotByPrincipal()
+	placements, err := countPlacements(ctx, env, clusters)
+	if err != nil {
+		return err
+	}
 	// Before the restart below: the process that created the clusters.
 	peak := peakRSS(env.OperatorPID)
 	lbCreate := env.LoadBalancerCalls.Snapshot()
@@ -152,6 +164,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 		create: createCalls, createByPrincipal: createByPrincipal, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
 		accounting: f.accounting(env), memory: heap.taken(), peak: peak,
 	})
+	r.Placements = placements
 	if opts.JSON {
 		return r.writeJSON(opts.Out)
 	}
@@ -368,4 +381,43 @@ func settleWithDrift(ctx context.Context, env *devenv.Env, clusters int, drift t
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// countPlacements counts the clusters per load-balancer configuration the
+// operator placed them on (status.azureLoadBalancerConfiguration); nil
+// when it placed none.
+func countPlacements(ctx context.Context, env *devenv.Env, clusters []cluster) (map[string]int, error) {
+	var out map[string]int
+	for _, c := range clusters {
+		hc := &hcplinkv1beta1.HostedCluster{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.namespace, Name: c.name}, hc); err != nil {
+			return nil, fmt.Errorf("reading cluster %s/%s: %w", c.namespace, c.name, err)
+		}
+		if p := hc.Status.AzureLoadBalancerConfiguration; p != "" {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[p]++
+		}
+	}
+	return out, nil
+}
+
+// LoadBalancerConfigurations names the Azure cloud provider's
+// load-balancer configurations the bench gives the management cluster:
+// want of them, or (want 0) ceil(clusters/8) when that is more than one.
+// The first is named after the cloud provider's cluster ("kubernetes"), as
+// cloud-provider-azure requires.
+func LoadBalancerConfigurations(want, clusters int) []string {
+	if want <= 0 {
+		want = (clusters + azurecloud.MaxPrivateLinkServicesPerLoadBalancer - 1) / azurecloud.MaxPrivateLinkServicesPerLoadBalancer
+		if want <= 1 {
+			return nil
+		}
+	}
+	out := []string{"kubernetes"}
+	for i := 2; i <= want; i++ {
+		out = append(out, fmt.Sprintf("lb-%d", i))
+	}
+	return out
 }

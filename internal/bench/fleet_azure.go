@@ -49,7 +49,10 @@ func (f *azureFleet) devenvOptions(opts Options, progress io.Writer) devenv.Opti
 		OperatorBinary: opts.OperatorBinary,
 		Platform:       devenv.PlatformAzure,
 		AzureDelays:    f.delays,
-		Faults:         &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
+		// Enough internal load balancers for the clusters' Private Link
+		// Services, as a management cluster with more than 8 needs.
+		AzureLoadBalancerConfigurations: LoadBalancerConfigurations(opts.AzureLoadBalancerConfigurations, opts.Clusters),
+		Faults:                          &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +66,9 @@ type Report struct {
 	OperatorMemorySamples         []MemorySample `json:"operatorMemorySamples"`
 	OperatorPeakBytes             int64          `json:"operatorPeakBytes"`
 	SteadyAccountingExplains      string         `json:"steadyAccounting"`
+	// Placements counts the clusters per Azure load-balancer configuration
+	// the operator placed their routers on (none: it placed none).
+	Placements map[string]int `json:"placements,omitempty"`
 }
 
 const awsSteadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window, credentials checks and token exchanges at their first run's cost, sweeps modelled"
@@ -152,6 +157,14 @@ func (r Report) print(out io.Writer) {
 		line("cloud", r.Platform)
 	}
 	line("clusters", fmt.Sprint(r.Clusters))
+	if len(r.Placements) > 0 {
+		names := slices.Sorted(maps.Keys(r.Placements))
+		var parts []string
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%s %d", n, r.Placements[n]))
+		}
+		line("clusters per load-balancer configuration", strings.Join(parts, ", "))
+	}
 	line("customer accounts (AWS) or guest subscriptions (Azure)", fmt.Sprint(r.Accounts))
 	line("time until all are Available", fmt.Sprintf("%.1fs", r.SecondsToAvail))
 	line("lower bound", fmt.Sprintf("%.1fs", r.LowerBoundSeconds))

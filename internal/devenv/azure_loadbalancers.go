@@ -11,9 +11,11 @@ import (
 )
 
 // setupAzureLoadBalancers registers the stand-in for Azure's cloud
-// provider: a load balancer per Azure LoadBalancer Service in the
-// management resource group, internal ones taking a private address from
-// the management VNet. Its calls are counted in LoadBalancerCalls.
+// provider: each Azure LoadBalancer Service a frontend on the shared load
+// balancer of its kind in the management resource group (one per
+// configuration of Options.AzureLoadBalancerConfigurations), internal
+// ones taking a private address from the management VNet. Its calls are
+// counted in LoadBalancerCalls.
 func (e *Env) setupAzureLoadBalancers(mgr ctrl.Manager) error {
 	e.LoadBalancerCalls = newCallCounter("Microsoft.Network")
 	opts := *e.AzureClientOptions
@@ -22,6 +24,7 @@ func (e *Env) setupAzureLoadBalancers(mgr ctrl.Manager) error {
 		Credential: e.AzureAdmin, ClientOptions: &opts,
 		SubscriptionID: e.AzureManagement.SubscriptionID, ResourceGroup: e.AzureManagement.ResourceGroup,
 		Location: AzureLocation, SubnetID: e.AzureManagement.LoadBalancerSubnetID,
+		Configurations: azureLoadBalancerConfigurations(e.azureLoadBalancerConfigurations),
 	}}).SetupWithManager(mgr)
 }
 
@@ -51,4 +54,14 @@ func azureOperation(method, path string) string {
 		types = append(types, segs[i])
 	}
 	return strings.Join(types, "/") + "/" + verb
+}
+
+// azureLoadBalancerConfigurations are the cloud provider's configurations
+// of those names, each allowing service placement.
+func azureLoadBalancerConfigurations(names []string) []lbcontroller.AzureLoadBalancerConfiguration {
+	out := make([]lbcontroller.AzureLoadBalancerConfiguration, 0, len(names))
+	for _, n := range names {
+		out = append(out, lbcontroller.AzureLoadBalancerConfiguration{Name: n})
+	}
+	return out
 }

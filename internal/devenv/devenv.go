@@ -77,6 +77,13 @@ type Options struct {
 	// or PlatformAzure. An Azure devenv serves cloudsim over HTTPS and
 	// seeds no AWS accounts.
 	Platform Platform
+	// AzureLoadBalancerConfigurations are the Azure cloud provider's
+	// multipleStandardLoadBalancerConfigurations, by name: the stand-in
+	// places Services on them, and the management operator places routers
+	// on them (--azure-load-balancer-configurations). None: one shared
+	// internal load balancer, kubernetes-internal, as the cloud provider's
+	// default.
+	AzureLoadBalancerConfigurations []string
 }
 
 // Env is a running devenv.
@@ -137,6 +144,8 @@ type Env struct {
 	azure         *azureEnv
 	azureOperator azurecloud.Config // the management operator's identity
 	driftInterval time.Duration
+	// azureLoadBalancerConfigurations are Options.AzureLoadBalancerConfigurations.
+	azureLoadBalancerConfigurations []string
 
 	// The in-process management operator, which tests may stop and start.
 	operatorOptions operator.Options
@@ -162,7 +171,8 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		progress = io.Discard
 	}
 	step := func(format string, args ...any) { fmt.Fprintf(progress, "devenv: "+format+"\n", args...) }
-	e := &Env{workDir: opts.WorkDir, driftInterval: opts.DriftInterval, Platform: opts.Platform}
+	e := &Env{workDir: opts.WorkDir, driftInterval: opts.DriftInterval, Platform: opts.Platform,
+		azureLoadBalancerConfigurations: opts.AzureLoadBalancerConfigurations}
 	if e.Platform == "" {
 		e.Platform = PlatformAWS
 	}
@@ -251,6 +261,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		if e.Platform == PlatformAzure {
 			e.operatorOptions.PrivatePlatform, e.operatorOptions.AWSPrivateRegion = operator.PlatformAzure, ""
 			e.operatorOptions.Azure = &e.azureOperator
+			e.operatorOptions.AzureLoadBalancerConfigurations = opts.AzureLoadBalancerConfigurations
 		}
 		e.operatorLog = opts.Log.WithName("operator")
 		e.StartOperator()

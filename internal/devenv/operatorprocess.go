@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	azcloud "github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 
@@ -82,6 +83,9 @@ func (e *Env) operatorCloud(ctx context.Context) (args, env []string, err error)
 		args = []string{"--private-platform", operator.PlatformAzure, "--azure-pls-resource-group", e.azureOperator.ResourceGroup}
 		if e.azureOperator.VNetID != "" {
 			args = append(args, "--azure-vnet-id", e.azureOperator.VNetID)
+		}
+		if c := e.azureLoadBalancerConfigurations; len(c) > 0 {
+			args = append(args, "--azure-load-balancer-configurations", strings.Join(c, ","))
 		}
 		return args, azureOperatorEnv(e.azureOperator, e.AzureCABundle), nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"sort"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -46,6 +47,9 @@ func operatorArgs(o Options) []string {
 	}
 	if o.PrivatePlatform == "Azure" && o.Azure.VNetID != "" {
 		args = append(args, "--azure-vnet-id="+o.Azure.VNetID)
+	}
+	if o.PrivatePlatform == "Azure" && len(o.Azure.LoadBalancerConfigurations) > 0 {
+		args = append(args, "--azure-load-balancer-configurations="+strings.Join(o.Azure.LoadBalancerConfigurations, ","))
 	}
 	if o.ManagementClusterID != "" {
 		args = append(args, "--management-cluster-id="+o.ManagementClusterID)

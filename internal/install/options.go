@@ -93,6 +93,11 @@ type AzureCredentials struct {
 	// VNetID is the management cluster's VNet (the operator's
 	// --azure-vnet-id); empty: any VNet of the resource group.
 	VNetID string
+	// LoadBalancerConfigurations are the cloud provider's load-balancer
+	// configurations the operator places routers on (the operator's
+	// --azure-load-balancer-configurations); none: the cloud provider's
+	// own placement.
+	LoadBalancerConfigurations []string
 }
 
 // withDefaults fills the defaults in.
@@ -149,7 +154,7 @@ func (c AWSCredentials) given() bool {
 }
 
 func (c AzureCredentials) given() bool {
-	return c.SecretName != "" || c.WorkloadIdentityClientID != "" || c.TenantID != "" || c.SubscriptionID != "" || c.PLSResourceGroup != "" || c.VNetID != "" || len(c.CredentialsFile) > 0
+	return c.SecretName != "" || c.WorkloadIdentityClientID != "" || c.TenantID != "" || c.SubscriptionID != "" || c.PLSResourceGroup != "" || c.VNetID != "" || len(c.LoadBalancerConfigurations) > 0 || len(c.CredentialsFile) > 0
 }
 
 func (c AWSCredentials) validate() error {

@@ -86,6 +86,12 @@ type Options struct {
 	// for the management subscription, and the endpoint overrides of
 	// internal/cloud/azure). Used only when PrivatePlatform is Azure.
 	Azure *azurecloud.Config
+	// AzureLoadBalancerConfigurations are the Azure cloud provider's
+	// load-balancer configurations (multipleStandardLoadBalancerConfigurations)
+	// the operator places each private cluster's routers on, one with
+	// room for its Private Link Service; none: the cloud provider's
+	// default placement. Used only when PrivatePlatform is Azure.
+	AzureLoadBalancerConfigurations []string
 	// MaxConcurrentReconciles is the worker count of each controller, so
 	// that one slow cluster never holds the others; zero means
 	// DefaultMaxConcurrentReconciles.
@@ -190,14 +196,16 @@ func Run(ctx context.Context, opts Options) error {
 	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
 	recorder := events.New(mgr.GetEventRecorder(eventSource))
 	var credentials platform.Credentials
+	var placer platform.Placer
 	if private != nil && private.Setup != nil {
-		checker, err := setupPlatform(ctx, mgr, private, opts, recorder)
+		checker, started, err := setupPlatform(ctx, mgr, private, opts, recorder)
 		if err != nil {
 			return err
 		}
 		if checker != nil {
 			credentials = checker
 		}
+		placer = started.Placer
 	}
 
 	r := &hostedcluster.Reconciler{
@@ -212,6 +220,7 @@ func Run(ctx context.Context, opts Options) error {
 			CleanupGracePeriod:        opts.CleanupGracePeriod,
 			Platforms:                 platforms,
 			ManagementCredentials:     credentials,
+			Placer:                    placer,
 		},
 	}
 	if err := r.SetupWithManager(mgr, copts); err != nil {
@@ -237,7 +246,7 @@ func Run(ctx context.Context, opts Options) error {
 // clusters still work): the log and the gauge say so, and the credentials
 // count as invalid from now on, so that the operator's own cleanup, which
 // cannot run, may be given up at deletion after the grace period.
-func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platform, opts Options, recorder *events.Recorder) (*credentialsChecker, error) {
+func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platform, opts Options, recorder *events.Recorder) (*credentialsChecker, platform.Started, error) {
 	log := ctrl.LoggerFrom(ctx)
 	checker := newCredentialsChecker(p.Name, nil, log.WithName("credentials"))
 	var cloud any
@@ -247,7 +256,7 @@ func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platfor
 	case opts.Azure != nil && p.Name == PlatformAzure:
 		cloud = opts.Azure
 	}
-	caller, err := p.Setup(ctx, mgr, platform.SetupOptions{
+	started, err := p.Setup(ctx, mgr, platform.SetupOptions{
 		Log:                     log,
 		Region:                  opts.AWSPrivateRegion,
 		Cloud:                   cloud,
@@ -256,23 +265,24 @@ func setupPlatform(ctx context.Context, mgr manager.Manager, p *platform.Platfor
 		DriftInterval:           opts.EndpointServiceDriftInterval,
 		SweepInterval:           opts.EndpointServiceSweepInterval,
 		Events:                  recorder,
+		Placements:              opts.AzureLoadBalancerConfigurations,
 	})
 	switch {
 	case platform.IsConfigError(err):
 		log.Error(err, "the cloud configuration could not be loaded; private connectivity will not work until it is fixed", "platform", p.Name)
 		credentialsValid.WithLabelValues(p.Name).Set(0)
 		checker.set(platform.CredentialsInvalid)
-		return checker, nil
+		return checker, started, nil
 	case err != nil:
-		return nil, fmt.Errorf("operator: setting up %s: %w", p.Name, err)
-	case caller == nil:
-		return nil, nil
+		return nil, started, fmt.Errorf("operator: setting up %s: %w", p.Name, err)
+	case started.Identity == nil:
+		return nil, started, nil
 	}
-	checker.caller = caller
+	checker.caller = started.Identity
 	if err := mgr.Add(checker); err != nil {
-		return nil, fmt.Errorf("operator: adding the credentials check: %w", err)
+		return nil, started, fmt.Errorf("operator: adding the credentials check: %w", err)
 	}
-	return checker, nil
+	return checker, started, nil
 }
 
 // azureAuthorityHost is the Entra ID authority of the operator's own Azure

@@ -40,7 +40,11 @@ func run(m *testing.M) int {
 		_ = flag.Set("test.parallel", "8")
 	}
 	var err error
-	env, err = suite.Start(devenv.Options{Platform: devenv.PlatformAzure, DriftInterval: driftInterval})
+	// Scenarios run at once, more than the 8 Private Link Services one
+	// internal load balancer takes: the management cluster has several,
+	// and the operator places each cluster on one.
+	env, err = suite.Start(devenv.Options{Platform: devenv.PlatformAzure, DriftInterval: driftInterval,
+		AzureLoadBalancerConfigurations: []string{"kubernetes", "lb-2", "lb-3"}})
 	if err != nil {
 		return 1
 	}

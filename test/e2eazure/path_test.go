@@ -82,12 +82,26 @@ func (c *cluster) checkFrontend(ctx context.Context, cr *hcplinkv1beta1.AzurePri
 	if err != nil {
 		return fmt.Errorf("reading the internal load balancer: %w", err)
 	}
-	fes := lb.Properties.FrontendIPConfigurations
-	if len(fes) != 1 || deref(fes[0].Properties.PrivateIPAddress) != ing[0].IP ||
-		!strings.EqualFold(deref(fes[0].Properties.Subnet.ID), env.AzureManagement.LoadBalancerSubnetID) {
-		return fmt.Errorf("load balancer %s does not serve %s from the management subnet", deref(lb.Name), ing[0].IP)
+	// The operator placed the cluster on a load-balancer configuration;
+	// the router names it, and the cloud provider put it there.
+	hc := &hcplinkv1beta1.HostedCluster{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.namespace, Name: c.name}, hc); err != nil {
+		return err
 	}
-	return nil
+	placed := hc.Status.AzureLoadBalancerConfiguration
+	if placed == "" || router.Annotations["service.beta.kubernetes.io/azure-load-balancer-configurations"] != placed || deref(lb.Name) != placed+"-internal" {
+		return fmt.Errorf("the cluster is placed on %q, its router names %q, its load balancer is %s", placed,
+			router.Annotations["service.beta.kubernetes.io/azure-load-balancer-configurations"], deref(lb.Name))
+	}
+	// The internal load balancer is shared, as the cloud provider's: one
+	// of its frontends is the router's.
+	for _, fe := range lb.Properties.FrontendIPConfigurations {
+		if p := fe.Properties; p != nil && deref(p.PrivateIPAddress) == ing[0].IP && p.Subnet != nil &&
+			strings.EqualFold(deref(p.Subnet.ID), env.AzureManagement.LoadBalancerSubnetID) {
+			return nil
+		}
+	}
+	return fmt.Errorf("load balancer %s does not serve %s from the management subnet", deref(lb.Name), ing[0].IP)
 }
 
 func checkPLS(pls *armnetwork.PrivateLinkService, cr *hcplinkv1beta1.AzurePrivateLinkService, extra []string) error {

@@ -95,10 +95,13 @@ func subnetPrefix(p *armnetwork.SubnetPropertiesFormat) netip.Prefix {
 // assignIP gives an IP configuration its address in subnet: the requested
 // static one, checked, or the lowest free one. mine tells the configurations
 // of the resource being written, whose current addresses do not count as taken.
-func assignIP(req *Request, subnet *Resource, ipConfigID string, method *armnetwork.IPAllocationMethod, requested *string, mine func(string) bool) (string, armnetwork.IPAllocationMethod, *Error) {
+func assignIP(req *Request, subnet *Resource, ipConfigID string, method *armnetwork.IPAllocationMethod, requested *string, mine func(string) bool, taken ...netip.Addr) (string, armnetwork.IPAllocationMethod, *Error) {
 	props := subnet.Properties.(*armnetwork.SubnetPropertiesFormat)
 	prefix := subnetPrefix(props)
 	used := usedAddresses(req.Store, subnet.ID.String(), mine)
+	for _, a := range taken {
+		used[a] = "another configuration of " + req.ID.String()
+	}
 	static := method != nil && *method == armnetwork.IPAllocationMethodStatic
 	if static || (method == nil && deref(requested) != "") {
 		a, err := checkStaticIP(ipConfigID, subnet.ID.String(), prefix, deref(requested), used)

@@ -1,6 +1,7 @@
 package azure
 
 import (
+	"net/netip"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
@@ -50,9 +51,23 @@ func putLoadBalancer(req *Request, existing *Resource) (*Reply, *Error) {
 		props.sku = &armnetwork.LoadBalancerSKU{Name: ptr(armnetwork.LoadBalancerSKUNameBasic), Tier: ptr(armnetwork.LoadBalancerSKUTierRegional)}
 	}
 	mine := idsPrefixed(req.ID.String())
-	for _, fe := range props.FrontendIPConfigurations {
-		if err := placeFrontend(req, fe, mine); err != nil {
-			return nil, err
+	// Frontends that keep their address are placed first, so that a new
+	// one never takes an address another frontend of the load balancer
+	// holds (the store's copy of this load balancer is skipped as a whole).
+	var taken []netip.Addr
+	for _, keeps := range []bool{true, false} {
+		for _, fe := range props.FrontendIPConfigurations {
+			if fe != nil && fe.Properties != nil && (deref(fe.Properties.PrivateIPAddress) != "") != keeps {
+				continue
+			}
+			if err := placeFrontend(req, fe, mine, taken); err != nil {
+				return nil, err
+			}
+			if fe.Properties != nil {
+				if a, err := netip.ParseAddr(deref(fe.Properties.PrivateIPAddress)); err == nil {
+					taken = append(taken, a)
+				}
+			}
 		}
 	}
 	if existing != nil {
@@ -70,7 +85,7 @@ func putLoadBalancer(req *Request, existing *Resource) (*Reply, *Error) {
 
 // placeFrontend gives an internal frontend its private address, or checks
 // a public frontend's public IP reference.
-func placeFrontend(req *Request, fe *armnetwork.FrontendIPConfiguration, mine func(string) bool) *Error {
+func placeFrontend(req *Request, fe *armnetwork.FrontendIPConfiguration, mine func(string) bool, taken []netip.Addr) *Error {
 	if fe == nil || deref(fe.Name) == "" || fe.Properties == nil {
 		return BadRequest("InvalidRequestFormat", "Cannot parse the request: every frontend IP configuration of load balancer %s needs a name and properties.", req.ID)
 	}
@@ -92,7 +107,7 @@ func placeFrontend(req *Request, fe *armnetwork.FrontendIPConfiguration, mine fu
 		return err
 	}
 	p.Subnet = &armnetwork.Subnet{ID: ptr(subnet.ID.String())}
-	addr, method, err := assignIP(req, subnet, id, p.PrivateIPAllocationMethod, p.PrivateIPAddress, mine)
+	addr, method, err := assignIP(req, subnet, id, p.PrivateIPAllocationMethod, p.PrivateIPAddress, mine, taken...)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,10 @@ const (
 	AWSLoadBalancerCrossZoneAnnotation  = "service.beta.kubernetes.io/aws-load-balancer-cross-zone-load-balancing-enabled"
 	AWSLoadBalancerAttributesAnnotation = "service.beta.kubernetes.io/aws-load-balancer-attributes"
 	AzureLoadBalancerInternalAnnotation = "service.beta.kubernetes.io/azure-load-balancer-internal"
+	// AzureLoadBalancerConfigurationsAnnotation names the cloud provider's
+	// load-balancer configurations a Service may be placed on
+	// (https://cloud-provider-azure.sigs.k8s.io/topics/multislb/).
+	AzureLoadBalancerConfigurationsAnnotation = "service.beta.kubernetes.io/azure-load-balancer-configurations"
 )
 
 // Values of those annotations.
@@ -53,6 +57,7 @@ var managedAnnotations = []string{
 	AWSLoadBalancerCrossZoneAnnotation,
 	AWSLoadBalancerAttributesAnnotation,
 	AzureLoadBalancerInternalAnnotation,
+	AzureLoadBalancerConfigurationsAnnotation,
 }
 
 // DesiredServices returns the router Services the HostedControlPlane calls
@@ -60,7 +65,9 @@ var managedAnnotations = []string{
 // RouterServiceNames order, each owned by hcp: on AWS internal NLBs with
 // cross-zone load balancing (private-router, and kube-apiserver-private on
 // 6443) and an internet-facing NLB (router); on Azure an internal load
-// balancer (private-router) and a public one (router).
+// balancer (private-router) and a public one (router), both on the
+// load-balancer configuration the operator chose
+// (spec.azureLoadBalancerConfiguration), when it chose one.
 func DesiredServices(hcp *hcplinkv1beta1.HostedControlPlane) []*corev1.Service {
 	var out []*corev1.Service
 	for _, name := range hcplinkv1beta1.WantedRouterServices(hcp) {
@@ -74,18 +81,27 @@ func DesiredServices(hcp *hcplinkv1beta1.HostedControlPlane) []*corev1.Service {
 func desiredService(hcp *hcplinkv1beta1.HostedControlPlane, name string) *corev1.Service {
 	internal := name != hcplinkv1beta1.RouterServiceName
 	if hcp.Spec.Platform.Type == hcplinkv1beta1.AzurePlatform {
-		// "false" is Azure's default (public) said explicitly, so that
-		// every Service of an Azure cluster names its cloud.
-		value := annotationFalse
-		if internal {
-			value = annotationTrue
-		}
-		return routerService(hcp, name, map[string]string{AzureLoadBalancerInternalAnnotation: value})
+		return routerService(hcp, name, azureAnnotations(hcp, internal))
 	}
 	if name == hcplinkv1beta1.KubeAPIServerPrivateServiceName {
 		return kubeAPIServerPrivateService(hcp)
 	}
 	return routerService(hcp, name, awsAnnotations(internal))
+}
+
+// azureAnnotations returns the annotations of an internal or public Azure
+// router: "false" is Azure's default (public) said explicitly, so that
+// every Service of an Azure cluster names its cloud; the load-balancer
+// configuration the operator placed the cluster on, when it placed it.
+func azureAnnotations(hcp *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string {
+	out := map[string]string{AzureLoadBalancerInternalAnnotation: annotationFalse}
+	if internal {
+		out[AzureLoadBalancerInternalAnnotation] = annotationTrue
+	}
+	if c := hcp.Spec.AzureLoadBalancerConfiguration; c != "" {
+		out[AzureLoadBalancerConfigurationsAnnotation] = c
+	}
+	return out
 }
 
 // awsAnnotations returns the annotations of an internal or internet-facing

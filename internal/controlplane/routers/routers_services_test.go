@@ -66,6 +66,15 @@ func TestDesiredServices(t *testing.T) {
 	)
 	azureNoPrivateConfig := azureHCP("ns", hcplinkv1beta1.AzureTopologyPrivate)
 	azureNoPrivateConfig.Spec.Platform.Azure.Private = nil
+	azurePlaced := azureHCP("ns", hcplinkv1beta1.AzureTopologyPublicAndPrivate)
+	azurePlaced.Spec.AzureLoadBalancerConfiguration = "lb-2"
+	placed := func(a map[string]string) map[string]string {
+		out := map[string]string{AzureLoadBalancerConfigurationsAnnotation: "lb-2"}
+		for k, v := range a {
+			out[k] = v
+		}
+		return out
+	}
 
 	tests := []struct {
 		name string
@@ -83,6 +92,7 @@ func TestDesiredServices(t *testing.T) {
 		{"Azure PublicAndPrivate", azureHCP("ns", hcplinkv1beta1.AzureTopologyPublicAndPrivate), []wantService{privateRouter(azureInternalAnnotations), router(azurePublicAnnotations)}},
 		{"Azure Private", azureHCP("ns", hcplinkv1beta1.AzureTopologyPrivate), []wantService{privateRouter(azureInternalAnnotations)}},
 		{"Azure Private without the private configuration", azureNoPrivateConfig, nil},
+		{"Azure placed on a load-balancer configuration: both routers name it", azurePlaced, []wantService{privateRouter(placed(azureInternalAnnotations)), router(placed(azurePublicAnnotations))}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -15,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
@@ -26,30 +29,54 @@ import (
 // balancer (a private frontend in the cluster's VNet).
 const AzureInternalAnnotation = "service.beta.kubernetes.io/azure-load-balancer-internal"
 
-// azureFrontendName is the one frontend of each load balancer.
-const azureFrontendName = "frontend"
-
 // AzureOptions configure the Azure stand-in.
 type AzureOptions struct {
 	// Credential and ClientOptions reach the management subscription.
 	Credential    azcore.TokenCredential
 	ClientOptions *arm.ClientOptions
 	// SubscriptionID, ResourceGroup and Location say where the load
-	// balancers (and the public addresses of public ones) are made.
+	// balancers (and the public addresses of public Services) are made.
 	SubscriptionID, ResourceGroup, Location string
 	// SubnetID is the management VNet's subnet internal frontends take
 	// their private address from.
 	SubnetID string
+	// ClusterName is the cloud provider's cluster name (empty:
+	// DefaultAzureClusterName): its load balancers in single-load-balancer
+	// mode, and the prefix of public addresses.
+	ClusterName string
+	// Configurations are the cloud config's
+	// multipleStandardLoadBalancerConfigurations; none is the single
+	// load-balancer mode (one configuration named ClusterName).
+	Configurations []AzureLoadBalancerConfiguration
 }
 
-// AzureReconciler is the stand-in for Azure's cloud provider: for every
-// LoadBalancer Service with an Azure annotation it makes a Standard load
-// balancer in the management resource group, named like the AWS ones, with
-// one frontend: a private address from the management subnet when the
-// Service asks to be internal, else a public address. It writes the
-// frontend's IP to status.loadBalancer and deletes the load balancer (and
-// its public address) when the Service goes, holding the Service with the
-// cleanup finalizer until Azure no longer has them. Waiting is a requeue.
+func (o AzureOptions) clusterName() string {
+	if o.ClusterName == "" {
+		return DefaultAzureClusterName
+	}
+	return o.ClusterName
+}
+
+func (o AzureOptions) configurations() []AzureLoadBalancerConfiguration {
+	if len(o.Configurations) == 0 {
+		return []AzureLoadBalancerConfiguration{{Name: o.clusterName()}}
+	}
+	return o.Configurations
+}
+
+// AzureReconciler is the stand-in for Azure's cloud provider
+// (cloud-provider-azure) and places Services as it does
+// (azure_placement.go): every LoadBalancer Service with an Azure
+// annotation gets a frontend on a shared Standard load balancer of its
+// kind — <configuration>-internal with a private address from the
+// management subnet when the Service asks to be internal, <configuration>
+// with a public address of its own otherwise — made when its first
+// frontend is and deleted with its last. It writes the frontend's IP to
+// status.loadBalancer and removes the frontend (and the public address)
+// when the Service goes, holding the Service with the cleanup finalizer
+// until Azure no longer has them. Waiting is a requeue. It runs one
+// worker, as the cloud provider's service controller does on Azure: the
+// Services share load balancers.
 type AzureReconciler struct {
 	Client   client.Client
 	Options  AzureOptions
@@ -77,6 +104,7 @@ func (r *AzureReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("azure-service-load-balancers").
 		For(&corev1.Service{}, builder.WithPredicates(relevant, notStatusOnly{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
 		Complete(r)
 }
 
@@ -92,7 +120,7 @@ func (r *AzureReconciler) clients() (*armnetwork.LoadBalancersClient, *armnetwor
 	return r.lbs, r.ips, r.initErr
 }
 
-// Reconcile gives a Service its load balancer, or takes it away.
+// Reconcile gives a Service its frontend, or takes it away.
 func (r *AzureReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	svc := &corev1.Service{}
 	if err := r.Client.Get(ctx, req.NamespacedName, svc); err != nil {
@@ -105,11 +133,22 @@ func (r *AzureReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	} else {
 		res, err = r.reconcileNormal(ctx, svc)
 	}
-	if azureStatus(err) == http.StatusTooManyRequests {
+	switch {
+	case azureStatus(err) == http.StatusTooManyRequests:
 		ctrl.LoggerFrom(ctx).Info("Azure throttled the load-balancer controller; backing off")
 		return ctrl.Result{RequeueAfter: throttledRequeue}, nil
+	case azureErrorCode(err) == "AnotherOperationInProgress":
+		// Another Service's change of the shared load balancer is running.
+		return ctrl.Result{RequeueAfter: minPoll}, nil
 	}
 	return res, err
+}
+
+// placement is where a Service's frontend is: its load balancer, or nil.
+type placement struct {
+	lb       *armnetwork.LoadBalancer
+	internal bool
+	config   string
 }
 
 func (r *AzureReconciler) reconcileNormal(ctx context.Context, svc *corev1.Service) (ctrl.Result, error) {
@@ -118,32 +157,47 @@ func (r *AzureReconciler) reconcileNormal(ctx context.Context, svc *corev1.Servi
 			return ctrl.Result{}, err
 		}
 	}
-	name := LoadBalancerName(svc.Namespace, svc.Name, svc.UID)
-	internal := wantsAzureInternal(svc)
-	lb, err := r.getLoadBalancer(ctx, name)
+	lbs, err := r.listLoadBalancers(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if lb != nil && isInternalLB(lb) != internal {
-		// Azure cannot turn a frontend from public to private: replace it.
-		r.event(svc, corev1.EventTypeNormal, reasonRecreating, "Ensure", "The Service's internal annotation changed; replacing load balancer %s", name)
+	internal := wantsAzureInternal(svc)
+	eligible := eligibleConfigurations(r.Options.configurations(), svc)
+	cur := r.placementOf(lbs, svc)
+	if cur.lb != nil && (cur.internal != internal || !slices.Contains(eligible, cur.config)) {
+		// Azure cannot turn a frontend from public to private, and a Service
+		// no longer allowed on its load balancer moves: take it off first.
+		r.event(svc, corev1.EventTypeNormal, reasonRecreating, "Ensure", "The Service's annotations changed; moving it off load balancer %s", deref(cur.lb.Name, ""))
 		if err := r.setIP(ctx, svc, ""); err != nil {
 			return ctrl.Result{}, err
 		}
-		return r.deleteLoadBalancer(ctx, svc, name)
+		return r.removeFrontend(ctx, svc, cur.lb)
 	}
-	if lb == nil {
-		return r.createLoadBalancer(ctx, svc, name, internal)
+	if cur.lb == nil {
+		config := chooseConfiguration(eligible, internal, func(name string) int {
+			if lb := lbs[strings.ToLower(name)]; lb != nil {
+				return len(lb.Properties.FrontendIPConfigurations)
+			}
+			return 0
+		})
+		if config == "" {
+			r.event(svc, corev1.EventTypeWarning, reasonNoConfiguration, "Ensure",
+				"No load-balancer configuration may take the Service (annotation %s: %q); the Service stays pending", AzureConfigurationsAnnotation, svc.Annotations[AzureConfigurationsAnnotation])
+			return ctrl.Result{RequeueAfter: failedRequeue}, nil
+		}
+		name := azureLoadBalancerName(config, internal)
+		return r.addFrontend(ctx, svc, name, lbs[strings.ToLower(name)], internal)
 	}
+	lb := cur.lb
 	switch state := deref(lb.Properties.ProvisioningState, ""); state {
 	case armnetwork.ProvisioningStateSucceeded:
 	case armnetwork.ProvisioningStateFailed:
-		r.event(svc, corev1.EventTypeWarning, reasonLoadBalancerFailed, "Ensure", "Load balancer %s failed to provision", name)
+		r.event(svc, corev1.EventTypeWarning, reasonLoadBalancerFailed, "Ensure", "Load balancer %s failed to provision", deref(lb.Name, ""))
 		return ctrl.Result{RequeueAfter: failedRequeue}, nil
 	default:
 		return ctrl.Result{RequeueAfter: minPoll}, nil
 	}
-	ip, err := r.frontendIP(ctx, lb)
+	ip, err := r.frontendIP(ctx, svc, lb)
 	if err != nil || ip == "" {
 		return ctrl.Result{RequeueAfter: minPoll}, err
 	}
@@ -153,25 +207,50 @@ func (r *AzureReconciler) reconcileNormal(ctx context.Context, svc *corev1.Servi
 	if err := r.setIP(ctx, svc, ip); err != nil {
 		return ctrl.Result{}, err
 	}
-	r.event(svc, corev1.EventTypeNormal, reasonEnsuredLoadBalancer, "Ensure", "Load balancer %s serves %s", name, ip)
+	r.event(svc, corev1.EventTypeNormal, reasonEnsuredLoadBalancer, "Ensure", "Load balancer %s serves %s", deref(lb.Name, ""), ip)
 	return ctrl.Result{}, nil
 }
 
-// createLoadBalancer starts creating the Service's load balancer (and the
-// public address of a public one) and comes back to see it provisioned.
-func (r *AzureReconciler) createLoadBalancer(ctx context.Context, svc *corev1.Service, name string, internal bool) (ctrl.Result, error) {
+// placementOf finds the Service's frontend on the load balancers of the
+// configurations.
+func (r *AzureReconciler) placementOf(lbs map[string]*armnetwork.LoadBalancer, svc *corev1.Service) placement {
+	fe := azureFrontendName(svc.UID)
+	for _, c := range r.Options.configurations() {
+		for _, internal := range []bool{true, false} {
+			lb := lbs[strings.ToLower(azureLoadBalancerName(c.Name, internal))]
+			if lb != nil && frontendNamed(lb, fe) != nil {
+				return placement{lb: lb, internal: internal, config: c.Name}
+			}
+		}
+	}
+	return placement{}
+}
+
+// addFrontend puts the Service's frontend on the load balancer name (lb,
+// or a new one when nil): a private address from the management subnet,
+// or the Service's own public address (made first). It comes back to see
+// it provisioned.
+func (r *AzureReconciler) addFrontend(ctx context.Context, svc *corev1.Service, name string, lb *armnetwork.LoadBalancer, internal bool) (ctrl.Result, error) {
 	lbs, ips, err := r.clients()
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if lb != nil && deref(lb.Properties.ProvisioningState, "") != armnetwork.ProvisioningStateSucceeded {
+		return ctrl.Result{RequeueAfter: minPoll}, nil
+	}
+	pipName := r.publicIPName(svc)
 	frontend := &armnetwork.FrontendIPConfigurationPropertiesFormat{}
 	if internal {
+		// A public address left from when the Service was public goes.
+		if res, err := r.deletePublicIP(ctx, pipName); err != nil || res.RequeueAfter > 0 {
+			return res, err
+		}
 		frontend.Subnet = &armnetwork.Subnet{ID: to.Ptr(r.Options.SubnetID)}
 		frontend.PrivateIPAllocationMethod = to.Ptr(armnetwork.IPAllocationMethodDynamic)
 	} else {
-		ip, err := ips.Get(ctx, r.Options.ResourceGroup, name, nil)
+		ip, err := ips.Get(ctx, r.Options.ResourceGroup, pipName, nil)
 		if azureStatus(err) == http.StatusNotFound {
-			_, err = ips.BeginCreateOrUpdate(ctx, r.Options.ResourceGroup, name, armnetwork.PublicIPAddress{
+			_, err = ips.BeginCreateOrUpdate(ctx, r.Options.ResourceGroup, pipName, armnetwork.PublicIPAddress{
 				Location: to.Ptr(r.Options.Location),
 				SKU:      &armnetwork.PublicIPAddressSKU{Name: to.Ptr(armnetwork.PublicIPAddressSKUNameStandard)},
 				Tags:     azureTags(svc),
@@ -180,65 +259,78 @@ func (r *AzureReconciler) createLoadBalancer(ctx context.Context, svc *corev1.Se
 				},
 			}, nil)
 			if err != nil {
-				return ctrl.Result{}, fmt.Errorf("creating public address %s: %w", name, err)
+				return ctrl.Result{}, fmt.Errorf("creating public address %s: %w", pipName, err)
 			}
 			return ctrl.Result{RequeueAfter: minPoll}, nil
 		}
 		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("reading public address %s: %w", name, err)
+			return ctrl.Result{}, fmt.Errorf("reading public address %s: %w", pipName, err)
 		}
 		if deref(ip.Properties.ProvisioningState, "") != armnetwork.ProvisioningStateSucceeded {
 			return ctrl.Result{RequeueAfter: minPoll}, nil
 		}
 		frontend.PublicIPAddress = &armnetwork.PublicIPAddress{ID: ip.ID}
 	}
-	_, err = lbs.BeginCreateOrUpdate(ctx, r.Options.ResourceGroup, name, armnetwork.LoadBalancer{
+	body := armnetwork.LoadBalancer{
 		Location: to.Ptr(r.Options.Location),
 		SKU:      &armnetwork.LoadBalancerSKU{Name: to.Ptr(armnetwork.LoadBalancerSKUNameStandard)},
-		Tags:     azureTags(svc),
+		Tags:     map[string]*string{clusterNameTag: to.Ptr(ClusterTagValue)},
 		Properties: &armnetwork.LoadBalancerPropertiesFormat{
-			FrontendIPConfigurations: []*armnetwork.FrontendIPConfiguration{{Name: to.Ptr(azureFrontendName), Properties: frontend}},
-			BackendAddressPools:      []*armnetwork.BackendAddressPool{{Name: to.Ptr("nodes")}},
+			BackendAddressPools: []*armnetwork.BackendAddressPool{{Name: to.Ptr(r.Options.clusterName())}},
 		},
-	}, nil)
-	if err != nil {
-		r.event(svc, corev1.EventTypeWarning, reasonCreateFailed, "Ensure", "Creating load balancer %s failed: %s; retrying in %v", name, azureErrorText(err), failedRequeue)
+	}
+	if lb != nil {
+		body = *lb
+	}
+	body.Properties.FrontendIPConfigurations = append(slices.Clone(body.Properties.FrontendIPConfigurations),
+		&armnetwork.FrontendIPConfiguration{Name: to.Ptr(azureFrontendName(svc.UID)), Properties: frontend})
+	if _, err := lbs.BeginCreateOrUpdate(ctx, r.Options.ResourceGroup, name, body, nil); err != nil {
+		if azureErrorCode(err) == "AnotherOperationInProgress" {
+			return ctrl.Result{RequeueAfter: minPoll}, nil
+		}
+		r.event(svc, corev1.EventTypeWarning, reasonCreateFailed, "Ensure", "Adding the Service's frontend to load balancer %s failed: %s; retrying in %v", name, azureErrorText(err), failedRequeue)
 		return ctrl.Result{RequeueAfter: failedRequeue}, nil
 	}
-	ctrl.LoggerFrom(ctx).Info("Creating load balancer", "loadBalancer", name, "internal", internal)
+	ctrl.LoggerFrom(ctx).Info("Adding a frontend", "loadBalancer", name, "internal", internal)
 	return ctrl.Result{RequeueAfter: minPoll}, nil
 }
 
-// frontendIP is the address the load balancer's frontend serves: its
-// private address, or its public address's.
-func (r *AzureReconciler) frontendIP(ctx context.Context, lb *armnetwork.LoadBalancer) (string, error) {
-	fes := lb.Properties.FrontendIPConfigurations
-	if len(fes) == 0 || fes[0].Properties == nil {
+// frontendIP is the address the Service's frontend serves: its private
+// address, or its public address's.
+func (r *AzureReconciler) frontendIP(ctx context.Context, svc *corev1.Service, lb *armnetwork.LoadBalancer) (string, error) {
+	fe := frontendNamed(lb, azureFrontendName(svc.UID))
+	if fe == nil || fe.Properties == nil {
 		return "", nil
 	}
-	fe := fes[0].Properties
-	if fe.PublicIPAddress == nil {
-		return deref(fe.PrivateIPAddress, ""), nil
+	if fe.Properties.PublicIPAddress == nil {
+		return deref(fe.Properties.PrivateIPAddress, ""), nil
 	}
 	_, ips, err := r.clients()
 	if err != nil {
 		return "", err
 	}
-	ip, err := ips.Get(ctx, r.Options.ResourceGroup, deref(lb.Name, ""), nil)
+	ip, err := ips.Get(ctx, r.Options.ResourceGroup, r.publicIPName(svc), nil)
 	if err != nil {
-		return "", fmt.Errorf("reading the public address of %s: %w", deref(lb.Name, ""), err)
+		return "", fmt.Errorf("reading the public address of %s: %w", svc.Name, err)
 	}
 	return deref(ip.Properties.IPAddress, ""), nil
 }
 
-// reconcileDelete deletes the Service's load balancer and public address,
-// waits until Azure no longer has them, then lets the Service go.
+// reconcileDelete takes the Service's frontend off its load balancer and
+// deletes its public address, waits until Azure no longer has them, then
+// lets the Service go.
 func (r *AzureReconciler) reconcileDelete(ctx context.Context, svc *corev1.Service) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(svc, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	res, err := r.deleteLoadBalancer(ctx, svc, LoadBalancerName(svc.Namespace, svc.Name, svc.UID))
-	if err != nil || res.RequeueAfter > 0 {
+	lbs, err := r.listLoadBalancers(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cur := r.placementOf(lbs, svc); cur.lb != nil {
+		return r.removeFrontend(ctx, svc, cur.lb)
+	}
+	if res, err := r.deletePublicIP(ctx, r.publicIPName(svc)); err != nil || res.RequeueAfter > 0 {
 		return res, err
 	}
 	if svc.DeletionTimestamp.IsZero() {
@@ -250,37 +342,55 @@ func (r *AzureReconciler) reconcileDelete(ctx context.Context, svc *corev1.Servi
 	return ctrl.Result{}, client.IgnoreNotFound(err)
 }
 
-// deleteLoadBalancer deletes the load balancer, then its public address,
-// and reports a requeue until both are gone. A Private Link Service still
-// on the frontend holds the load balancer (Azure refuses): the operator
-// deletes it first.
-func (r *AzureReconciler) deleteLoadBalancer(ctx context.Context, svc *corev1.Service, name string) (ctrl.Result, error) {
-	lbs, ips, err := r.clients()
+// removeFrontend takes the Service's frontend off lb — deleting lb when it
+// was the last — and comes back until it is gone. A Private Link Service
+// still on the frontend holds it (Azure refuses): the operator deletes
+// that first.
+func (r *AzureReconciler) removeFrontend(ctx context.Context, svc *corev1.Service, lb *armnetwork.LoadBalancer) (ctrl.Result, error) {
+	lbs, _, err := r.clients()
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	lb, err := r.getLoadBalancer(ctx, name)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if lb != nil {
-		if deref(lb.Properties.ProvisioningState, "") != armnetwork.ProvisioningStateDeleting {
-			_, err := lbs.BeginDelete(ctx, r.Options.ResourceGroup, name, nil)
-			if code := azureErrorCode(err); code == "CannotDeleteLoadBalancerWithPrivateLinkService" {
-				r.event(svc, corev1.EventTypeWarning, reasonLoadBalancerInUse, "Delete",
-					"Load balancer %s is still used by a Private Link Service; retrying", name)
-				return ctrl.Result{RequeueAfter: inUseRequeue}, nil
-			} else if err != nil && azureStatus(err) != http.StatusNotFound {
-				return ctrl.Result{}, fmt.Errorf("deleting load balancer %s: %w", name, err)
-			}
-		}
+	name := deref(lb.Name, "")
+	if deref(lb.Properties.ProvisioningState, "") != armnetwork.ProvisioningStateSucceeded {
 		return ctrl.Result{RequeueAfter: minPoll}, nil
+	}
+	fe := azureFrontendName(svc.UID)
+	rest := slices.DeleteFunc(slices.Clone(lb.Properties.FrontendIPConfigurations), func(f *armnetwork.FrontendIPConfiguration) bool {
+		return strings.EqualFold(deref(f.Name, ""), fe)
+	})
+	if len(rest) == 0 {
+		_, err = lbs.BeginDelete(ctx, r.Options.ResourceGroup, name, nil)
+	} else {
+		body := *lb
+		body.Properties.FrontendIPConfigurations = rest
+		_, err = lbs.BeginCreateOrUpdate(ctx, r.Options.ResourceGroup, name, body, nil)
+	}
+	switch code := azureErrorCode(err); {
+	case code == "CannotDeleteLoadBalancerWithPrivateLinkService":
+		r.event(svc, corev1.EventTypeWarning, reasonLoadBalancerInUse, "Delete",
+			"The Service's frontend on load balancer %s is still used by a Private Link Service; retrying", name)
+		return ctrl.Result{RequeueAfter: inUseRequeue}, nil
+	case code == "AnotherOperationInProgress":
+		return ctrl.Result{RequeueAfter: minPoll}, nil
+	case err != nil && azureStatus(err) != http.StatusNotFound:
+		return ctrl.Result{}, fmt.Errorf("removing the Service's frontend from load balancer %s: %w", name, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Removed a frontend", "loadBalancer", name, "deleted", len(rest) == 0)
+	r.event(svc, corev1.EventTypeNormal, reasonDeletedLoadBalancer, "Delete", "Removed the Service's frontend from load balancer %s", name)
+	return ctrl.Result{RequeueAfter: minPoll}, nil
+}
+
+// deletePublicIP deletes the Service's public address and asks to come
+// back until Azure no longer has it; nothing when there is none.
+func (r *AzureReconciler) deletePublicIP(ctx context.Context, name string) (ctrl.Result, error) {
+	_, ips, err := r.clients()
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 	ip, err := ips.Get(ctx, r.Options.ResourceGroup, name, nil)
 	switch {
 	case azureStatus(err) == http.StatusNotFound:
-		ctrl.LoggerFrom(ctx).Info("Deleted load balancer", "loadBalancer", name)
-		r.event(svc, corev1.EventTypeNormal, reasonDeletedLoadBalancer, "Delete", "Deleted load balancer %s", name)
 		return ctrl.Result{}, nil
 	case err != nil:
 		return ctrl.Result{}, fmt.Errorf("reading public address %s: %w", name, err)
@@ -293,23 +403,45 @@ func (r *AzureReconciler) deleteLoadBalancer(ctx context.Context, svc *corev1.Se
 	return ctrl.Result{RequeueAfter: minPoll}, nil
 }
 
-// getLoadBalancer returns the load balancer of that name, or nil.
-func (r *AzureReconciler) getLoadBalancer(ctx context.Context, name string) (*armnetwork.LoadBalancer, error) {
+// listLoadBalancers reads the resource group's load balancers, by lower-case name.
+func (r *AzureReconciler) listLoadBalancers(ctx context.Context) (map[string]*armnetwork.LoadBalancer, error) {
 	lbs, _, err := r.clients()
 	if err != nil {
 		return nil, err
 	}
-	out, err := lbs.Get(ctx, r.Options.ResourceGroup, name, nil)
-	if azureStatus(err) == http.StatusNotFound {
-		return nil, nil
+	out := map[string]*armnetwork.LoadBalancer{}
+	pager := lbs.NewListPager(r.Options.ResourceGroup, nil)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("listing load balancers: %w", err)
+		}
+		for _, lb := range page.Value {
+			if lb == nil || lb.Name == nil {
+				continue
+			}
+			if lb.Properties == nil {
+				lb.Properties = &armnetwork.LoadBalancerPropertiesFormat{}
+			}
+			out[strings.ToLower(*lb.Name)] = lb
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading load balancer %s: %w", name, err)
+	return out, nil
+}
+
+// publicIPName names a Service's public address as cloud-provider-azure
+// does: the cluster name and the frontend's.
+func (r *AzureReconciler) publicIPName(svc *corev1.Service) string {
+	return r.Options.clusterName() + "-" + azureFrontendName(svc.UID)
+}
+
+func frontendNamed(lb *armnetwork.LoadBalancer, name string) *armnetwork.FrontendIPConfiguration {
+	for _, fe := range lb.Properties.FrontendIPConfigurations {
+		if fe != nil && strings.EqualFold(deref(fe.Name, ""), name) {
+			return fe
+		}
 	}
-	if out.Properties == nil {
-		out.Properties = &armnetwork.LoadBalancerPropertiesFormat{}
-	}
-	return &out.LoadBalancer, nil
+	return nil
 }
 
 // setIP writes status.loadBalancer: one ingress with ip, or none when ip
@@ -341,21 +473,19 @@ func wantsAzureInternal(svc *corev1.Service) bool {
 	return svc.Annotations[AzureInternalAnnotation] == "true"
 }
 
-func isInternalLB(lb *armnetwork.LoadBalancer) bool {
-	fes := lb.Properties.FrontendIPConfigurations
-	return len(fes) > 0 && fes[0].Properties != nil && fes[0].Properties.PublicIPAddress == nil
-}
-
 func hasIP(svc *corev1.Service, ip string) bool {
 	ing := svc.Status.LoadBalancer.Ingress
 	return len(ing) == 1 && ing[0].IP == ip && ing[0].Hostname == ""
 }
 
+// clusterNameTag names the cluster on what the cloud provider makes.
+const clusterNameTag = "k8s-azure-cluster-name"
+
 // azureTags name the Service and the cluster on what is made for them,
 // with the tag names of Azure's cloud provider (Azure tag names cannot hold
 // a slash).
 func azureTags(svc *corev1.Service) map[string]*string {
-	return map[string]*string{"k8s-azure-service": to.Ptr(svc.Namespace + "/" + svc.Name), "k8s-azure-cluster-name": to.Ptr(ClusterTagValue)}
+	return map[string]*string{"k8s-azure-service": to.Ptr(svc.Namespace + "/" + svc.Name), clusterNameTag: to.Ptr(ClusterTagValue)}
 }
 
 func azureStatus(err error) int {

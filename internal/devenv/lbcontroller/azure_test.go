@@ -3,6 +3,7 @@ package lbcontroller
 import (
 	"context"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -141,7 +142,7 @@ func internalRouter(t *testing.T) (*azureCloud, *AzureReconciler, *corev1.Servic
 	ns := env.NewNamespace(t)
 	svc := createService(t, ns, "private-router", map[string]string{AzureInternalAnnotation: "true"})
 	settleAzure(t, r, svc)
-	name := LoadBalancerName(ns, "private-router", svc.UID)
+	name := DefaultAzureClusterName + "-internal"
 	lb := c.loadBalancer(t, name)
 	if lb == nil {
 		t.Fatalf("no load balancer %s", name)
@@ -149,12 +150,15 @@ func internalRouter(t *testing.T) (*azureCloud, *AzureReconciler, *corev1.Servic
 	return c, r, svc, name, lb
 }
 
-// An internal Service gets a Standard load balancer with a private address
-// from the management subnet, written to its status; made public, it gets
-// a new load balancer on a public address; deleted, both go and the
-// Service is let go.
+// An internal Service gets a frontend on the shared internal Standard
+// load balancer (kubernetes-internal), with a private address from the
+// management subnet, written to its status; made public, it moves to the
+// public load balancer (kubernetes) on a public address of its own, and
+// the internal load balancer, now empty, goes; deleted, the public load
+// balancer and the address go and the Service is let go.
 func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
 	c, r, svc, name, lb := internalRouter(t)
+	pipName := DefaultAzureClusterName + "-" + azureFrontendName(svc.UID)
 	fe := lb.Properties.FrontendIPConfigurations[0].Properties
 	ip := ingressIP(get(t, svc))
 	if fe.PublicIPAddress != nil || deref(fe.Subnet.ID, "") != c.subnetID || deref(fe.PrivateIPAddress, "") != ip {
@@ -183,7 +187,7 @@ func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
 		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(svc)}); err != nil {
 			return false, err
 		}
-		lb, pip = c.loadBalancer(t, name), c.publicIP(t, name)
+		lb, pip = c.loadBalancer(t, DefaultAzureClusterName), c.publicIP(t, pipName)
 		return lb != nil && pip != nil && len(lb.Properties.FrontendIPConfigurations) > 0 &&
 			lb.Properties.FrontendIPConfigurations[0].Properties.PublicIPAddress != nil, nil
 	})
@@ -191,6 +195,9 @@ func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
 		t.Fatalf("after going public: load balancer %v, public address %v: %v", lb, pip, err)
 	}
 	settleAzure(t, r, svc)
+	if c.loadBalancer(t, name) != nil {
+		t.Errorf("the internal load balancer %s is still there with no frontend left", name)
+	}
 	if got := ingressIP(get(t, svc)); got == "" || got != deref(pip.Properties.IPAddress, "") {
 		t.Errorf("ingress IP %q, want the public address %q", got, deref(pip.Properties.IPAddress, ""))
 	}
@@ -199,7 +206,7 @@ func TestAzureInternalThenPublicThenDeleted(t *testing.T) {
 		t.Fatal(err)
 	}
 	settleAzure(t, r, svc)
-	if c.loadBalancer(t, name) != nil || c.publicIP(t, name) != nil {
+	if c.loadBalancer(t, DefaultAzureClusterName) != nil || c.publicIP(t, pipName) != nil {
 		t.Error("the load balancer or its public address is still there")
 	}
 	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(svc), &corev1.Service{}); !apierrors.IsNotFound(err) {
@@ -249,5 +256,124 @@ func TestAzureLoadBalancerHeldByPrivateLinkService(t *testing.T) {
 	settleAzure(t, r, svc)
 	if c.loadBalancer(t, name) != nil {
 		t.Error("the load balancer is still there after the Private Link Service went")
+	}
+}
+
+// frontendsOf names the frontends of a load balancer (none when absent).
+func (c *azureCloud) frontendsOf(t *testing.T, name string) []string {
+	t.Helper()
+	lb := c.loadBalancer(t, name)
+	if lb == nil {
+		return nil
+	}
+	var out []string
+	for _, fe := range lb.Properties.FrontendIPConfigurations {
+		out = append(out, deref(fe.Name, ""))
+	}
+	return out
+}
+
+// Internal Services share one internal load balancer, as
+// cloud-provider-azure's default: each Service is a frontend on
+// kubernetes-internal with its own address; deleting one takes only its
+// frontend, deleting the last takes the load balancer.
+func TestAzureInternalServicesShareOneLoadBalancer(t *testing.T) {
+	c := newAzureCloud(t)
+	r := c.reconciler(t)
+	var svcs []*corev1.Service
+	for range 3 {
+		svc := createService(t, env.NewNamespace(t), "private-router", map[string]string{AzureInternalAnnotation: "true"})
+		settleAzure(t, r, svc)
+		svcs = append(svcs, svc)
+	}
+	const shared = DefaultAzureClusterName + "-internal"
+	if got := c.frontendsOf(t, shared); len(got) != 3 {
+		t.Fatalf("load balancer %s has frontends %v, want one per Service (3)", shared, got)
+	}
+	ips := map[string]bool{}
+	for _, svc := range svcs {
+		ips[ingressIP(get(t, svc))] = true
+	}
+	if len(ips) != 3 || ips[""] {
+		t.Errorf("the Services' addresses %v: want three distinct ones", ips)
+	}
+
+	if err := env.Client.Delete(t.Context(), svcs[0]); err != nil {
+		t.Fatal(err)
+	}
+	settleAzure(t, r, svcs[0])
+	if got := c.frontendsOf(t, shared); len(got) != 2 || slices.Contains(got, azureFrontendName(svcs[0].UID)) {
+		t.Errorf("after deleting one Service the frontends are %v, want the other two", got)
+	}
+	for _, svc := range svcs[1:] {
+		if err := env.Client.Delete(t.Context(), svc); err != nil {
+			t.Fatal(err)
+		}
+		settleAzure(t, r, svc)
+	}
+	if c.loadBalancer(t, shared) != nil {
+		t.Errorf("load balancer %s is still there with no Service left", shared)
+	}
+}
+
+// With several load-balancer configurations, an unannotated Service goes
+// on the configuration allowing placement whose load balancer has the
+// fewest frontends; an annotated one only on the configurations it names,
+// even one that does not allow placement.
+func TestAzureServicesArePlacedOnConfigurations(t *testing.T) {
+	c := newAzureCloud(t)
+	r := c.reconciler(t)
+	r.Options.Configurations = []AzureLoadBalancerConfiguration{{Name: "kubernetes"}, {Name: "lb-2"}, {Name: "reserved", NoServicePlacement: true}}
+	internal := map[string]string{AzureInternalAnnotation: "true"}
+	for range 4 {
+		settleAzure(t, r, createService(t, env.NewNamespace(t), "private-router", internal))
+	}
+	if a, b := c.frontendsOf(t, "kubernetes-internal"), c.frontendsOf(t, "lb-2-internal"); len(a) != 2 || len(b) != 2 {
+		t.Errorf("unannotated Services: kubernetes-internal %v, lb-2-internal %v; want two each", a, b)
+	}
+	if got := c.frontendsOf(t, "reserved-internal"); len(got) != 0 {
+		t.Errorf("a configuration without service placement took unannotated Services: %v", got)
+	}
+	pinned := createService(t, env.NewNamespace(t), "private-router", map[string]string{AzureInternalAnnotation: "true", AzureConfigurationsAnnotation: "reserved"})
+	settleAzure(t, r, pinned)
+	if got := c.frontendsOf(t, "reserved-internal"); !slices.Equal(got, []string{azureFrontendName(pinned.UID)}) {
+		t.Errorf("the Service pinned to reserved: reserved-internal has %v", got)
+	}
+}
+
+func TestEligibleAndChosenConfigurations(t *testing.T) {
+	configs := []AzureLoadBalancerConfiguration{{Name: "kubernetes"}, {Name: "lb-2"}, {Name: "drain", NoServicePlacement: true}}
+	frontends := map[string]int{"kubernetes-internal": 8, "lb-2-internal": 3, "drain-internal": 0, "kubernetes": 1}
+	count := func(lb string) int { return frontends[lb] }
+	for _, tc := range []struct {
+		name       string
+		annotation *string
+		internal   bool
+		eligible   []string
+		chosen     string
+	}{
+		{"unannotated: those allowing placement, fewest frontends", nil, true, []string{"kubernetes", "lb-2"}, "lb-2"},
+		{"public ones are counted apart", nil, false, []string{"kubernetes", "lb-2"}, "lb-2"},
+		{"annotated: only those named, placement allowed or not", to.Ptr("drain"), true, []string{"drain"}, "drain"},
+		{"several named, spaces and case ignored", to.Ptr(" LB-2 , kubernetes"), true, []string{"kubernetes", "lb-2"}, "lb-2"},
+		{"unknown names: none eligible", to.Ptr("other"), true, nil, ""},
+		{"an empty annotation is no annotation", to.Ptr(""), true, []string{"kubernetes", "lb-2"}, "lb-2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := &corev1.Service{}
+			if tc.annotation != nil {
+				svc.Annotations = map[string]string{AzureConfigurationsAnnotation: *tc.annotation}
+			}
+			got := eligibleConfigurations(configs, svc)
+			if !slices.Equal(got, tc.eligible) {
+				t.Errorf("eligible = %v, want %v", got, tc.eligible)
+			}
+			if chosen := chooseConfiguration(got, tc.internal, count); chosen != tc.chosen {
+				t.Errorf("chosen = %q, want %q", chosen, tc.chosen)
+			}
+		})
+	}
+	if got := chooseConfiguration([]string{"a", "b"}, true, func(string) int { return 0 }); got != "a" {
+		t.Errorf("a tie goes to %q, want the first configuration", got)
 	}
 }

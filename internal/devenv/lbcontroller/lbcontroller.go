@@ -66,6 +66,7 @@ const (
 	reasonLoadBalancerInUse   = "LoadBalancerInUse"
 	reasonRecreating          = "RecreatingLoadBalancer"
 	reasonCreateFailed        = "CreateLoadBalancerFailed"
+	reasonNoConfiguration     = "NoEligibleLoadBalancerConfiguration"
 )
 
 // Requeue delays. Waiting is a requeue, never a sleep.

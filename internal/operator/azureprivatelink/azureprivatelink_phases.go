@@ -388,7 +388,13 @@ func serviceName(s *scope) string {
 	if s.hc == nil {
 		return ""
 	}
-	return azurecloud.PrivateLinkServiceName(clusterID(s.hc))
+	return ServiceNameOf(s.hc)
+}
+
+// ServiceNameOf is the name of the cluster's Private Link Service,
+// pls-<clusterID>.
+func ServiceNameOf(hc *hcplinkv1beta1.HostedCluster) string {
+	return azurecloud.PrivateLinkServiceName(clusterID(hc))
 }
 
 // clusterID names the cluster's Azure resources: spec.clusterID, else the

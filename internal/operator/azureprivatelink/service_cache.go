@@ -136,3 +136,17 @@ func settledService(s *armnetwork.PrivateLinkService) bool {
 	}
 	return false
 }
+
+// All is every service of the resource group as the current listing shows
+// it (listed when stale): what the placement of new clusters counts.
+func (c *ServiceCache) All(ctx context.Context, rg string) ([]armnetwork.PrivateLinkService, error) {
+	items, err := c.listed(ctx, rg)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]armnetwork.PrivateLinkService, 0, len(items))
+	for _, s := range items {
+		out = append(out, s)
+	}
+	return out, nil
+}

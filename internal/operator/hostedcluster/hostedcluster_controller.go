@@ -124,6 +124,9 @@ const (
 	objectDeletionPoll = 5 * time.Second
 	// staleRequeue: a write failed because the read was outdated.
 	staleRequeue = 500 * time.Millisecond
+	// placementRecheck: no place had room for a new cluster's routers; a
+	// deleted cluster frees one without an event on this one.
+	placementRecheck = time.Minute
 	// afterAbandonRequeue: finalizers were just removed; look again soon.
 	afterAbandonRequeue = time.Second
 	// defaultMaxConcurrentReconciles: one slow cluster never blocks the
@@ -157,6 +160,10 @@ type Config struct {
 	// the operator's finalizers on private-link objects are given up only
 	// when they are invalid for the grace period. nil: never given up.
 	ManagementCredentials platform.Credentials
+	// Placer places the routers of a new cluster before its control plane
+	// is made (status.azureLoadBalancerConfiguration); nil: the cloud
+	// provider places them.
+	Placer platform.Placer
 }
 
 func (c Config) privatePlatform() string {
@@ -217,6 +224,8 @@ type scope struct {
 	// hcp is the HostedControlPlane when this pass read it; its Available
 	// condition mirrors the cluster's.
 	hcp *hcplinkv1beta1.HostedControlPlane
+	// placement is written to status.azureLoadBalancerConfiguration when set.
+	placement string
 }
 
 // CacheByObject restricts the manager's cache for the kinds the controller
@@ -403,6 +412,16 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 	if err := r.ensureFinalizer(ctx, hc); err != nil {
 		return 0, err
 	}
+	if refused, err := r.placeRouters(ctx, s); err != nil || refused != nil {
+		if refused != nil {
+			// Nothing is made: routers made now would land where there is
+			// no room.
+			s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
+				Reason: refused.Reason, ObservedGeneration: gen, Message: bound(refused.Message, maxConditionMessage)})
+			return placementRecheck, nil
+		}
+		return 0, err
+	}
 	if err := r.ensureControlPlane(ctx, hc); err != nil {
 		if apierrors.IsConflict(err) {
 			return 0, err // a write raced another; the retry is immediate and nobody needs telling
@@ -527,6 +546,41 @@ func (r *Reconciler) ensureFinalizer(ctx context.Context, hc *hcplinkv1beta1.Hos
 		return fmt.Errorf("adding finalizer %s: %w", hcplinkv1beta1.OperatorFinalizer, err)
 	}
 	return nil
+}
+
+// placeRouters records where the cloud provider is to put the cluster's
+// routers, before they exist: the placement recorded in status, else the
+// existing control plane's (its status write may have been lost), else —
+// for a cluster whose control plane does not exist yet — one the Placer
+// chooses now. A cluster whose control plane was made unplaced is never
+// moved. A refusal (no place has room) is returned for the condition.
+func (r *Reconciler) placeRouters(ctx context.Context, s *scope) (*platform.PlacementRefused, error) {
+	if r.Config.Placer == nil {
+		return nil, nil
+	}
+	recorded := s.hc.Status.AzureLoadBalancerConfiguration
+	if recorded == "" {
+		hcp := &hcplinkv1beta1.HostedControlPlane{}
+		err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.hc.Name}, hcp)
+		switch {
+		case err == nil && hcp.Spec.AzureLoadBalancerConfiguration == "":
+			return nil, nil
+		case err == nil:
+			recorded = hcp.Spec.AzureLoadBalancerConfiguration
+		case !apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("reading the HostedControlPlane: %w", err)
+		}
+	}
+	where, err := r.Config.Placer.Place(ctx, s.hc, recorded)
+	var refused *platform.PlacementRefused
+	if errors.As(err, &refused) {
+		return refused, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("placing the cluster's routers: %w", err)
+	}
+	s.placement, s.hc.Status.AzureLoadBalancerConfiguration = where, where
+	return nil, nil
 }
 
 // ensureControlPlane creates or updates the namespace, the
@@ -744,7 +798,7 @@ func (r *Reconciler) patchStatus(ctx context.Context, s *scope) error {
 		}
 		return fmt.Errorf("reading the cluster before patching its status: %w", err)
 	}
-	ops := statusPatch(fresh, s.conditions, s.cpNamespace, now)
+	ops := statusPatch(fresh, s.conditions, s.cpNamespace, s.placement, now)
 	if len(ops) == 0 {
 		return nil
 	}

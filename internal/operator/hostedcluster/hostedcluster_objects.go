@@ -126,6 +126,9 @@ func desiredHostedControlPlane(hc *hcplinkv1beta1.HostedCluster, nodePools []hcp
 		Networking:  hc.Spec.Networking,
 		Services:    hc.Spec.Services,
 		Platform:    hc.Spec.Platform,
+		// The placement recorded in status (written before the control plane
+		// exists, so that the routers are made where it says).
+		AzureLoadBalancerConfiguration: hc.Status.AzureLoadBalancerConfiguration,
 	}
 	for _, np := range nodePools {
 		if np.Namespace != hc.Namespace || np.Spec.ClusterName != hc.Name {

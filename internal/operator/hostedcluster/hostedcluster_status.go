@@ -278,11 +278,13 @@ type patchOp struct {
 // to what change wants, touching only the conditions of the types it names
 // (each guarded by a test of the entry's type, so a concurrent writer's
 // reordering fails the patch instead of overwriting the wrong entry) and
-// controlPlaneNamespace when cpNamespace is not empty. A condition whose
+// controlPlaneNamespace when cpNamespace is not empty, and
+// azureLoadBalancerConfiguration when placement is not empty (both are
+// written once and kept). A condition whose
 // status, reason, message and observedGeneration are unchanged is left
 // alone; lastTransitionTime changes only with the status. It returns nil
 // when nothing changed.
-func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNamespace string, now metav1.Time) []patchOp {
+func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNamespace, placement string, now metav1.Time) []patchOp {
 	current := hc.Status.Conditions
 	var replaces, removes, adds []patchOp
 	var added []metav1.Condition
@@ -318,10 +320,11 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 	}
 
 	setNamespace := cpNamespace != "" && hc.Status.ControlPlaneNamespace != cpNamespace
-	if len(replaces)+len(removes)+len(adds) == 0 && !setNamespace {
+	setPlacement := placement != "" && hc.Status.AzureLoadBalancerConfiguration != placement
+	if len(replaces)+len(removes)+len(adds) == 0 && !setNamespace && !setPlacement {
 		return nil
 	}
-	if len(current) == 0 && hc.Status.ControlPlaneNamespace == "" {
+	if len(current) == 0 && hc.Status.ControlPlaneNamespace == "" && hc.Status.AzureLoadBalancerConfiguration == "" {
 		// No status yet: create it whole, guarded by the resourceVersion so
 		// that it cannot replace a status someone wrote meanwhile.
 		status := map[string]any{}
@@ -330,6 +333,9 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 		}
 		if cpNamespace != "" {
 			status["controlPlaneNamespace"] = cpNamespace
+		}
+		if placement != "" {
+			status["azureLoadBalancerConfiguration"] = placement
 		}
 		return []patchOp{
 			{Op: "test", Path: "/metadata/resourceVersion", Value: hc.ResourceVersion},
@@ -346,6 +352,9 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 	}
 	if setNamespace {
 		ops = append(ops, patchOp{Op: "add", Path: "/status/controlPlaneNamespace", Value: cpNamespace})
+	}
+	if setPlacement {
+		ops = append(ops, patchOp{Op: "add", Path: "/status/azureLoadBalancerConfiguration", Value: placement})
 	}
 	return ops
 }

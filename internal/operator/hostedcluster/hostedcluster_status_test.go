@@ -167,6 +167,7 @@ func TestStatusPatch(t *testing.T) {
 		rv      string
 		change  conditionChange
 		cpNS    string
+		placed  string
 		want    []op
 		changed map[string]metav1.Time // lastTransitionTime expected per type written
 	}{
@@ -204,12 +205,21 @@ func TestStatusPatch(t *testing.T) {
 		{name: "namespace set on its own", status: hcplinkv1beta1.HostedClusterStatus{Conditions: []metav1.Condition{withTime(valid, 1)}},
 			change: conditionChange{set: []metav1.Condition{withGen(valid, 1)}}, cpNS: "ns-demo",
 			want: []op{{"add", "/status/controlPlaneNamespace", `"ns-demo"`}}},
+		{name: "placement recorded beside the namespace", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo", Conditions: []metav1.Condition{withTime(valid, 1)}},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 1)}}, cpNS: "ns-demo", placed: "lb-2",
+			want: []op{{"add", "/status/azureLoadBalancerConfiguration", `"lb-2"`}}},
+		{name: "placement already recorded: nothing", status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneNamespace: "ns-demo", AzureLoadBalancerConfiguration: "lb-2",
+			Conditions: []metav1.Condition{withTime(valid, 1)}},
+			change: conditionChange{set: []metav1.Condition{withGen(valid, 1)}}, cpNS: "ns-demo", placed: "lb-2", want: nil},
+		{name: "no status yet: the placement is in the whole status", rv: "3",
+			change: conditionChange{}, placed: "kubernetes",
+			want: []op{{"test", "/metadata/resourceVersion", `"3"`}, {"add", "/status", `{"azureLoadBalancerConfiguration":"kubernetes"}`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hc := &hcplinkv1beta1.HostedCluster{Status: tt.status}
 			hc.ResourceVersion = tt.rv
-			got := statusPatch(hc, tt.change, tt.cpNS, now)
+			got := statusPatch(hc, tt.change, tt.cpNS, tt.placed, now)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d operations, want %d: %s", len(got), len(tt.want), mustJSON(got))
 			}

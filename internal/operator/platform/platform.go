@@ -80,6 +80,35 @@ type SetupOptions struct {
 	// Events tells people what the platform's controllers did; nil tells
 	// nothing.
 	Events *events.Recorder
+	// Placements are the places the operator may put clusters' routers on
+	// (Azure: --azure-load-balancer-configurations); none: the cloud
+	// provider places them.
+	Placements []string
+}
+
+// Placer chooses, once per cluster and before its control plane exists,
+// where the cloud provider puts the cluster's router Services (on Azure:
+// one of cloud-provider-azure's load-balancer configurations).
+type Placer interface {
+	// Place returns the cluster's placement: recorded when one was
+	// recorded (it is kept, and counted), else one chosen now, "" when the
+	// platform does not place this cluster. A *PlacementRefused error says
+	// that no place has room.
+	Place(ctx context.Context, hc *hcplinkv1beta1.HostedCluster, recorded string) (string, error)
+}
+
+// PlacementRefused is a Placer's answer when no place has room: the
+// cluster's Available condition carries its reason and message.
+type PlacementRefused struct{ Reason, Message string }
+
+func (e *PlacementRefused) Error() string { return e.Message }
+
+// Started is what a platform's setup hands back to the operator.
+type Started struct {
+	// Identity checks the management credentials; nil: no check.
+	Identity IdentityCaller
+	// Placer places clusters' routers; nil: the cloud provider does.
+	Placer Placer
 }
 
 // IdentityCaller asks the cloud who the operator is: the management
@@ -127,9 +156,10 @@ type Platform struct {
 	// when the wait for the final sweep is given up.
 	FinalSweepLeak func(hc *hcplinkv1beta1.HostedCluster) string
 	// Setup registers the platform's management-side controllers and
-	// returns the check of the management credentials (nil: none). nil
-	// means the platform has no management-side controllers yet.
-	Setup func(ctx context.Context, mgr manager.Manager, opts SetupOptions) (IdentityCaller, error)
+	// returns the check of the management credentials and the placer of
+	// routers (each nil: none). nil means the platform has no
+	// management-side controllers yet.
+	Setup func(ctx context.Context, mgr manager.Manager, opts SetupOptions) (Started, error)
 }
 
 // Registry is the set of platforms the operator knows, in a fixed order.

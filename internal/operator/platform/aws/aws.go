@@ -148,10 +148,10 @@ func finalSweepLeak(hc *hcplinkv1beta1.HostedCluster) string {
 
 // setup registers the AWSEndpointService controller and the orphan
 // sweeper on the management account's clients.
-func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.IdentityCaller, error) {
+func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.Started, error) {
 	cfg, err := loadConfig(ctx, opts)
 	if err != nil {
-		return nil, &platform.ConfigError{Err: err}
+		return platform.Started{}, &platform.ConfigError{Err: err}
 	}
 	ec2Client, elbClient := ec2.NewFromConfig(cfg), elasticloadbalancingv2.NewFromConfig(cfg)
 	r := &awsendpointservice.Reconciler{
@@ -166,7 +166,7 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 	// tests): controller names need not be unique then.
 	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
 	if err := r.SetupWithManager(mgr, copts); err != nil {
-		return nil, fmt.Errorf("setting up the AWSEndpointService controller: %w", err)
+		return platform.Started{}, fmt.Errorf("setting up the AWSEndpointService controller: %w", err)
 	}
 	sweeper := &awsendpointservice.Sweeper{
 		Reader:              mgr.GetAPIReader(),
@@ -176,9 +176,9 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 		ManagementClusterID: opts.ManagementClusterID,
 	}
 	if err := mgr.Add(sweeper); err != nil {
-		return nil, fmt.Errorf("adding the endpoint-service sweeper: %w", err)
+		return platform.Started{}, fmt.Errorf("adding the endpoint-service sweeper: %w", err)
 	}
-	return STSCaller(cfg), nil
+	return platform.Started{Identity: STSCaller(cfg)}, nil
 }
 
 // STSCaller checks the management credentials with GetCallerIdentity.

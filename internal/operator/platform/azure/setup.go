@@ -26,31 +26,33 @@ import (
 const metricsComponent = "operator"
 
 // setup registers the AzurePrivateLinkService controller on the
-// management subscription's clients. The identity is the operator's own,
+// management subscription's clients, and, with load-balancer
+// configurations to place routers on, the Placer (sharing the
+// controller's listing of Private Link Services). The identity is the operator's own,
 // read once: SetupOptions.Cloud when it is an *azurecloud.Config, else the
 // environment (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE
 // or AZURE_CLIENT_SECRET, AZURE_SUBSCRIPTION_ID, and the endpoints).
-func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.IdentityCaller, error) {
+func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.Started, error) {
 	cfg, err := loadConfig(opts)
 	if err != nil {
-		return nil, &platform.ConfigError{Err: err}
+		return platform.Started{}, &platform.ConfigError{Err: err}
 	}
 	cred, err := cfg.Credential()
 	if err != nil {
-		return nil, &platform.ConfigError{Err: err}
+		return platform.Started{}, &platform.ConfigError{Err: err}
 	}
 	clientOpts, err := cfg.ClientOptions()
 	if err != nil {
-		return nil, &platform.ConfigError{Err: err}
+		return platform.Started{}, &platform.ConfigError{Err: err}
 	}
 	providers, err := azurecloud.NewProviders(cfg.SubscriptionID, cred, clientOpts)
 	if err != nil {
-		return nil, &platform.ConfigError{Err: err}
+		return platform.Started{}, &platform.ConfigError{Err: err}
 	}
 	scope := azurecloud.LoadBalancerScope{ResourceGroup: cfg.ResourceGroup, VNetID: cfg.VNetID}
 	if scope.ResourceGroup == "" {
 		if scope.ResourceGroup, err = resourceGroupFromNodes(ctx, mgr.GetAPIReader(), cfg.SubscriptionID); err != nil {
-			return nil, &platform.ConfigError{Err: err}
+			return platform.Started{}, &platform.ConfigError{Err: err}
 		}
 	}
 	r := &azureprivatelink.Reconciler{
@@ -64,9 +66,13 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 	// tests): controller names need not be unique then.
 	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
 	if err := r.SetupWithManager(mgr, copts); err != nil {
-		return nil, fmt.Errorf("setting up the AzurePrivateLinkService controller: %w", err)
+		return platform.Started{}, fmt.Errorf("setting up the AzurePrivateLinkService controller: %w", err)
 	}
-	return TokenCaller(cred, cfg.Cloud, cfg.ClientID), nil
+	started := platform.Started{Identity: TokenCaller(cred, cfg.Cloud, cfg.ClientID)}
+	if len(opts.Placements) > 0 {
+		started.Placer = &Placer{Configurations: opts.Placements, Reader: mgr.GetClient(), Services: r.Services, ResourceGroup: scope.ResourceGroup}
+	}
+	return started, nil
 }
 
 // loadConfig is the operator's Azure configuration: the given one, or the
