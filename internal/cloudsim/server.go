@@ -49,10 +49,11 @@ type Server struct {
 	Azure    *azure.Cloud
 	GCP      *gcp.Cloud
 
-	mux      *http.ServeMux
-	ca       *certAuthority
-	listener net.Listener
-	http     *http.Server
+	mux       *http.ServeMux
+	transport *transportFaults
+	ca        *certAuthority
+	listener  net.Listener
+	http      *http.Server
 }
 
 // New builds a server; Start or Handler puts it to work.
@@ -73,8 +74,9 @@ func New(opts Options) *Server {
 	s.Azure = azure.New(azure.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.AzureDelays, IssuerKeys: opts.IssuerKeys})
 	s.GCP = gcp.New(gcp.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.GCPDelays, IssuerKeys: opts.IssuerKeys})
 	s.mux = http.NewServeMux()
+	s.transport = &transportFaults{faults: s.Faults, next: http.HandlerFunc(s.serveCloud)}
 	s.registerControl(s.mux)
-	s.mux.Handle("/", http.HandlerFunc(s.serveCloud))
+	s.mux.Handle("/", s.transport)
 	if opts.TLS {
 		ca, err := newCertAuthority()
 		if err != nil {
@@ -179,4 +181,5 @@ func (s *Server) Reset() {
 	s.Azure.Reset()
 	s.GCP.Reset()
 	s.Counters.Reset()
+	s.transport.reset()
 }

@@ -171,6 +171,12 @@ func (c *Cloud) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		proto.writeError(w, call, injectedError(decision.Error))
 		return
 	}
+	if decision.Chaos != sim.NoChaos {
+		apiErr := chaosError(call.Service, decision.Chaos)
+		c.count(call, outcomeOf(apiErr.Code))
+		proto.writeError(w, call, apiErr)
+		return
+	}
 	if decision.Throttled {
 		c.count(call, sim.Throttled)
 		proto.writeError(w, call, throttlingError(call.Service))

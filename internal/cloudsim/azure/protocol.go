@@ -146,6 +146,12 @@ func (c *Cloud) serveAuthenticated(w http.ResponseWriter, req *Request, rt *rout
 		writeError(w, injectedError(decision.Error))
 		return
 	}
+	if decision.Chaos != sim.NoChaos {
+		aerr := chaosError(kind, decision.Chaos)
+		c.count(sub, req.Principal.ObjectID, key, outcomeOf(aerr.Code))
+		writeError(w, aerr)
+		return
+	}
 	remaining, throttled := c.takeToken(sub, req.Principal.ObjectID, kind)
 	if throttled != nil {
 		c.count(sub, req.Principal.ObjectID, key, sim.Throttled)
