@@ -187,7 +187,11 @@ func (c *Cloud) run(req *Request, rt *route) (*wireReply, *Error) {
 	if err := c.authorize(req.Principal, req.operation, rt.authorizationScope()); err != nil {
 		return nil, err
 	}
-	return c.dispatch(req, rt)
+	reply, aerr := c.dispatch(req, rt)
+	if aerr == nil {
+		c.record(req)
+	}
+	return reply, aerr
 }
 
 // callKey names an operation for the counters and fault rules: service
