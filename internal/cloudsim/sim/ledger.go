@@ -45,12 +45,15 @@ type InventoryItem struct {
 
 // LedgerEntry is one resource's life.
 type LedgerEntry struct {
-	Cloud     string     `json:"cloud"`
-	Account   string     `json:"account"`
-	Kind      string     `json:"kind"`
-	ID        string     `json:"id"`
-	Owner     string     `json:"owner,omitempty"` // "<cluster>/<purpose tag value>" when tagged so
-	Ours      bool       `json:"ours"`            // made by the product (or tagged as its)
+	Cloud   string `json:"cloud"`
+	Account string `json:"account"`
+	Kind    string `json:"kind"`
+	ID      string `json:"id"`
+	Owner   string `json:"owner,omitempty"` // "<cluster>/<purpose tag value>" when tagged so
+	// Ours: made by one of the product's principals since the start. Tags
+	// alone do not make a resource the product's: the customer's own
+	// infrastructure (made by the CLI as the customer) carries them too.
+	Ours      bool       `json:"ours"`
 	CreatedBy string     `json:"createdBy,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
 	DeletedAt *time.Time `json:"deletedAt,omitempty"`
@@ -107,8 +110,8 @@ type Ledger struct {
 func NewLedger() *Ledger { return &Ledger{} }
 
 // Start forgets any history and begins a new one with inventories as the
-// baseline: what exists now was not made by the product unless its tags
-// say so (the seeded and the customer's resources).
+// baseline: what exists now was not made by the product (the seeded and
+// the customer's resources).
 func (l *Ledger) Start(cfg LedgerConfig, now time.Time, inventories ...[]InventoryItem) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -148,8 +151,8 @@ func (l *Ledger) Observe(cloud string, inv []InventoryItem, caller string, now t
 		k := ledgerKey{cloud, it.ID}
 		seen[k] = true
 		if e := l.live[k]; e != nil {
-			if !e.Ours && l.ownerOf(it.Tags) != "" && l.isProduct(caller) {
-				e.Owner, e.Ours = l.ownerOf(it.Tags), true // tagged after its create, by us
+			if e.Owner == "" {
+				e.Owner = l.ownerOf(it.Tags) // tagged after its create
 			}
 			continue
 		}
@@ -187,7 +190,7 @@ func (l *Ledger) Touched(cloud, operation, caller string, targets []string, now 
 func (l *Ledger) add(it InventoryItem, creator string, now time.Time, baseline bool) {
 	owner := l.ownerOf(it.Tags)
 	e := &LedgerEntry{Cloud: it.Cloud, Account: it.Account, Kind: it.Kind, ID: it.ID, Owner: owner,
-		Ours: owner != "" || (!baseline && l.isProduct(creator)), CreatedBy: creator, CreatedAt: now, Baseline: baseline}
+		Ours: !baseline && l.isProduct(creator), CreatedBy: creator, CreatedAt: now, Baseline: baseline}
 	l.live[ledgerKey{it.Cloud, it.ID}] = e
 	l.all = append(l.all, e)
 	if e.Ours && owner != "" {
