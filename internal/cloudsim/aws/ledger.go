@@ -30,8 +30,9 @@ func (c *Cloud) inventory() []sim.InventoryItem {
 			for id := range r.EC2.SecurityGroups {
 				add("ec2:security-group", id, r.TagsOf(id))
 			}
-			for id := range r.PrivateLink.Endpoints {
+			for id, ep := range r.PrivateLink.Endpoints {
 				add("ec2:vpc-endpoint", id, r.TagsOf(id))
+				out[len(out)-1].Deleting = ep.State == EndpointDeleting
 			}
 			for id := range r.PrivateLink.Services {
 				add("ec2:vpc-endpoint-service", id, r.TagsOf(id))

@@ -11,7 +11,7 @@ func (c *Cloud) inventory() []sim.InventoryItem {
 	out := make([]sim.InventoryItem, 0, len(c.store.byKey))
 	for key, r := range c.store.byKey {
 		out = append(out, sim.InventoryItem{Cloud: "azure", Account: r.ID.Subscription, Kind: r.Type, ID: key,
-			Tags: r.Tags, CreatedBy: r.CreatedBy})
+			Tags: r.Tags, CreatedBy: r.CreatedBy, Deleting: r.ProvisioningState == "Deleting"})
 	}
 	return out
 }

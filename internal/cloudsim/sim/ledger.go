@@ -41,6 +41,10 @@ type InventoryItem struct {
 	// CreatedBy is the creator when the cloud keeps it (Azure); otherwise
 	// the ledger takes the caller of the call that made it appear.
 	CreatedBy string
+	// Deleting: its deletion is under way (a VPC endpoint deleting, an ARM
+	// resource Deleting). It is on its way out: a replacement made now is
+	// not a duplicate, but it is a leak until it is gone.
+	Deleting bool
 }
 
 // LedgerEntry is one resource's life.
@@ -57,6 +61,8 @@ type LedgerEntry struct {
 	CreatedBy string     `json:"createdBy,omitempty"`
 	CreatedAt time.Time  `json:"createdAt"`
 	DeletedAt *time.Time `json:"deletedAt,omitempty"`
+	// DeletingAt is when its deletion was first seen under way.
+	DeletingAt *time.Time `json:"deletingAt,omitempty"`
 	// Baseline: it was there when the ledger started.
 	Baseline bool `json:"baseline,omitempty"`
 }
@@ -78,6 +84,8 @@ type Duplicate struct {
 	Kind    string   `json:"kind"`
 	Owner   string   `json:"owner"`
 	IDs     []string `json:"ids"`
+	// Entries are the lives of those resources, to see how it happened.
+	Entries []LedgerEntry `json:"entries"`
 }
 
 // LedgerReport is the ledger's judgement so far.
@@ -151,8 +159,14 @@ func (l *Ledger) Observe(cloud string, inv []InventoryItem, caller string, now t
 		k := ledgerKey{cloud, it.ID}
 		seen[k] = true
 		if e := l.live[k]; e != nil {
+			if it.Deleting && e.DeletingAt == nil {
+				at := now
+				e.DeletingAt = &at
+			}
 			if e.Owner == "" {
-				e.Owner = l.ownerOf(it.Tags) // tagged after its create
+				if e.Owner = l.ownerOf(it.Tags); e.Owner != "" && e.Ours && e.DeletingAt == nil { // tagged after its create
+					l.checkDuplicate(e)
+				}
 			}
 			continue
 		}
@@ -191,9 +205,13 @@ func (l *Ledger) add(it InventoryItem, creator string, now time.Time, baseline b
 	owner := l.ownerOf(it.Tags)
 	e := &LedgerEntry{Cloud: it.Cloud, Account: it.Account, Kind: it.Kind, ID: it.ID, Owner: owner,
 		Ours: !baseline && l.isProduct(creator), CreatedBy: creator, CreatedAt: now, Baseline: baseline}
+	if it.Deleting {
+		at := now
+		e.DeletingAt = &at
+	}
 	l.live[ledgerKey{it.Cloud, it.ID}] = e
 	l.all = append(l.all, e)
-	if e.Ours && owner != "" {
+	if e.Ours && owner != "" && e.DeletingAt == nil {
 		l.checkDuplicate(e)
 	}
 }
@@ -202,7 +220,7 @@ func (l *Ledger) add(it InventoryItem, creator string, now time.Time, baseline b
 func (l *Ledger) checkDuplicate(e *LedgerEntry) {
 	ids := []string{}
 	for _, other := range l.live {
-		if other.Cloud == e.Cloud && other.Account == e.Account && other.Kind == e.Kind && other.Owner == e.Owner {
+		if other.Ours && other.DeletingAt == nil && other.Cloud == e.Cloud && other.Account == e.Account && other.Kind == e.Kind && other.Owner == e.Owner {
 			ids = append(ids, other.ID)
 		}
 	}
@@ -278,7 +296,13 @@ func (l *Ledger) Report() LedgerReport {
 		sort.Slice(leaks, func(i, j int) bool { return leaks[i].ID < leaks[j].ID })
 	}
 	for _, d := range l.dups {
-		r.Duplicates = append(r.Duplicates, *d)
+		dup := *d
+		for _, e := range l.all {
+			if e.Cloud == d.Cloud && containsString(d.IDs, e.ID) {
+				dup.Entries = append(dup.Entries, *e)
+			}
+		}
+		r.Duplicates = append(r.Duplicates, dup)
 	}
 	sort.Slice(r.Duplicates, func(i, j int) bool { return r.Duplicates[i].Owner < r.Duplicates[j].Owner })
 	return r

@@ -71,3 +71,19 @@ func TestLedgerOffRecordsNothing(t *testing.T) {
 		t.Errorf("an ledger never started recorded %+v", r)
 	}
 }
+
+// A resource whose deletion is under way is on its way out: its
+// replacement is no duplicate, but it is a leak until it is gone.
+func TestLedgerDeletingIsNoDuplicateButStillALeak(t *testing.T) {
+	owned := map[string]string{"kubernetes.io/cluster/c1": "owned"}
+	cfg := LedgerConfig{Principals: []string{"op"}, OwnerTagPrefixes: []string{"kubernetes.io/cluster/"}}
+	l := NewLedger()
+	l.Start(cfg, time.Unix(0, 0))
+	l.Observe("aws", []InventoryItem{{Cloud: "aws", Account: "a", Kind: "k", ID: "old", Tags: owned}}, "op", time.Unix(1, 0))
+	l.Observe("aws", []InventoryItem{{Cloud: "aws", Account: "a", Kind: "k", ID: "old", Tags: owned, Deleting: true},
+		{Cloud: "aws", Account: "a", Kind: "k", ID: "new", Tags: owned}}, "op", time.Unix(2, 0))
+	r := l.Report()
+	if len(r.Duplicates) != 0 || len(r.Leaks["a"]) != 2 {
+		t.Errorf("duplicates %+v, leaks %+v; want none, and both alive", r.Duplicates, r.Leaks)
+	}
+}
