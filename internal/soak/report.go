@@ -53,7 +53,7 @@ type CloudReport struct {
 	ControlPlaneOperatorRestarts int                `json:"controlPlaneOperatorRestarts"`
 	// ProcessLiveHeapBytes is this process's live heap after a collection
 	// on the settled fleet: both operators run in it, with cloudsim and
-	// devenv's stand-ins (and with --platform all, both clouds').
+	// devenv's stand-ins.
 	ProcessLiveHeapBytes uint64 `json:"processLiveHeapBytes"`
 	// After deleting everything.
 	Ledger   sim.LedgerReport `json:"ledger"`

@@ -33,7 +33,7 @@ type Options struct {
 	Out      io.Writer
 	Progress io.Writer // running commentary (Out when nil)
 	JSON     bool
-	// Platform: aws, azure or all (both at once, each on its own devenv).
+	// Platform: aws, azure or all (one after the other, each on its own devenv).
 	Platform string
 	// Clusters per cloud.
 	Clusters int
@@ -79,22 +79,15 @@ func Soak(ctx context.Context, opts Options) (*Report, error) {
 		opts.SettleTimeout = 10 * time.Minute
 	}
 	rep := &Report{Platform: opts.Platform, ClustersPerCloud: opts.Clusters, Duration: opts.Duration.String(), Seed: opts.Seed}
-	results := make([]CloudReport, len(platforms))
-	errs := make([]error, len(platforms))
-	var wg sync.WaitGroup
-	for i, p := range platforms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := runCloud(ctx, p, opts, &lockedWriter{w: opts.Progress, prefix: p.name() + ": "})
-			results[i], errs[i] = r, err
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
+	// One cloud after the other: devenv's stand-ins are controllers with
+	// fixed names, and controller-runtime allows a name once per process.
+	results := make([]CloudReport, 0, len(platforms))
+	for _, p := range platforms {
+		r, err := runCloud(ctx, p, opts, &lockedWriter{w: opts.Progress, prefix: p.name() + ": "})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", platforms[i].name(), err)
+			return nil, fmt.Errorf("%s: %w", p.name(), err)
 		}
+		results = append(results, r)
 	}
 	rep.Clouds = results
 	rep.judge()
@@ -113,9 +106,9 @@ func platformsFor(name string) ([]platform, error) {
 	return nil, fmt.Errorf("--platform must be aws, azure or all, not %q", name)
 }
 
-// lockedWriter prefixes and serialises the two clouds' commentary.
+// lockedWriter prefixes the commentary with the time and the cloud, and
+// serialises it (devenv writes from its own goroutines).
 type lockedWriter struct {
-	mu     sync.Mutex
 	w      io.Writer
 	prefix string
 }
