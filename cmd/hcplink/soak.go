@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -17,8 +19,8 @@ func newSoakCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "soak",
 		Short: "Run a fleet of private clusters through many faults at once on devenv and count what was lost",
-		Long: `soak starts devenv (with --platform all, one per cloud, one after the other)
-and gives each
+		Long: `soak starts devenv (with --platform all, one per cloud at once, each in its
+own process) and gives each
 of --clusters hosted clusters a random life for --duration: created; endpoint
 access (AWS) or topology (Azure) switched; NodePools added, moved to another
 subnet and removed; another principal or subscription allowed and removed;
@@ -41,13 +43,18 @@ unless every cluster converged and nothing was duplicated, leaked or touched.`,
 			ctrllog.SetLogger(logr.Discard())
 			opts.JSON = output.format == formatJSON
 			opts.Progress = cmd.ErrOrStderr() // the result alone on stdout or in the file
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("finding this binary to run each cloud's soak: %w", err)
+			}
+			opts.Executable = self
 			return output.writeTo(cmd, func(w io.Writer) error {
 				opts.Out = w
 				return soak.Run(cmd.Context(), opts)
 			})
 		},
 	}
-	cmd.Flags().StringVar(&opts.Platform, "platform", soak.PlatformAll, "the clouds: aws, azure or all (one after the other, each on its own devenv)")
+	cmd.Flags().StringVar(&opts.Platform, "platform", soak.PlatformAll, "the clouds: aws, azure or all (at once, each in its own process on its own devenv)")
 	cmd.Flags().IntVar(&opts.Clusters, "clusters", 30, "clusters per cloud")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 10*time.Minute, "how long the faults run")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 1, "seed of the clusters' lives and of the cloud's faults")

@@ -23,8 +23,7 @@ type HotLoop struct {
 
 // reconcileTotals reads controller-runtime's reconcile counter by
 // controller from this process's registry: devenv runs both operators in
-// this process (the readings are taken as differences, so an earlier
-// cloud's counts fall out).
+// this process.
 func reconcileTotals() map[string]float64 {
 	out := map[string]float64{}
 	families, err := ctrlmetrics.Registry.Gather()

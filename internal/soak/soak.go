@@ -33,7 +33,8 @@ type Options struct {
 	Out      io.Writer
 	Progress io.Writer // running commentary (Out when nil)
 	JSON     bool
-	// Platform: aws, azure or all (one after the other, each on its own devenv).
+	// Platform: aws, azure or all (at once, each cloud in its own process
+	// on its own devenv).
 	Platform string
 	// Clusters per cloud.
 	Clusters int
@@ -45,6 +46,9 @@ type Options struct {
 	// SettleTimeout bounds the wait for convergence after the faults stop,
 	// and again for the deletion of everything.
 	SettleTimeout time.Duration
+	// Executable is the hcplink binary, which --platform all runs once per
+	// cloud.
+	Executable string
 }
 
 // Run performs the soak and prints its report; it fails when the report
@@ -79,16 +83,21 @@ func Soak(ctx context.Context, opts Options) (*Report, error) {
 		opts.SettleTimeout = 10 * time.Minute
 	}
 	rep := &Report{Platform: opts.Platform, ClustersPerCloud: opts.Clusters, Duration: opts.Duration.String(), Seed: opts.Seed}
-	// One cloud after the other: devenv's stand-ins are controllers with
-	// fixed names, and controller-runtime allows a name once per process.
-	results := make([]CloudReport, 0, len(platforms))
-	for _, p := range platforms {
-		r, err := runCloud(ctx, p, opts, &lockedWriter{w: opts.Progress, prefix: p.name() + ": "})
+	if len(platforms) > 1 {
+		results, err := runEach(ctx, platforms, opts)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.name(), err)
+			return nil, err
 		}
-		results = append(results, r)
+		rep.Clouds = results
+		rep.judge()
+		return rep, nil
 	}
+	p := platforms[0]
+	r, err := runCloud(ctx, p, opts, &lockedWriter{w: opts.Progress, prefix: p.name() + ":"})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.name(), err)
+	}
+	results := []CloudReport{r}
 	rep.Clouds = results
 	rep.judge()
 	return rep, nil
