@@ -59,6 +59,7 @@ unless every cluster converged and nothing was duplicated, leaked or touched.`,
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 10*time.Minute, "how long the faults run")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 1, "seed of the clusters' lives and of the cloud's faults")
 	cmd.Flags().DurationVar(&opts.SettleTimeout, "settle-timeout", 10*time.Minute, "how long to wait for the fleet to settle after the faults, and again for everything to be deleted")
+	cmd.Flags().DurationVar(&opts.QuietWindow, "quiet-window", time.Minute, "how long the settled fleet is watched for hot loops")
 	output = bindOutput(cmd, formatTable, formatJSON) // json: one JSON object; progress on stderr
 	return cmd
 }

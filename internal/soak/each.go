@@ -39,7 +39,7 @@ func runEach(ctx context.Context, platforms []platform, opts Options) ([]CloudRe
 func runChild(ctx context.Context, name string, opts Options) (CloudReport, error) {
 	cmd := exec.CommandContext(ctx, opts.Executable, "soak", "--platform", name, "--output", "json",
 		"--clusters", strconv.Itoa(opts.Clusters), "--duration", opts.Duration.String(),
-		"--seed", strconv.FormatInt(opts.Seed, 10), "--settle-timeout", opts.SettleTimeout.String())
+		"--seed", strconv.FormatInt(opts.Seed, 10), "--settle-timeout", opts.SettleTimeout.String(), "--quiet-window", opts.QuietWindow.String())
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = opts.Progress

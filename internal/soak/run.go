@@ -19,8 +19,6 @@ import (
 
 // Timings of the run's phases.
 const (
-	// quietWindow is how long the settled fleet is watched for hot loops.
-	quietWindow = 60 * time.Second
 	// restartEvery: an operator is killed every this long on average.
 	restartEvery = 30 * time.Second
 	// cpoDownFor: how long a killed control-plane operator stays down, at most.
@@ -86,15 +84,15 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 	rep.Present, rep.Converged = present, converged
 	rep.ConvergedPercent = percent(converged, present)
 	rep.SecondsToConverge = time.Since(stopped).Seconds()
-	log.printf("%d of %d present clusters converged in %.0fs; watching %v of quiet for hot loops", converged, present, rep.SecondsToConverge, quietWindow)
+	log.printf("%d of %d present clusters converged in %.0fs; watching %v of quiet for hot loops", converged, present, rep.SecondsToConverge, opts.QuietWindow)
 
 	before := reconcileTotals()
 	select {
 	case <-ctx.Done():
 		return rep, ctx.Err()
-	case <-time.After(quietWindow):
+	case <-time.After(opts.QuietWindow):
 	}
-	rep.ReconcilesPerClusterMinute, rep.HotLoops = hotLoops(before, reconcileTotals(), present, quietWindow)
+	rep.ReconcilesPerClusterMinute, rep.HotLoops = hotLoops(before, reconcileTotals(), present, opts.QuietWindow)
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)

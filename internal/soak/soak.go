@@ -46,6 +46,9 @@ type Options struct {
 	// SettleTimeout bounds the wait for convergence after the faults stop,
 	// and again for the deletion of everything.
 	SettleTimeout time.Duration
+	// QuietWindow is how long the settled fleet is watched for hot loops
+	// (a minute when zero).
+	QuietWindow time.Duration
 	// Executable is the hcplink binary, which --platform all runs once per
 	// cloud.
 	Executable string
@@ -81,6 +84,9 @@ func Soak(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.SettleTimeout <= 0 {
 		opts.SettleTimeout = 10 * time.Minute
+	}
+	if opts.QuietWindow <= 0 {
+		opts.QuietWindow = time.Minute
 	}
 	rep := &Report{Platform: opts.Platform, ClustersPerCloud: opts.Clusters, Duration: opts.Duration.String(), Seed: opts.Seed}
 	if len(platforms) > 1 {
