@@ -46,6 +46,8 @@ type CloudReport struct {
 	Converged         int     `json:"converged"`
 	ConvergedPercent  float64 `json:"convergedPercent"`
 	SecondsToConverge float64 `json:"secondsToConverge"`
+	// NotConverged names the clusters that did not settle, and why.
+	NotConverged []string `json:"notConverged,omitempty"`
 	// On the settled fleet.
 	ReconcilesPerClusterMinute   map[string]float64 `json:"reconcilesPerClusterMinute"`
 	HotLoops                     []HotLoop          `json:"hotLoops"`
@@ -115,6 +117,9 @@ func (r *Report) write(w io.Writer, asJSON bool) error {
 			c.CloudCalls.Total, c.CloudCalls.Throttled, c.CloudCalls.Failed, c.Transport.Spikes, c.Transport.Resets, c.Transport.LostReplies)
 		fmt.Fprintf(tw, "  operator restarts\t%d management, %d control-plane\n", c.OperatorRestarts, c.ControlPlaneOperatorRestarts)
 		fmt.Fprintf(tw, "  converged\t%d of %d (%.0f %%) %.0f s after the faults stopped\n", c.Converged, c.Present, c.ConvergedPercent, c.SecondsToConverge)
+		for _, n := range c.NotConverged {
+			fmt.Fprintf(tw, "  not converged\t%s\n", n)
+		}
 		fmt.Fprintf(tw, "  hot loops\t%d\n", len(c.HotLoops))
 		fmt.Fprintf(tw, "  duplicates\t%d\n", len(c.Ledger.Duplicates))
 		fmt.Fprintf(tw, "  leaks\t%d\n", leakCount(c.Ledger))

@@ -77,11 +77,11 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 	rep.CloudCalls = callTotals(env)
 	rep.Transport = env.Cloud.TransportCounts()
 	log.printf("faults off; waiting for the fleet to settle")
-	present, converged, err := waitConverged(ctx, env, opts.SettleTimeout)
+	present, converged, stuck, err := waitConverged(ctx, env, opts.SettleTimeout)
 	if err != nil {
 		return rep, err
 	}
-	rep.Present, rep.Converged = present, converged
+	rep.Present, rep.Converged, rep.NotConverged = present, converged, stuck
 	rep.ConvergedPercent = percent(converged, present)
 	rep.SecondsToConverge = time.Since(stopped).Seconds()
 	log.printf("%d of %d present clusters converged in %.0fs; watching %v of quiet for hot loops", converged, present, rep.SecondsToConverge, opts.QuietWindow)
@@ -130,34 +130,45 @@ func percent(a, b int) float64 {
 
 // waitConverged waits until no cluster is deleting and every present one
 // is Available with every condition written for its current generation.
-func waitConverged(ctx context.Context, env *devenv.Env, timeout time.Duration) (present, converged int, err error) {
+func waitConverged(ctx context.Context, env *devenv.Env, timeout time.Duration) (present, converged int, stuck []string, err error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		var list hcplinkv1beta1.HostedClusterList
 		if err := env.Client.List(ctx, &list); err != nil {
-			return 0, 0, err
+			return 0, 0, nil, err
 		}
-		present, converged = 0, 0
-		deleting := 0
+		present, converged, stuck = 0, 0, nil
 		for _, hc := range list.Items {
 			if hc.DeletionTimestamp != nil {
-				deleting++
+				stuck = append(stuck, hc.Namespace+"/"+hc.Name+": still deleting")
 				continue
 			}
 			present++
 			if isConverged(&hc) {
 				converged++
+			} else {
+				stuck = append(stuck, hc.Namespace+"/"+hc.Name+": "+notConverged(&hc))
 			}
 		}
-		if (deleting == 0 && converged == present) || time.Now().After(deadline) {
-			return present, converged, nil
+		if len(stuck) == 0 || time.Now().After(deadline) {
+			return present, converged, stuck, nil
 		}
 		select {
 		case <-ctx.Done():
-			return present, converged, ctx.Err()
+			return present, converged, stuck, ctx.Err()
 		case <-time.After(pollEvery):
 		}
 	}
+}
+
+// notConverged says why a cluster is not converged: its Available
+// condition's reason and message.
+func notConverged(hc *hcplinkv1beta1.HostedCluster) string {
+	c := meta.FindStatusCondition(hc.Status.Conditions, hcplinkv1beta1.AvailableCondition)
+	if c == nil {
+		return "no Available condition"
+	}
+	return fmt.Sprintf("Available %s (%s) at generation %d of %d: %s", c.Status, c.Reason, c.ObservedGeneration, hc.Generation, c.Message)
 }
 
 func isConverged(hc *hcplinkv1beta1.HostedCluster) bool {

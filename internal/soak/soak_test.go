@@ -12,13 +12,13 @@ import (
 
 func TestHotLoops(t *testing.T) {
 	before := map[string]float64{"awsendpoint": 100, "hostedcluster": 50}
-	after := map[string]float64{"awsendpoint": 100 + 10*2, "hostedcluster": 50 + 10*100, "nodepool": 5}
+	after := map[string]float64{"awsendpoint": 100 + 10*2, "hostedcluster": 50 + 10*100, "nodepool": 5, "devenv-namespaces": 10 * 100}
 	rates, loops := hotLoops(before, after, 10, 2*time.Minute)
 	if rates["awsendpoint"] != 1 || rates["hostedcluster"] != 50 || rates["nodepool"] != 0.25 {
 		t.Errorf("rates = %v, want awsendpoint 1, hostedcluster 50, nodepool 0.25 per cluster per minute", rates)
 	}
 	if len(loops) != 1 || loops[0].Controller != "hostedcluster" {
-		t.Errorf("hot loops = %+v, want hostedcluster alone (policy %.0f)", loops, hotLoopPerClusterMinute)
+		t.Errorf("hot loops = %+v, want hostedcluster alone (policy %.0f; devenv's stand-ins are not hcplink's)", loops, hotLoopPerClusterMinute)
 	}
 	if _, loops := hotLoops(before, after, 0, time.Minute); len(loops) != 0 {
 		t.Errorf("no cluster, yet hot loops %+v", loops)
