@@ -7,7 +7,7 @@ BIN := bin/hcplink
 # Every package's tests, envtest suites included. The race detector runs on cloudsim.
 TEST_FLAGS ?= -count=1 -timeout 30m
 
-.PHONY: all build test unit generate verify-generated vet envtest-assets demo bench clean
+.PHONY: all build test unit generate verify-generated vet envtest-assets demo bench soak clean
 
 all: build
 
@@ -52,6 +52,11 @@ CLUSTERS ?= 50
 bench: build
 	@./hack/envtest-assets.sh >/dev/null
 	./$(BIN) bench --clusters $(CLUSTERS) $(BENCH_FLAGS)
+
+## soak: a fleet of clusters on both clouds through many faults at once; fails on any unconverged cluster, duplicate, leak, foreign resource touched or hot loop. SOAK_FLAGS="--platform aws --clusters 4 --duration 2m" passes flags through.
+soak: build
+	@./hack/envtest-assets.sh >/dev/null
+	./$(BIN) soak $(SOAK_FLAGS)
 
 clean:
 	rm -rf bin

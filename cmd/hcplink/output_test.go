@@ -28,6 +28,7 @@ func TestEveryResultCommandTakesTheOutputFlags(t *testing.T) {
 		"create iam aws":   {newCreateIAMAWSCommand(), "json"},
 		"diagnose":         {newDiagnoseCommand(), "text"},
 		"bench":            {newBenchCommand(), "table"},
+		"soak":             {newSoakCommand(), "table"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o := tc.cmd.Flags().Lookup("output")

@@ -15,7 +15,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand(), newBenchCommand())
+	root.AddCommand(newVersionCommand(), newCloudsimCommand(), newDemoCommand(), newBenchCommand(), newSoakCommand())
 	root.AddCommand(newControlPlaneOperatorCommand())
 	root.AddCommand(newOperatorCommand())
 	root.AddCommand(newCreateCommand(), newDestroyCommand(), newInstallCommand(), newUninstallCommand(), newDiagnoseCommand())

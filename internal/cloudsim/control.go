@@ -86,6 +86,8 @@ func (s *Server) registerControl(mux *http.ServeMux) {
 	})
 	s.registerAzureControl(mux)
 	s.registerGCPControl(mux)
+	s.registerChaosControl(mux)
+	s.registerLedgerControl(mux)
 	mux.HandleFunc("GET /_cloudsim/calls", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, s.Counters.Snapshot())
 	})

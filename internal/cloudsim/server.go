@@ -45,14 +45,16 @@ type Server struct {
 	Clock    sim.Clock
 	Faults   *sim.Faults
 	Counters *sim.Counters
+	Ledger   *sim.Ledger
 	AWS      *aws.Cloud
 	Azure    *azure.Cloud
 	GCP      *gcp.Cloud
 
-	mux      *http.ServeMux
-	ca       *certAuthority
-	listener net.Listener
-	http     *http.Server
+	mux       *http.ServeMux
+	transport *transportFaults
+	ca        *certAuthority
+	listener  net.Listener
+	http      *http.Server
 }
 
 // New builds a server; Start or Handler puts it to work.
@@ -65,16 +67,17 @@ func New(opts Options) *Server {
 	if opts.Delays != nil {
 		delays = *opts.Delays
 	}
-	s := &Server{Clock: clock, Faults: sim.NewFaults(clock), Counters: sim.NewCounters()}
+	s := &Server{Clock: clock, Faults: sim.NewFaults(clock), Counters: sim.NewCounters(), Ledger: sim.NewLedger()}
 	if opts.Faults != nil {
 		s.Faults.Set(*opts.Faults)
 	}
-	s.AWS = aws.New(aws.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: delays})
-	s.Azure = azure.New(azure.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.AzureDelays, IssuerKeys: opts.IssuerKeys})
+	s.AWS = aws.New(aws.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: delays, Ledger: s.Ledger})
+	s.Azure = azure.New(azure.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.AzureDelays, IssuerKeys: opts.IssuerKeys, Ledger: s.Ledger})
 	s.GCP = gcp.New(gcp.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.GCPDelays, IssuerKeys: opts.IssuerKeys})
 	s.mux = http.NewServeMux()
+	s.transport = &transportFaults{faults: s.Faults, next: http.HandlerFunc(s.serveCloud)}
 	s.registerControl(s.mux)
-	s.mux.Handle("/", http.HandlerFunc(s.serveCloud))
+	s.mux.Handle("/", s.transport)
 	if opts.TLS {
 		ca, err := newCertAuthority()
 		if err != nil {
@@ -173,10 +176,13 @@ func (s *Server) Close() error {
 	return s.http.Shutdown(ctx)
 }
 
-// Reset forgets all cloud state and call counts; faults stay as they are.
+// Reset forgets all cloud state and call counts, and stops the ledger;
+// faults stay as they are.
 func (s *Server) Reset() {
+	s.Ledger.Stop()
 	s.AWS.Reset()
 	s.Azure.Reset()
 	s.GCP.Reset()
 	s.Counters.Reset()
+	s.transport.reset()
 }

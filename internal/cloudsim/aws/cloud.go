@@ -28,6 +28,7 @@ type Cloud struct {
 	clock    sim.Clock
 	faults   *sim.Faults
 	counters *sim.Counters
+	ledger   *sim.Ledger
 
 	delaysMu sync.Mutex
 	delays   sim.Delays
@@ -43,11 +44,12 @@ type Deps struct {
 	Faults   *sim.Faults
 	Counters *sim.Counters
 	Delays   sim.Delays
+	Ledger   *sim.Ledger // nil: no history kept
 }
 
 // New returns an empty cloud.
 func New(deps Deps) *Cloud {
-	c := &Cloud{clock: deps.Clock, faults: deps.Faults, counters: deps.Counters, delays: deps.Delays}
+	c := &Cloud{clock: deps.Clock, faults: deps.Faults, counters: deps.Counters, delays: deps.Delays, ledger: deps.Ledger}
 	c.Reset()
 	return c
 }
@@ -171,6 +173,12 @@ func (c *Cloud) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		proto.writeError(w, call, injectedError(decision.Error))
 		return
 	}
+	if decision.Chaos != sim.NoChaos {
+		apiErr := chaosError(call.Service, decision.Chaos)
+		c.count(call, outcomeOf(apiErr.Code))
+		proto.writeError(w, call, apiErr)
+		return
+	}
 	if decision.Throttled {
 		c.count(call, sim.Throttled)
 		proto.writeError(w, call, throttlingError(call.Service))
@@ -205,7 +213,11 @@ func (c *Cloud) run(call *Call, h Handler) (result any, apiErr *APIError) {
 			r.advance(call.Now)
 		}
 	}
-	return h(call)
+	result, apiErr = h(call)
+	if apiErr == nil {
+		c.record(call)
+	}
+	return result, apiErr
 }
 
 func (c *Cloud) count(call *Call, outcome sim.Outcome) {

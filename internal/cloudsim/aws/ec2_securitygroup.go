@@ -222,6 +222,7 @@ func createSecurityGroup(call *Call) (any, *APIError) {
 	sg.Rules = []*SecurityGroupRule{{ID: r.newEC2ID(kindSGRule), GroupID: sg.ID, Egress: true, Protocol: "-1",
 		FromPort: -1, ToPort: -1, CidrIPv4: "0.0.0.0/0"}}
 	r.EC2.SecurityGroups[sg.ID] = sg
+	call.noteCreated(sg.ID)
 	r.SetTags(sg.ID, tags)
 	return createSecurityGroupResult{GroupID: sg.ID, ARN: r.ec2ARN("security-group", sg.ID), Tags: r.tagSet(sg.ID)}, nil
 }
@@ -235,9 +236,10 @@ func describeSecurityGroups(call *Call) (any, *APIError) {
 	r := call.Region
 	var groups []*SecurityGroup
 	ids, names := call.List("GroupId"), call.List("GroupName")
+	live := readView(call, r.EC2.SecurityGroups)
 	if len(ids) > 0 {
 		var err *APIError
-		if groups, err = lookupAll(r.EC2.SecurityGroups, kindSecurityGroup, ids); err != nil {
+		if groups, err = lookupAll(live, kindSecurityGroup, ids); err != nil {
 			return nil, err
 		}
 	}
@@ -251,7 +253,7 @@ func describeSecurityGroups(call *Call) (any, *APIError) {
 		}
 	}
 	if len(ids) == 0 && len(names) == 0 {
-		for _, sg := range r.EC2.SecurityGroups {
+		for _, sg := range live {
 			groups = append(groups, sg)
 		}
 	}
@@ -289,7 +291,7 @@ func describeSecurityGroups(call *Call) (any, *APIError) {
 			add("from-port", strconv.Itoa(rule.FromPort))
 			add("to-port", strconv.Itoa(rule.ToPort))
 		}
-		ok, err := matchFields(filters, r.TagsOf(sg.ID), fields)
+		ok, err := matchFields(filters, r.readTags(sg.ID), fields)
 		if err != nil {
 			return nil, err
 		}
@@ -338,6 +340,7 @@ func deleteSecurityGroup(call *Call) (any, *APIError) {
 	if dependent {
 		return nil, errBadRequest("DependencyViolation", "resource %s has a dependent object", sg.ID)
 	}
+	call.noteDeleted(sg.ID, sg)
 	r.forgetSecurityGroup(sg)
 	return deleteSecurityGroupResult{Return: true, GroupID: sg.ID}, nil
 }

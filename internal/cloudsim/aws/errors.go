@@ -52,6 +52,25 @@ func throttlingError(service string) *APIError {
 	return &APIError{Status: http.StatusBadRequest, Code: "Throttling", Message: "Rate exceeded"}
 }
 
+// chaosError is a rate-drawn fault in the service's own words: EC2 says
+// InternalError and Unavailable, the other services InternalFailure and
+// ServiceUnavailable (the common errors of their API references).
+func chaosError(service string, f sim.ChaosFault) *APIError {
+	switch f {
+	case sim.ChaosInternal:
+		if service == "ec2" {
+			return &APIError{Status: http.StatusInternalServerError, Code: "InternalError", Message: "An internal error has occurred."}
+		}
+		return &APIError{Status: http.StatusInternalServerError, Code: "InternalFailure", Message: "The request processing has failed because of an unknown error, exception or failure."}
+	case sim.ChaosUnavailable:
+		if service == "ec2" {
+			return &APIError{Status: http.StatusServiceUnavailable, Code: "Unavailable", Message: "The server is overloaded and can't handle the request."}
+		}
+		return &APIError{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable", Message: "The request has failed due to a temporary failure of the server."}
+	}
+	return throttlingError(service)
+}
+
 func injectedError(rule *sim.ErrorRule) *APIError {
 	status := rule.HTTPStatus
 	if status == 0 {

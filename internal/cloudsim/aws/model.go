@@ -55,6 +55,9 @@ type Region struct {
 	EC2         *EC2State         `json:"ec2"`
 	PrivateLink *PrivateLinkState `json:"privateLink"`
 	ELB         *ELBState         `json:"elb"`
+
+	// readLag is EC2's eventual consistency (ec2_consistency.go).
+	readLag *readLag
 }
 
 // advancers bring asynchronous states up to date (provisioning → active,

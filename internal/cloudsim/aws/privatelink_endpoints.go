@@ -429,6 +429,7 @@ func createVpcEndpoint(call *Call) (any, *APIError) {
 		ep.StateUntil = call.Now.Add(call.Cloud.Delays().EndpointPending.D())
 	}
 	r.PrivateLink.Endpoints[ep.ID] = ep
+	call.noteCreated(ep.ID)
 	r.SetTags(ep.ID, tags)
 	r.RememberToken("CreateVpcEndpoint", token, fingerprint, ep.ID)
 	advancePrivateLink(r, call.Now)
@@ -495,15 +496,16 @@ func describeVpcEndpoints(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := lookupAll(r.PrivateLink.Endpoints, kindEndpoint, ids); err != nil {
+	endpoints := readView(call, r.PrivateLink.Endpoints)
+	if _, err := lookupAll(endpoints, kindEndpoint, ids); err != nil {
 		return nil, err
 	}
 	var matched []*VPCEndpoint
-	for _, ep := range r.PrivateLink.Endpoints {
+	for _, ep := range endpoints {
 		if len(ids) > 0 && !contains(ids, ep.ID) {
 			continue
 		}
-		ok, err := MatchFilters(filters, r.TagsOf(ep.ID), func(name string) ([]string, bool) {
+		ok, err := MatchFilters(filters, r.readTags(ep.ID), func(name string) ([]string, bool) {
 			switch name {
 			case "vpc-id":
 				return []string{ep.VpcID}, true

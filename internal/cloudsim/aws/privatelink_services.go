@@ -123,6 +123,7 @@ func createVpcEndpointServiceConfiguration(call *Call) (any, *APIError) {
 		AvailableAt:        call.Now.Add(call.Cloud.Delays().EndpointServicePending.D()),
 	}
 	r.PrivateLink.Services[id] = svc
+	call.noteCreated(id)
 	r.SetTags(id, tags)
 	r.RememberToken("CreateVpcEndpointServiceConfiguration", token, fingerprint, id)
 	advancePrivateLink(r, call.Now)
@@ -143,15 +144,16 @@ func describeVpcEndpointServiceConfigurations(call *Call) (any, *APIError) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := lookupAll(r.PrivateLink.Services, kindEndpointService, ids); err != nil {
+	services := readView(call, r.PrivateLink.Services)
+	if _, err := lookupAll(services, kindEndpointService, ids); err != nil {
 		return nil, err
 	}
 	var matched []*EndpointService
-	for _, svc := range r.PrivateLink.Services {
+	for _, svc := range services {
 		if len(ids) > 0 && !contains(ids, svc.ID) {
 			continue
 		}
-		ok, err := MatchFilters(filters, r.TagsOf(svc.ID), func(name string) ([]string, bool) {
+		ok, err := MatchFilters(filters, r.readTags(svc.ID), func(name string) ([]string, bool) {
 			switch name {
 			case "service-name":
 				return []string{svc.Name}, true
@@ -206,6 +208,7 @@ func deleteVpcEndpointServiceConfigurations(call *Call) (any, *APIError) {
 				"Service has existing active VPC Endpoint connections!"))
 			continue
 		}
+		call.noteDeleted(id, svc)
 		delete(r.PrivateLink.Services, id)
 		r.ForgetTags(id)
 	}

@@ -23,6 +23,7 @@ type Cloud struct {
 	clock    sim.Clock
 	faults   *sim.Faults
 	counters *sim.Counters
+	ledger   *sim.Ledger
 
 	delaysMu sync.Mutex
 	delays   Delays
@@ -53,11 +54,13 @@ type Deps struct {
 	// IssuerKeys finds the JWKS of a workload identity issuer; nil fetches
 	// it over HTTPS from the issuer's discovery document.
 	IssuerKeys sim.KeySource
+	// Ledger keeps the history of resources (nil: none kept).
+	Ledger *sim.Ledger
 }
 
 // New returns a cloud holding one tenant and its bootstrap administrator.
 func New(deps Deps) *Cloud {
-	c := &Cloud{clock: deps.Clock, faults: deps.Faults, counters: deps.Counters, PageSize: DefaultPageSize}
+	c := &Cloud{clock: deps.Clock, faults: deps.Faults, counters: deps.Counters, ledger: deps.Ledger, PageSize: DefaultPageSize}
 	if c.clock == nil {
 		c.clock = sim.RealClock{}
 	}

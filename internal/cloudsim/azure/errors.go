@@ -136,6 +136,20 @@ func ErrAnotherOperationInProgress(id ID, operation string) *Error {
 }
 
 // injectedError turns a fault rule into the error it asks for.
+// chaosError is a rate-drawn fault as ARM answers it: a throttling 429
+// with Retry-After, a 500 InternalServerError, a 503 ServiceUnavailable.
+func chaosError(kind string, f sim.ChaosFault) *Error {
+	switch f {
+	case sim.ChaosInternal:
+		return &Error{Status: http.StatusInternalServerError, Code: "InternalServerError",
+			Message: "Encountered internal server error. Please try again."}
+	case sim.ChaosUnavailable:
+		return &Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable",
+			Message: "The server is currently unable to handle the request. Please try again later.", RetryAfter: time.Second}
+	}
+	return throttledError(kind, time.Second)
+}
+
 func injectedError(rule *sim.ErrorRule) *Error {
 	status := rule.HTTPStatus
 	if status == 0 {

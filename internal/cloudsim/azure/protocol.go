@@ -146,6 +146,12 @@ func (c *Cloud) serveAuthenticated(w http.ResponseWriter, req *Request, rt *rout
 		writeError(w, injectedError(decision.Error))
 		return
 	}
+	if decision.Chaos != sim.NoChaos {
+		aerr := chaosError(kind, decision.Chaos)
+		c.count(sub, req.Principal.ObjectID, key, outcomeOf(aerr.Code))
+		writeError(w, aerr)
+		return
+	}
 	remaining, throttled := c.takeToken(sub, req.Principal.ObjectID, kind)
 	if throttled != nil {
 		c.count(sub, req.Principal.ObjectID, key, sim.Throttled)
@@ -181,7 +187,11 @@ func (c *Cloud) run(req *Request, rt *route) (*wireReply, *Error) {
 	if err := c.authorize(req.Principal, req.operation, rt.authorizationScope()); err != nil {
 		return nil, err
 	}
-	return c.dispatch(req, rt)
+	reply, aerr := c.dispatch(req, rt)
+	if aerr == nil {
+		c.record(req)
+	}
+	return reply, aerr
 }
 
 // callKey names an operation for the counters and fault rules: service

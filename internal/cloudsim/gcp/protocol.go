@@ -100,6 +100,11 @@ func (c *Cloud) serve(x *call, h handler) (any, *Error) {
 		c.count(projectID, x.principal, key, outcomeOf(err))
 		return nil, err
 	}
+	if decision.Chaos != sim.NoChaos {
+		err := chaosError(decision.Chaos)
+		c.count(projectID, x.principal, key, outcomeOf(err))
+		return nil, err
+	}
 	// decision.Throttled is not used: Google's rate quotas are per-minute
 	// windows per quota group (quota.go), not sim's token buckets.
 	if err := c.takeQuota(x, projectID); err != nil {
@@ -182,6 +187,19 @@ func outcomeOf(err *Error) sim.Outcome {
 		return sim.Throttled
 	}
 	return sim.Errored
+}
+
+// chaosError is a rate-drawn fault as Google answers it: 429
+// rateLimitExceeded, 500 backendError, 503 backendError (the reasons of
+// https://cloud.google.com/compute/docs/troubleshooting/troubleshoot-api-errors).
+func chaosError(f sim.ChaosFault) *Error {
+	switch f {
+	case sim.ChaosInternal:
+		return &Error{Code: http.StatusInternalServerError, Reason: "backendError", Message: "Internal error. Please try again."}
+	case sim.ChaosUnavailable:
+		return &Error{Code: http.StatusServiceUnavailable, Reason: "backendError", Message: "The service is currently unavailable."}
+	}
+	return &Error{Code: http.StatusTooManyRequests, Reason: "rateLimitExceeded", Message: "Rate Limit Exceeded"}
 }
 
 // injectedError turns a fault rule into Google's envelope: the rule's code

@@ -76,7 +76,9 @@ type FaultConfig struct {
 	Throttling Throttling    `json:"throttling"`
 	Errors     []ErrorRule   `json:"errors,omitempty"`
 	Latency    []LatencyRule `json:"latency,omitempty"`
-	// Seed makes rate-based errors repeatable.
+	// Chaos is background misbehaviour at rates (the soak's).
+	Chaos *Chaos `json:"chaos,omitempty"`
+	// Seed makes rate-based errors and chaos repeatable.
 	Seed int64 `json:"seed,omitempty"`
 }
 
@@ -92,6 +94,8 @@ type Decision struct {
 	Latency   time.Duration
 	Throttled bool
 	Error     *ErrorRule // non-nil: fail the call with this error
+	// Chaos, when set, is the fault the cloud answers in its own dialect.
+	Chaos ChaosFault
 }
 
 // Faults decides, call by call, whether to delay, throttle or fail it.
@@ -166,6 +170,9 @@ func (f *Faults) Decide(c Call) Decision {
 			d.Error = &copied
 			return d
 		}
+	}
+	if d.Chaos = f.chaosFault(); d.Chaos != NoChaos {
+		return d
 	}
 	if f.cfg.Throttling.Enabled {
 		d.Throttled = !f.take(c, now)

@@ -2,14 +2,17 @@ package awsprivatelink
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -25,6 +28,10 @@ func isGone(state ec2types.State) bool { return awscloud.EndpointGone(state) }
 // group and its tags as wanted.
 func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope, subnets []ec2types.Subnet, svc serviceInfo) (*ec2types.VpcEndpoint, outcome.Outcome) {
 	ep, err := r.currentEndpoint(ctx, s)
+	if errors.Is(err, errEndpointNotShownYet) {
+		return nil, outcome.Wait(hcplinkv1beta1.EndpointPendingReason,
+			"The VPC endpoint "+s.cr.Status.EndpointID+" was just created and EC2 does not show it yet; looking again shortly.", endpointVisibilityRecheck)
+	}
 	if err != nil {
 		return nil, outcome.FromError(fmt.Errorf("VPC endpoint: %w", err))
 	}
@@ -80,6 +87,8 @@ func (r *Reconciler) currentEndpoint(ctx context.Context, s *scope) (*ec2types.V
 			return nil, err
 		}
 		switch {
+		case ep == nil && justCreated(cr, r.now()):
+			return nil, errEndpointNotShownYet
 		case ep == nil || isGone(ep.State):
 			ctrl.LoggerFrom(ctx).Info("VPC endpoint is gone; creating a new one", "endpoint", id)
 			return nil, r.replaceEndpoint(ctx, s)
@@ -98,6 +107,17 @@ func (r *Reconciler) currentEndpoint(ctx context.Context, s *scope) (*ec2types.V
 	}
 	cr.Status.EndpointID = aws.ToString(ep.VpcEndpointId)
 	return ep, r.persist(ctx, s)
+}
+
+// errEndpointNotShownYet: the endpoint in status was created moments ago
+// and EC2 does not describe it yet (eventual consistency).
+var errEndpointNotShownYet = errors.New("the VPC endpoint was just created and EC2 does not show it yet")
+
+// justCreated reports whether the endpoint was created within the grace
+// in which EC2 may not show it yet.
+func justCreated(cr *hcplinkv1beta1.AWSEndpointService, now time.Time) bool {
+	at, err := time.Parse(time.RFC3339, cr.Annotations[EndpointCreatedAtAnnotation])
+	return err == nil && now.Sub(at) < endpointVisibilityGrace
 }
 
 // replaceEndpoint forgets the endpoint and raises the token generation so
@@ -162,6 +182,9 @@ func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, subnets []ec2
 	ctrl.LoggerFrom(ctx).Info("Created VPC endpoint", "endpoint", cr.Status.EndpointID, "subnets", subnetIDs(subnets))
 	r.Events.Created(cr, "VPC endpoint", cr.Status.EndpointID)
 	if err := r.persist(ctx, s); err != nil {
+		return nil, err
+	}
+	if err := r.patchAnnotation(ctx, cr, EndpointCreatedAtAnnotation, r.now().UTC().Format(time.RFC3339)); err != nil {
 		return nil, err
 	}
 	return ep, nil

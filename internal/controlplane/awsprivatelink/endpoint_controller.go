@@ -50,6 +50,29 @@ const EndpointFieldOwner = "hcplink-aws-endpoint"
 // after a restart is the same one.
 const TokenGenerationAnnotation = "hcplink.io/endpoint-token-generation"
 
+// EndpointCreatedAtAnnotation keeps when the VPC endpoint was last created
+// (RFC 3339), so that an endpoint EC2 does not show yet is not taken for
+// one deleted behind our back.
+const EndpointCreatedAtAnnotation = "hcplink.io/endpoint-created-at"
+
+// endpointVisibilityGrace is how long after its creation an endpoint that
+// describing by ID says does not exist is waited for rather than replaced:
+// EC2's API is eventually consistent, a resource just created may be
+// reported missing, and AWS advises describing again with backoff for up
+// to a few minutes
+// (https://docs.aws.amazon.com/ec2/latest/devguide/eventual-consistency.html).
+const endpointVisibilityGrace = 2 * time.Minute
+
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// endpointVisibilityRecheck is how soon such an endpoint is looked for again.
+const endpointVisibilityRecheck = 5 * time.Second
+
 // ResourceTagKeysAnnotation lists the resourceTags keys last put on the
 // cloud resources, so that a key removed from resourceTags is removed from
 // them too while tags someone else added are never touched.
@@ -79,6 +102,8 @@ type Reconciler struct {
 	// Events tells people what was created, adopted or deleted and how the
 	// condition changed; nil tells nothing.
 	Events *events.Recorder
+	// Now is the clock of the endpoint's visibility grace; nil is time.Now.
+	Now func() time.Time
 
 	initOnce sync.Once
 	tracker  *outcome.Tracker

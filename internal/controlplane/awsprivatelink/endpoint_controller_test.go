@@ -260,7 +260,7 @@ func TestDriftRepaired(t *testing.T) {
 	// The endpoint deleted behind our back is recreated (a new one).
 	old := aws.ToString(x.endpoint().VpcEndpointId)
 	must(x.cust.DeleteVpcEndpoints(x.ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{old}}))(t)
-	x.clk.Advance(endpointDeleting + time.Second)
+	x.clk.Advance(max(endpointDeleting, endpointVisibilityGrace) + time.Second) // deleted, and past the grace in which EC2 may not show a new endpoint
 	x.reconcile()
 	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.EndpointPendingReason)
 	ep := x.endpoint()

@@ -119,7 +119,7 @@ func TestStaleRecordsFollowAReplacedEndpoint(t *testing.T) {
 	x.ready()
 	old := aws.ToString(x.endpoint().VpcEndpointId)
 	must(x.cust.DeleteVpcEndpoints(x.ctx, &ec2.DeleteVpcEndpointsInput{VpcEndpointIds: []string{old}}))(t)
-	x.clk.Advance(endpointDeleting + time.Second)
+	x.clk.Advance(max(endpointDeleting, endpointVisibilityGrace) + time.Second) // deleted, and past the grace in which EC2 may not show a new endpoint
 	x.patchHCP(func(hcp *hcplinkv1beta1.HostedControlPlane) {
 		hcp.Spec.Services[0].ServicePublishingStrategy = hcplinkv1beta1.ServicePublishingStrategy{Type: hcplinkv1beta1.LoadBalancerPublishing}
 	})

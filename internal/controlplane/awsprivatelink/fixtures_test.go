@@ -176,7 +176,7 @@ func newFixture(t *testing.T, o cloudOpts) *fixture {
 
 func (x *fixture) newReconciler() *Reconciler {
 	cfg := x.f.Config(x.t, customer)
-	return &Reconciler{Client: env.Client, EC2: ec2.NewFromConfig(cfg), Route53: route53.NewFromConfig(cfg)}
+	return &Reconciler{Client: env.Client, EC2: ec2.NewFromConfig(cfg), Route53: route53.NewFromConfig(cfg), Now: x.clk.Now}
 }
 
 func (x *fixture) subnet(cidr, zoneName string) string {

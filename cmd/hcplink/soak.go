@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/hcplink/hcplink/internal/soak"
+)
+
+func newSoakCommand() *cobra.Command {
+	opts := soak.Options{}
+	var output *outputFlags
+	cmd := &cobra.Command{
+		Use:   "soak",
+		Short: "Run a fleet of private clusters through many faults at once on devenv and count what was lost",
+		Long: `soak starts devenv (with --platform all, one per cloud at once, each in its
+own process) and gives each
+of --clusters hosted clusters a random life for --duration: created; endpoint
+access (AWS) or topology (Azure) switched; NodePools added, moved to another
+subnet and removed; another principal or subscription allowed and removed;
+drift made through the cloud's API as a customer would (a record deleted, a
+security group rule revoked, a VNet link removed); deleted, sometimes while
+still being created. All the while cloudsim throttles at the cloud's rates
+and 10 % more, fails 2 % of calls with 500s and 503s, stalls 1 % for 3 s,
+resets connections, loses replies to calls it did, and shows new and deleted
+resources late (EC2's eventual consistency); and the management and
+control-plane operators are killed and restarted at random. Then the faults
+stop, the fleet settles, every cluster is deleted, and it prints: the actions
+done, the clusters converged and how long after the faults that took, hot
+loops, restarts and memory, and from cloudsim's ledger of every resource's
+life the duplicates, the leaks and the foreign resources touched. It fails
+unless every cluster converged and nothing was duplicated, leaked or touched.`,
+		Example: `  hcplink soak --platform all --clusters 30 --duration 10m --output json
+  hcplink soak --platform aws --clusters 4 --duration 2m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctrllog.SetLogger(logr.Discard())
+			opts.JSON = output.format == formatJSON
+			opts.Progress = cmd.ErrOrStderr() // the result alone on stdout or in the file
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("finding this binary to run each cloud's soak: %w", err)
+			}
+			opts.Executable = self
+			return output.writeTo(cmd, func(w io.Writer) error {
+				opts.Out = w
+				return soak.Run(cmd.Context(), opts)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&opts.Platform, "platform", soak.PlatformAll, "the clouds: aws, azure or all (at once, each in its own process on its own devenv)")
+	cmd.Flags().IntVar(&opts.Clusters, "clusters", 30, "clusters per cloud")
+	cmd.Flags().DurationVar(&opts.Duration, "duration", 10*time.Minute, "how long the faults run")
+	cmd.Flags().Int64Var(&opts.Seed, "seed", 1, "seed of the clusters' lives and of the cloud's faults")
+	cmd.Flags().DurationVar(&opts.SettleTimeout, "settle-timeout", 10*time.Minute, "how long to wait for the fleet to settle after the faults, and again for everything to be deleted")
+	cmd.Flags().DurationVar(&opts.QuietWindow, "quiet-window", time.Minute, "how long the settled fleet is watched for hot loops")
+	output = bindOutput(cmd, formatTable, formatJSON) // json: one JSON object; progress on stderr
+	return cmd
+}

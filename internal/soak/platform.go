@@ -1,0 +1,83 @@
+package soak
+
+import (
+	"context"
+	"math/rand"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/devenv"
+)
+
+// platform is what differs between the clouds in a soak.
+type platform interface {
+	name() string
+	devenvOptions(opts Options) devenv.Options
+	// capacity is how many clusters the cloud can hold at once in devenv,
+	// and why (0: no limit).
+	capacity() (int, string)
+	prepare(ctx context.Context, env *devenv.Env, n int) ([]*cluster, error)
+	// principals are hcplink's callers, for the ledger.
+	principals(env *devenv.Env, clusters []*cluster) []string
+	hostedCluster(c *cluster) *hcplinkv1beta1.HostedCluster
+	// nodePoolPlatform puts a NodePool on the cluster's subnet number i.
+	nodePoolPlatform(c *cluster, i int) hcplinkv1beta1.NodePoolPlatform
+	subnets(c *cluster) int
+	toggleAccess(hc *hcplinkv1beta1.HostedCluster)
+	// allowOther adds another principal or subscription, or removes it.
+	allowOther(hc *hcplinkv1beta1.HostedCluster, on bool)
+	// drift changes one of the cluster's cloud resources behind hcplink's
+	// back, through the cloud's API as a customer would, and says what.
+	drift(ctx context.Context, env *devenv.Env, c *cluster, rng *rand.Rand) (string, error)
+	// throttling is the cloud's own throttling, on all the time.
+	throttling() sim.Throttling
+}
+
+// cluster is one soaked cluster and what its cloud prepared for it.
+type cluster struct {
+	index                    int
+	namespace, name, infraID string
+	// AWS
+	role        string
+	zoneID      string
+	customer    devenv.CustomerNetwork
+	customerAWS aws.Config
+	// Azure
+	azure devenv.AzureClusterFixture
+	cidr  string
+}
+
+func (c *cluster) hcpNamespace() string {
+	return hcplinkv1beta1.HostedControlPlaneNamespace(c.namespace, c.name)
+}
+
+// chaos is the weather of the faulty period: the rates (extra
+// throttling 10 %, server errors 2 %, spikes of several seconds on 1 % of
+// calls), some resets and lost replies, and reads a few seconds behind.
+func chaos() *sim.Chaos {
+	return &sim.Chaos{
+		ThrottleRate:    0.10,
+		ServerErrorRate: 0.02,
+		SpikeRate:       0.01,
+		Spike:           sim.Duration(3 * time.Second),
+		ResetRate:       0.005,
+		LostReplyRate:   0.005,
+		Consistency:     sim.Consistency{CreateLag: sim.Duration(3 * time.Second), DeleteLag: sim.Duration(3 * time.Second)},
+	}
+}
+
+// driftInterval is the operators' drift check during the soak: short, so
+// that drift made in the faulty period is repaired while it settles.
+const driftInterval = 30 * time.Second
+
+func routeServices(host string) []hcplinkv1beta1.ServicePublishingStrategyMapping {
+	return []hcplinkv1beta1.ServicePublishingStrategyMapping{{
+		Service: hcplinkv1beta1.APIServer,
+		ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{
+			Type: hcplinkv1beta1.RoutePublishing, Route: &hcplinkv1beta1.RoutePublishingStrategy{Hostname: host},
+		},
+	}}
+}

@@ -1,0 +1,71 @@
+package soak
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+)
+
+func TestHotLoops(t *testing.T) {
+	before := map[string]float64{"awsendpoint": 100, "hostedcluster": 50}
+	after := map[string]float64{"awsendpoint": 100 + 10*2, "hostedcluster": 50 + 10*100, "nodepool": 5, "devenv-namespaces": 10 * 100}
+	rates, loops := hotLoops(before, after, 10, 2*time.Minute)
+	if rates["awsendpoint"] != 1 || rates["hostedcluster"] != 50 || rates["nodepool"] != 0.25 {
+		t.Errorf("rates = %v, want awsendpoint 1, hostedcluster 50, nodepool 0.25 per cluster per minute", rates)
+	}
+	if len(loops) != 1 || loops[0].Controller != "hostedcluster" {
+		t.Errorf("hot loops = %+v, want hostedcluster alone (policy %.0f; devenv's stand-ins are not hcplink's)", loops, hotLoopPerClusterMinute)
+	}
+	if _, loops := hotLoops(before, after, 0, time.Minute); len(loops) != 0 {
+		t.Errorf("no cluster, yet hot loops %+v", loops)
+	}
+}
+
+func TestIsConverged(t *testing.T) {
+	cond := func(status metav1.ConditionStatus, gen int64) metav1.Condition {
+		return metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: status, ObservedGeneration: gen}
+	}
+	for _, tt := range []struct {
+		name  string
+		gen   int64
+		conds []metav1.Condition
+		want  bool
+	}{
+		{"available at its generation", 3, []metav1.Condition{cond(metav1.ConditionTrue, 3)}, true},
+		{"available for an older spec", 3, []metav1.Condition{cond(metav1.ConditionTrue, 2)}, false},
+		{"not available", 3, []metav1.Condition{cond(metav1.ConditionFalse, 3)}, false},
+		{"no condition yet", 1, nil, false},
+		{"another condition behind", 3, []metav1.Condition{cond(metav1.ConditionTrue, 3), {Type: "Other", Status: metav1.ConditionTrue, ObservedGeneration: 1}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hc := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Generation: tt.gen}, Status: hcplinkv1beta1.HostedClusterStatus{Conditions: tt.conds}}
+			if got := isConverged(hc); got != tt.want {
+				t.Errorf("isConverged = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestJudge(t *testing.T) {
+	clean := CloudReport{Cloud: "aws", Present: 3, Converged: 3, Ledger: sim.LedgerReport{Leaks: map[string][]sim.LedgerEntry{}}}
+	r := &Report{Clouds: []CloudReport{clean}}
+	r.judge()
+	if !r.Pass || len(r.Problems) != 0 {
+		t.Errorf("a clean soak: pass %v, problems %v", r.Pass, r.Problems)
+	}
+	bad := clean
+	bad.Converged = 2
+	bad.Ledger.Duplicates = []sim.Duplicate{{}}
+	bad.Ledger.Leaks = map[string][]sim.LedgerEntry{"222222222222": {{ID: "vpce-1"}}}
+	bad.Ledger.ForeignTouched = []sim.Touch{{}}
+	bad.HotLoops = []HotLoop{{Controller: "x"}}
+	r = &Report{Clouds: []CloudReport{bad}}
+	r.judge()
+	if r.Pass || len(r.Problems) != 5 {
+		t.Errorf("a soak with one of each problem: pass %v, problems %v (want 5)", r.Pass, r.Problems)
+	}
+}
