@@ -36,7 +36,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
@@ -401,23 +400,4 @@ func countPlacements(ctx context.Context, env *devenv.Env, clusters []cluster) (
 		}
 	}
 	return out, nil
-}
-
-// LoadBalancerConfigurations names the Azure cloud provider's
-// load-balancer configurations the bench gives the management cluster:
-// want of them, or (want 0) ceil(clusters/8) when that is more than one.
-// The first is named after the cloud provider's cluster ("kubernetes"), as
-// cloud-provider-azure requires.
-func LoadBalancerConfigurations(want, clusters int) []string {
-	if want <= 0 {
-		want = (clusters + azurecloud.MaxPrivateLinkServicesPerLoadBalancer - 1) / azurecloud.MaxPrivateLinkServicesPerLoadBalancer
-		if want <= 1 {
-			return nil
-		}
-	}
-	out := []string{"kubernetes"}
-	for i := 2; i <= want; i++ {
-		out = append(out, fmt.Sprintf("lb-%d", i))
-	}
-	return out
 }

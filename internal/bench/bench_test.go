@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"testing"
 	"time"
 
@@ -496,24 +495,5 @@ func TestRealisticDelaysReachCloudsimAndTheBound(t *testing.T) {
 	// NLB 150 s + endpoint service 10 s + endpoint 90 s.
 	if got := awsAccounting(aws.throttling, aws.delays).chain; got != 250*time.Second {
 		t.Errorf("AWS provisioning chain = %v, want 4m10s", got)
-	}
-}
-
-func TestLoadBalancerConfigurations(t *testing.T) {
-	for _, tc := range []struct {
-		want, clusters int
-		names          []string
-	}{
-		{0, 1, nil},
-		{0, 8, nil},
-		{0, 9, []string{"kubernetes", "lb-2"}},
-		{0, 16, []string{"kubernetes", "lb-2"}},
-		{0, 50, []string{"kubernetes", "lb-2", "lb-3", "lb-4", "lb-5", "lb-6", "lb-7"}},
-		{2, 4, []string{"kubernetes", "lb-2"}},
-		{1, 4, []string{"kubernetes"}},
-	} {
-		if got := LoadBalancerConfigurations(tc.want, tc.clusters); !slices.Equal(got, tc.names) {
-			t.Errorf("LoadBalancerConfigurations(%d, %d) = %v, want %v", tc.want, tc.clusters, got, tc.names)
-		}
 	}
 }

@@ -51,7 +51,7 @@ func (f *azureFleet) devenvOptions(opts Options, progress io.Writer) devenv.Opti
 		AzureDelays:    f.delays,
 		// Enough internal load balancers for the clusters' Private Link
 		// Services, as a management cluster with more than 8 needs.
-		AzureLoadBalancerConfigurations: LoadBalancerConfigurations(opts.AzureLoadBalancerConfigurations, opts.Clusters),
+		AzureLoadBalancerConfigurations: devenv.AzureLoadBalancerConfigurationsFor(opts.AzureLoadBalancerConfigurations, opts.Clusters),
 		Faults:                          &sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: f.limits}}},
 	}
 }

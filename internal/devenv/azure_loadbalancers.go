@@ -1,12 +1,14 @@
 package devenv
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/devenv/lbcontroller"
 )
 
@@ -62,6 +64,26 @@ func azureLoadBalancerConfigurations(names []string) []lbcontroller.AzureLoadBal
 	out := make([]lbcontroller.AzureLoadBalancerConfiguration, 0, len(names))
 	for _, n := range names {
 		out = append(out, lbcontroller.AzureLoadBalancerConfiguration{Name: n})
+	}
+	return out
+}
+
+// AzureLoadBalancerConfigurationsFor names the Azure cloud provider's
+// load-balancer configurations a fleet of clusters needs (the bench and
+// the soak give them to the management cluster):
+// want of them, or (want 0) ceil(clusters/8) when that is more than one.
+// The first is named after the cloud provider's cluster ("kubernetes"), as
+// cloud-provider-azure requires.
+func AzureLoadBalancerConfigurationsFor(want, clusters int) []string {
+	if want <= 0 {
+		want = (clusters + azurecloud.MaxPrivateLinkServicesPerLoadBalancer - 1) / azurecloud.MaxPrivateLinkServicesPerLoadBalancer
+		if want <= 1 {
+			return nil
+		}
+	}
+	out := []string{"kubernetes"}
+	for i := 2; i <= want; i++ {
+		out = append(out, fmt.Sprintf("lb-%d", i))
 	}
 	return out
 }

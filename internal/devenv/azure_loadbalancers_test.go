@@ -1,6 +1,9 @@
 package devenv
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // The stand-in's calls are counted under cloudsim's names, so that the
 // benchmark can take them out of the management subscription's counts.
@@ -19,6 +22,25 @@ func TestAzureOperationNamesCallsAsCloudsim(t *testing.T) {
 	} {
 		if got := azureOperation(tc.method, tc.path); got != tc.want {
 			t.Errorf("azureOperation(%s %s) = %q, want %q", tc.method, tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestAzureLoadBalancerConfigurationsFor(t *testing.T) {
+	for _, tc := range []struct {
+		want, clusters int
+		names          []string
+	}{
+		{0, 1, nil},
+		{0, 8, nil},
+		{0, 9, []string{"kubernetes", "lb-2"}},
+		{0, 16, []string{"kubernetes", "lb-2"}},
+		{0, 50, []string{"kubernetes", "lb-2", "lb-3", "lb-4", "lb-5", "lb-6", "lb-7"}},
+		{2, 4, []string{"kubernetes", "lb-2"}},
+		{1, 4, []string{"kubernetes"}},
+	} {
+		if got := AzureLoadBalancerConfigurationsFor(tc.want, tc.clusters); !slices.Equal(got, tc.names) {
+			t.Errorf("AzureLoadBalancerConfigurationsFor(%d, %d) = %v, want %v", tc.want, tc.clusters, got, tc.names)
 		}
 	}
 }

@@ -23,19 +23,21 @@ type azurePlatform struct{}
 
 func (azurePlatform) name() string { return "azure" }
 
-// capacity: one internal load balancer takes at most 8 Private Link
-// Services, and hcplink does not yet place routers on another one (issue
-// 18): a ninth cluster at once gets a condition, not a Private Link Service.
-func (azurePlatform) capacity() (int, string) {
-	return 8, "one internal load balancer holds 8 Private Link Services and hcplink does not yet spread routers over several (issue 18)"
-}
+// capacity: none beyond the management cluster's load balancers, which
+// devenvOptions makes enough of.
+func (azurePlatform) capacity() (int, string) { return 0, "" }
 
 func (azurePlatform) throttling() sim.Throttling {
 	return sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{azure.ThrottlingService: azure.DefaultThrottling()}}
 }
 
-func (p azurePlatform) devenvOptions(Options) devenv.Options {
-	return devenv.Options{Platform: devenv.PlatformAzure, Faults: &sim.FaultConfig{Throttling: p.throttling()}, DriftInterval: driftInterval}
+// devenvOptions gives the management cluster enough of the cloud
+// provider's internal load balancers for every cluster's Private Link
+// Service (8 each), and one more for the services of deleted clusters
+// still going while their names are made again.
+func (p azurePlatform) devenvOptions(o Options) devenv.Options {
+	return devenv.Options{Platform: devenv.PlatformAzure, Faults: &sim.FaultConfig{Throttling: p.throttling()}, DriftInterval: driftInterval,
+		AzureLoadBalancerConfigurations: devenv.AzureLoadBalancerConfigurationsFor(0, o.Clusters+azurecloud.MaxPrivateLinkServicesPerLoadBalancer)}
 }
 
 func (azurePlatform) prepare(ctx context.Context, env *devenv.Env, n int) ([]*cluster, error) {
