@@ -30,21 +30,25 @@ import (
 type Lane struct {
 	Env       *devenv.Env
 	Namespace string
-	// healthy is an Available private cluster that the corpus must not
+	// Healthy is an Available private cluster that the corpus must not
 	// disturb; update cases try their changes on it.
 	Healthy *hcplinkv1beta1.HostedCluster
-	// target is another Available private cluster, which the serial cases
+	// Target is another Available private cluster, which the serial cases
 	// give NodePools it cannot use.
 	Target *hcplinkv1beta1.HostedCluster
-	// privateLinkConditions are the cloud's aggregated private-link
+	// PrivateLinkConditions are the cloud's aggregated private-link
 	// conditions, True on an Available private cluster.
 	PrivateLinkConditions []string
-	// validCluster is a private cluster the API server and the operator
+	// ValidCluster is a private cluster the API server and the operator
 	// accept, named after the case; nothing is prepared in the cloud for it.
 	ValidCluster func(c *Run) *hcplinkv1beta1.HostedCluster
-	// validNodePool is a NodePool of cluster the API server accepts.
+	// ValidNodePool is a NodePool of cluster the API server accepts.
 	ValidNodePool func(c *Run, cluster string) *hcplinkv1beta1.NodePool
-	// cloudState is the cloud's whole inventory as JSON.
+	// OwnedMarkers are strings only the cloud resources hcplink makes for
+	// a cluster contain (not what its user made beforehand: a role, an
+	// identity, a zone), to find what a deleted cluster left behind.
+	OwnedMarkers func(infraID, clusterName string) []string
+	// CloudState is the cloud's whole inventory as JSON.
 	CloudState func() (json.RawMessage, error)
 	// mu guards markers.
 	mu sync.Mutex
@@ -263,7 +267,7 @@ func (l *Lane) DeleteTargetLeavingNodePools(t *testing.T, infraID string, before
 		if err != nil {
 			return err
 		}
-		for _, m := range []string{infraID, hcpNS + "/"} {
+		for _, m := range append(l.OwnedMarkers(infraID, l.Target.Name), hcpNS+"/") {
 			if more(state, beforeTarget, m) {
 				return fmt.Errorf("the cloud still holds something made for the target (it mentions %q: …%s…)", m, around(state, m))
 			}

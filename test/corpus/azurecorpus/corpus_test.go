@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcv1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/test/corpus"
 )
@@ -20,7 +21,10 @@ func TestAzureCorpus(t *testing.T) {
 	env := corpus.Env()
 	ctx := context.Background()
 	l := &corpus.Lane{Env: env, Namespace: corpus.CreateNamespace(t, env, "corpus-azure"), CloudState: env.Cloud.Azure.Snapshot,
-		PrivateLinkConditions: []string{hcv1.AzurePrivateLinkServiceAvailableCondition}}
+		PrivateLinkConditions: []string{hcv1.AzurePrivateLinkServiceAvailableCondition},
+		OwnedMarkers: func(infraID, name string) []string {
+			return []string{azurecloud.VNetLinkName(infraID), infraID + "-private-router", name + ".hypershift.local"}
+		}}
 	l.ValidCluster = func(c *corpus.Run) *hcv1.HostedCluster {
 		return azurePrivateCluster(env, c.Namespace, c.Name, c.InfraID, "3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f")
 	}
@@ -220,7 +224,7 @@ func azureCases(env *devenv.Env) []corpus.Case {
 
 		// Common fields, on Azure.
 		{"infraID with a dot", corpus.CreateCluster(func(_ *corpus.Run, hc *hcv1.HostedCluster) { hc.Spec.InfraID = "corpus.azure" }),
-			corpus.Refused("spec.InfraID", "lowercase letters, digits and hyphens")},
+			corpus.Refused("spec.infraID", "lowercase letters, digits and hyphens")},
 		{"the same machine network twice", corpus.CreateCluster(func(_ *corpus.Run, hc *hcv1.HostedCluster) {
 			hc.Spec.Networking.MachineNetwork = append(hc.Spec.Networking.MachineNetwork, hc.Spec.Networking.MachineNetwork[0])
 		}), corpus.Refused("spec.networking.machineNetwork", "lists a CIDR twice")},
