@@ -23,6 +23,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.endpointAccess) || self.endpointAccess == 'Public' || has(self.cloudProviderConfig)",message="cloudProviderConfig.vpc is required when endpointAccess is PublicAndPrivate or Private: the VPC endpoint is created in that VPC",fieldPath=".cloudProviderConfig"
 // +kubebuilder:validation:XValidation:rule="!has(self.rolesRef) || self.rolesRef.controlPlaneOperatorARN.startsWith('arn:' + (self.region.startsWith('cn-') ? 'aws-cn' : (self.region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws')) + ':')",message="rolesRef.controlPlaneOperatorARN must be in the region's partition: arn:aws-cn: for cn-* regions, arn:aws-us-gov: for us-gov-* regions, arn:aws: otherwise",fieldPath=".rolesRef.controlPlaneOperatorARN"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.cloudProviderConfig) || (has(self.cloudProviderConfig) && self.cloudProviderConfig.vpc == oldSelf.cloudProviderConfig.vpc)",message="cloudProviderConfig.vpc is immutable once set",fieldPath=".cloudProviderConfig.vpc"
+// +kubebuilder:validation:XValidation:rule="!has(self.additionalAllowedPrincipals) || self.additionalAllowedPrincipals.all(p, p == '*' || p.startsWith('arn:' + (self.region.startsWith('cn-') ? 'aws-cn' : (self.region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws')) + ':'))",message="additionalAllowedPrincipals must be in the region's partition: arn:aws-cn: for cn-* regions, arn:aws-us-gov: for us-gov-* regions, arn:aws: otherwise; a principal of another partition cannot connect to this region's endpoint services",fieldPath=".additionalAllowedPrincipals"
 type AWSPlatformSpec struct {
 	// region is the AWS region of the cluster's VPC, for example us-east-1.
 	// It cannot change after creation.
@@ -72,8 +73,11 @@ type AWSPlatformSpec struct {
 	// additionalAllowedPrincipals are IAM principals, besides the
 	// control-plane operator role, allowed to create VPC endpoints to the
 	// cluster's endpoint services. Each is an IAM ARN of an account root, a
-	// role or a user, such as arn:aws:iam::123456789012:role/my-role. At most
-	// 50. A bare "*" is refused: it would let any AWS account connect.
+	// role or a user, such as arn:aws:iam::123456789012:role/my-role, in the
+	// region's partition (partitions are separate sets of regions, and an
+	// ARN of another one names nothing in this one:
+	// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference-arns.html).
+	// At most 50. A bare "*" is refused: it would let any AWS account connect.
 	//
 	// +optional
 	// +listType=set

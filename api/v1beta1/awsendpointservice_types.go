@@ -73,6 +73,11 @@ const (
 	// records are kept.
 	SubnetNotFoundReason = "SubnetNotFound"
 
+	// SubnetNotInVPCReason: subnets the cluster's NodePools name are in
+	// another VPC than the cluster's; the endpoint uses the others and its
+	// records are kept.
+	SubnetNotInVPCReason = "SubnetNotInVPC"
+
 	// DNSZoneNotFoundReason: the private hosted zone <name>.hypershift.local
 	// does not exist in the cluster's VPC.
 	DNSZoneNotFoundReason = "DNSZoneNotFound"

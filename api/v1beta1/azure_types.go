@@ -72,7 +72,8 @@ type AzurePlatformSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="location is immutable"
 	Location string `json:"location"`
 
-	// vnetID is the resource ID of the workers' virtual network:
+	// vnetID is the resource ID of the workers' virtual network (names as
+	// Azure allows them: https://learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules#microsoftnetwork):
 	// /subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/virtualNetworks/<name>.
 	// The Private DNS zone is linked to it. It cannot change after creation.
 	//
@@ -80,6 +81,7 @@ type AzurePlatformSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=266
 	// +kubebuilder:validation:XValidation:rule="self.matches('^/(?i:subscriptions)/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/(?i:resourceGroups)/[-A-Za-z0-9_.()]+/(?i:providers/Microsoft[.]Network/virtualNetworks)/[^/]+$')",message="vnetID must be a virtual network resource ID: /subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/virtualNetworks/<name>"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^.*/(?i:virtualNetworks)/[A-Za-z0-9][-A-Za-z0-9_.]{0,62}[A-Za-z0-9_]$')",message="vnetID names a VNet Azure would refuse: virtual network names are 2 to 64 letters, digits, _ . and -, starting with a letter or digit and ending with a letter, digit or _"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="vnetID is immutable"
 	VnetID string `json:"vnetID"`
 
@@ -92,6 +94,7 @@ type AzurePlatformSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=355
 	// +kubebuilder:validation:XValidation:rule="self.matches('^/(?i:subscriptions)/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/(?i:resourceGroups)/[-A-Za-z0-9_.()]+/(?i:providers/Microsoft[.]Network/virtualNetworks)/[^/]+/(?i:subnets)/[^/]+$')",message="subnetID must be a subnet resource ID: /subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/virtualNetworks/<name>/subnets/<subnet>"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^.*/(?i:virtualNetworks)/[A-Za-z0-9][-A-Za-z0-9_.]{0,62}[A-Za-z0-9_]/(?i:subnets)/[A-Za-z0-9]([-A-Za-z0-9_.]{0,78}[A-Za-z0-9_])?$')",message="subnetID names a subnet Azure would refuse: subnet names are 1 to 80 letters, digits, _ . and - (virtual network names 2 to 64), starting with a letter or digit and ending with a letter, digit or _"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="subnetID is immutable"
 	SubnetID string `json:"subnetID"`
 
@@ -226,6 +229,7 @@ type AzurePrivateLinkSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=355
 	// +kubebuilder:validation:XValidation:rule="self.matches('^/(?i:subscriptions)/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/(?i:resourceGroups)/[-A-Za-z0-9_.()]+/(?i:providers/Microsoft[.]Network/virtualNetworks)/[^/]+/(?i:subnets)/[^/]+$')",message="natSubnetID must be a subnet resource ID: /subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/virtualNetworks/<name>/subnets/<subnet>"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^.*/(?i:virtualNetworks)/[A-Za-z0-9][-A-Za-z0-9_.]{0,62}[A-Za-z0-9_]/(?i:subnets)/[A-Za-z0-9]([-A-Za-z0-9_.]{0,78}[A-Za-z0-9_])?$')",message="natSubnetID names a subnet Azure would refuse: subnet names are 1 to 80 letters, digits, _ . and - (virtual network names 2 to 64), starting with a letter or digit and ending with a letter, digit or _"
 	NATSubnetID string `json:"natSubnetID,omitempty"`
 
 	// additionalAllowedSubscriptions are Azure subscriptions, besides the

@@ -74,6 +74,7 @@ type AzureNodePoolPlatform struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=355
 	// +kubebuilder:validation:XValidation:rule="self.matches('^/(?i:subscriptions)/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/(?i:resourceGroups)/[-A-Za-z0-9_.()]+/(?i:providers/Microsoft[.]Network/virtualNetworks)/[^/]+/(?i:subnets)/[^/]+$')",message="subnetID must be a subnet resource ID: /subscriptions/<uuid>/resourceGroups/<group>/providers/Microsoft.Network/virtualNetworks/<name>/subnets/<subnet>"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^.*/(?i:virtualNetworks)/[A-Za-z0-9][-A-Za-z0-9_.]{0,62}[A-Za-z0-9_]/(?i:subnets)/[A-Za-z0-9]([-A-Za-z0-9_.]{0,78}[A-Za-z0-9_])?$')",message="subnetID names a subnet Azure would refuse: subnet names are 1 to 80 letters, digits, _ . and - (virtual network names 2 to 64), starting with a letter or digit and ending with a letter, digit or _"
 	SubnetID string `json:"subnetID"`
 }
 

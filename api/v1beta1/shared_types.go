@@ -23,12 +23,13 @@ type ClusterNetworking struct {
 	// machineNetwork lists the CIDRs the worker machines live in. The
 	// security group of an AWS VPC endpoint admits traffic from exactly these
 	// ranges, so list every range (secondary VPC CIDRs included) that nodes
-	// use. At least 1 and at most 16 entries.
+	// use. At least 1 and at most 16 entries, each CIDR once.
 	//
 	// +required
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:XValidation:rule="self.all(m, self.exists_one(o, o.cidr == m.cidr))",message="machineNetwork lists a CIDR twice; list each range once"
 	MachineNetwork []MachineNetworkEntry `json:"machineNetwork"`
 }
 

@@ -159,6 +159,10 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		{"machine network with host bits", with(awsPublicCluster, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Networking.MachineNetwork[0].CIDR = "10.0.0.1/16"
 		}), []string{"spec.networking.machineNetwork[0].cidr", "no host bits"}},
+		// Found by the bad-input corpus (test/corpus).
+		{"a machine network twice", with(awsPublicCluster, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Networking.MachineNetwork = append(hc.Spec.Networking.MachineNetwork, hc.Spec.Networking.MachineNetwork[0])
+		}), []string{"spec.networking.machineNetwork", "lists a CIDR twice"}},
 		{"services without APIServer", with(awsPublicCluster, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Services = routeServices()[1:]
 		}), []string{"spec.services", "must include an entry for APIServer"}},
@@ -257,6 +261,9 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		{"a principal twice", with(awsPrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = []string{roleARN, roleARN}
 		}), []string{"spec.platform.aws.additionalAllowedPrincipals[1]", "Duplicate value"}},
+		{"principal of another partition than the region's", with(awsPrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = []string{"arn:aws-cn:iam::123456789012:root"}
+		}), []string{"spec.platform.aws.additionalAllowedPrincipals", "must be in the region's partition"}},
 		{"51 principals", with(awsPrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = nil
 			for i := range 51 {
@@ -293,6 +300,16 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		{"subscriptionID other than the VNet's", with(azurePrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.Azure.SubscriptionID = otherSubscription
 		}), []string{"spec.platform.azure.vnetID", "its /subscriptions/<id>/ segment must equal subscriptionID"}},
+		{"VNet name Azure refuses", with(azurePublicCluster, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.VnetID = strings.Replace(vnetID, "customer-vnet", "customer-vnet.", 1)
+			hc.Spec.Platform.Azure.SubnetID = hc.Spec.Platform.Azure.VnetID + "/subnets/workers"
+		}), []string{"spec.platform.azure.vnetID", "names a VNet Azure would refuse"}},
+		{"subnet name Azure refuses", with(azurePublicCluster, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.SubnetID = vnetID + "/subnets/workers?x"
+		}), []string{"spec.platform.azure.subnetID", "names a subnet Azure would refuse"}},
+		{"NAT subnet name Azure refuses", with(azurePrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.Azure.Private.PrivateLink.NATSubnetID = natSubnetID + "#"
+		}), []string{"spec.platform.azure.private.privateLink.natSubnetID", "names a subnet Azure would refuse"}},
 		{"private Azure cluster without private", with(azurePrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.Azure.Private = nil
 		}), []string{"spec.platform.azure.private", "private is required when topology is PublicAndPrivate or Private"}},
@@ -344,6 +361,9 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		{"AWS node pool with a malformed subnet", with(awsNodePoolWithSubnet, func(np *hcv1.NodePool) {
 			np.Spec.Platform.AWS.Subnet.ID = "subnet-ABCDEF12"
 		}), []string{"spec.platform.aws.subnet.id", "must be a subnet ID"}},
+		{"Azure node pool in a subnet Azure would refuse", with(azureNodePool, func(np *hcv1.NodePool) {
+			np.Spec.Platform.Azure.SubnetID = vnetID + "/subnets/-workers"
+		}), []string{"spec.platform.azure.subnetID", "names a subnet Azure would refuse"}},
 		{"Azure node pool with a malformed subnet", with(azureNodePool, func(np *hcv1.NodePool) {
 			np.Spec.Platform.Azure.SubnetID = "workers"
 		}), []string{"spec.platform.azure.subnetID", "must be a subnet resource ID"}},

@@ -213,6 +213,9 @@ type scope struct {
 	notes []string
 	// missingSubnets are NodePool subnets that no longer exist.
 	missingSubnets []string
+	// otherVPCSubnets are NodePool subnets of another VPC than the
+	// cluster's: an endpoint cannot have a network interface there.
+	otherVPCSubnets []string
 }
 
 func (s *scope) infraID() string { return s.cr.Status.InfraID }
@@ -361,9 +364,9 @@ func (r *Reconciler) runPhases(ctx context.Context, s *scope, p *proven, wanted 
 		if !o.Done() {
 			return o
 		}
-		p.subnets, p.missingSubnets, p.subnetsAt = subnets, s.missingSubnets, now
+		p.subnets, p.missingSubnets, p.otherVPCSubnets, p.subnetsAt = subnets, s.missingSubnets, s.otherVPCSubnets, now
 	}
-	s.missingSubnets = p.missingSubnets
+	s.missingSubnets, s.otherVPCSubnets = p.missingSubnets, p.otherVPCSubnets
 	if p.serviceAt.IsZero() {
 		svc, o := r.serviceZones(ctx, s)
 		if !o.Done() {
@@ -397,6 +400,9 @@ func (r *Reconciler) runPhases(ctx context.Context, s *scope, p *proven, wanted 
 	}
 	if !state.Done() {
 		return state
+	}
+	if len(s.otherVPCSubnets) > 0 {
+		return otherVPCSubnetsOutcome(cr.Status.EndpointID, s.vpcID(), s.otherVPCSubnets)
 	}
 	if len(s.missingSubnets) > 0 {
 		return missingSubnetsOutcome(cr.Status.EndpointID, s.missingSubnets)
@@ -560,13 +566,16 @@ func WantedSubnetIDs(cr *hcplinkv1beta1.AWSEndpointService, hcp *hcplinkv1beta1.
 
 // selectSubnets describes the wanted subnets, records each one's zone ID in
 // status (the operator caps spec.subnetIDs per zone with it), drops the
-// ones that no longer exist (kept in s.missingSubnets: the endpoint and its
-// records go on with the rest) and keeps one per zone ID.
+// ones that no longer exist (kept in s.missingSubnets) and those of another
+// VPC (kept in s.otherVPCSubnets: no endpoint call may name them, so a
+// wrong NodePool never moves or breaks the endpoint; it and its records go
+// on with the rest) and keeps one per zone ID.
 func (r *Reconciler) selectSubnets(ctx context.Context, s *scope, wanted []string) ([]ec2types.Subnet, outcome.Outcome) {
-	found, missing, err := s.endpoints.Subnets(ctx, wanted)
+	described, missing, err := s.endpoints.Subnets(ctx, wanted)
 	if err != nil {
 		return nil, outcome.FromError(err)
 	}
+	found, otherVPC := SubnetsOfVPC(described, s.vpcID())
 	zones := map[string]string{}
 	for _, sn := range found {
 		zones[aws.ToString(sn.SubnetId)] = aws.ToString(sn.AvailabilityZoneId)
@@ -578,12 +587,27 @@ func (r *Reconciler) selectSubnets(ctx context.Context, s *scope, wanted []strin
 		zones = nil
 	}
 	s.cr.Status.SubnetZoneIDs = zones
-	s.missingSubnets = missing
-	if len(found) == 0 {
+	s.missingSubnets, s.otherVPCSubnets = missing, otherVPC
+	switch {
+	case len(found) == 0 && len(otherVPC) > 0:
+		return nil, otherVPCSubnetsOutcome("", s.vpcID(), append(otherVPC, missing...))
+	case len(found) == 0:
 		return nil, outcome.WaitOnPerson(hcplinkv1beta1.SubnetNotFoundReason, fmt.Sprintf(
 			"None of the subnets the cluster's NodePools name exist in the customer account (%s); fix the NodePools' subnets", strings.Join(missing, ", ")))
 	}
 	return SubnetsPerZone(found), outcome.Continue()
+}
+
+// SubnetsOfVPC splits subnets into those of vpc and the IDs of the others.
+func SubnetsOfVPC(subnets []ec2types.Subnet, vpc string) (in []ec2types.Subnet, otherIDs []string) {
+	for _, sn := range subnets {
+		if aws.ToString(sn.VpcId) == vpc {
+			in = append(in, sn)
+		} else {
+			otherIDs = append(otherIDs, aws.ToString(sn.SubnetId))
+		}
+	}
+	return in, otherIDs
 }
 
 // maxSubnetZoneIDs is the API's bound on status.subnetZoneIDs.

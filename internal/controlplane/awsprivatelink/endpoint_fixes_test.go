@@ -79,6 +79,37 @@ func TestDeletedSubnetIsDroppedAndDNSStillRepaired(t *testing.T) {
 	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason)
 }
 
+// TestSubnetOfAnotherVPCIsNeverNamed: a NodePool subnet of another VPC of
+// the customer's account (found by the bad-input corpus) is never given to
+// the endpoint, whose ModifyVpcEndpoint AWS would refuse; the endpoint
+// keeps serving the other subnets and the condition names the subnet and
+// the cluster's VPC.
+func TestSubnetOfAnotherVPCIsNeverNamed(t *testing.T) {
+	x := newFixture(t, cloudOpts{})
+	x.ready()
+	names := zoneNames(t, x.cust)
+	other := aws.ToString(must(x.cust.CreateVpc(x.ctx, &ec2.CreateVpcInput{CidrBlock: aws.String("10.2.0.0/16")}))(t).Vpc.VpcId)
+	foreign := aws.ToString(must(x.cust.CreateSubnet(x.ctx, &ec2.CreateSubnetInput{VpcId: aws.String(other),
+		CidrBlock: aws.String("10.2.0.0/24"), AvailabilityZone: aws.String(names[x.zoneIDs[0]])}))(t).Subnet.SubnetId)
+	// The subnet of another VPC is the only one named in its zone.
+	x.patchCR(func(cr *hcplinkv1beta1.AWSEndpointService) {
+		cr.Spec.SubnetIDs = sorted(append(x.subnetList(x.zoneIDs[1:]...), foreign))
+	})
+	_, _, before := x.calls()
+
+	x.reconcile()
+	x.requireCondition(metav1.ConditionFalse, hcplinkv1beta1.SubnetNotInVPCReason, foreign, x.vpc, "Move those NodePools")
+	if got, want := sorted(x.endpoint().SubnetIds), x.subnetList(x.zoneIDs[1:]...); !reflect.DeepEqual(got, want) {
+		t.Errorf("endpoint subnets %v, want %v", got, want)
+	}
+	if _, _, after := x.calls(); after["ec2:ModifyVpcEndpoint"].Failed > before["ec2:ModifyVpcEndpoint"].Failed {
+		t.Errorf("a ModifyVpcEndpoint call failed: the subnet of another VPC was named to AWS")
+	}
+	if _, ok := x.get().Status.SubnetZoneIDs[foreign]; ok {
+		t.Errorf("status.subnetZoneIDs lists the subnet of another VPC")
+	}
+}
+
 // TestNodePoolSubnetsAndZoneIDs: every NodePool subnet is described, not
 // only the operator's capped spec.subnetIDs: the endpoint reaches their
 // zones, and status.subnetZoneIDs maps each subnet to its zone ID.

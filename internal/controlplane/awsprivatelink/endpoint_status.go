@@ -82,6 +82,18 @@ func missingSubnetsOutcome(endpointID string, missing []string) outcome.Outcome 
 		strings.Join(missing, ", "), endpointID))
 }
 
+// otherVPCSubnetsOutcome: NodePools name subnets of another VPC than the
+// cluster's; the endpoint, when there is one, serves the rest.
+func otherVPCSubnetsOutcome(endpointID, vpc string, subnets []string) outcome.Outcome {
+	serving := "no VPC endpoint can be made until a NodePool names a subnet of that VPC"
+	if endpointID != "" {
+		serving = fmt.Sprintf("VPC endpoint %s uses the other subnets and its DNS records are kept", endpointID)
+	}
+	return outcome.WaitOnPerson(hcplinkv1beta1.SubnetNotInVPCReason, fmt.Sprintf(
+		"Subnets %s named by the cluster's NodePools are not in the cluster's VPC %s (spec.platform.aws.cloudProviderConfig.vpc), so %s. Move those NodePools to subnets of %s",
+		strings.Join(subnets, ", "), vpc, serving, vpc))
+}
+
 // readyOutcome is the condition of an available endpoint with its records;
 // notes say what the endpoint cannot do (zones it does not reach).
 func readyOutcome(endpointID string, names []string, notes []string, drift time.Duration) outcome.Outcome {

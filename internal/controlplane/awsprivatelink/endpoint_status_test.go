@@ -104,6 +104,31 @@ func TestSubnetsPerZone(t *testing.T) {
 	}
 }
 
+func TestSubnetsOfVPC(t *testing.T) {
+	sn := func(id, vpc string) ec2types.Subnet {
+		return ec2types.Subnet{SubnetId: aws.String(id), VpcId: aws.String(vpc)}
+	}
+	tests := []struct {
+		name      string
+		subnets   []ec2types.Subnet
+		wantIn    []string
+		wantOther []string
+	}{
+		{"all in the VPC", []ec2types.Subnet{sn("subnet-a", "vpc-1"), sn("subnet-b", "vpc-1")}, []string{"subnet-a", "subnet-b"}, nil},
+		{"one of another VPC", []ec2types.Subnet{sn("subnet-a", "vpc-1"), sn("subnet-x", "vpc-2")}, []string{"subnet-a"}, []string{"subnet-x"}},
+		{"none in the VPC", []ec2types.Subnet{sn("subnet-x", "vpc-2")}, []string{}, []string{"subnet-x"}},
+		{"none at all", nil, []string{}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in, other := SubnetsOfVPC(tc.subnets, "vpc-1")
+			if ids := subnetIDs(in); !reflect.DeepEqual(ids, tc.wantIn) || !reflect.DeepEqual(other, tc.wantOther) {
+				t.Errorf("SubnetsOfVPC = %v, %v; want %v, %v", ids, other, tc.wantIn, tc.wantOther)
+			}
+		})
+	}
+}
+
 func TestRuleDiff(t *testing.T) {
 	desired := DesiredIngress(443, []hcplinkv1beta1.MachineNetworkEntry{{CIDR: "10.2.0.0/16"}, {CIDR: "10.1.0.0/16"}, {CIDR: "10.1.0.0/16"}})
 	if len(desired) != 2 || desired[0].CIDR != "10.1.0.0/16" {

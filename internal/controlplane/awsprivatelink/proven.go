@@ -39,9 +39,10 @@ type proven struct {
 
 	groupAt time.Time // the security group's rules and tags were made right
 
-	subnets        []ec2types.Subnet // one per zone
-	missingSubnets []string
-	subnetsAt      time.Time
+	subnets         []ec2types.Subnet // one per zone
+	missingSubnets  []string
+	otherVPCSubnets []string
+	subnetsAt       time.Time
 
 	service   *serviceInfo
 	serviceAt time.Time
@@ -72,7 +73,7 @@ func (r *Reconciler) recall(s *scope, now time.Time) *proven {
 		out.groupAt = p.groupAt
 	}
 	if within(p.subnetsAt, now, subnetFactsFor) {
-		out.subnets, out.missingSubnets, out.subnetsAt = p.subnets, p.missingSubnets, p.subnetsAt
+		out.subnets, out.missingSubnets, out.otherVPCSubnets, out.subnetsAt = p.subnets, p.missingSubnets, p.otherVPCSubnets, p.subnetsAt
 	}
 	if within(p.serviceAt, now, serviceFactsFor) {
 		out.service, out.serviceAt = p.service, p.serviceAt

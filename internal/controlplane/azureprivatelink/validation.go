@@ -108,6 +108,14 @@ func (v *Validator) check(ctx context.Context, hcp *hcplinkv1beta1.HostedControl
 	rgFound := vnet != nil && strings.EqualFold(azurecloud.ResourceGroupOf(az.VnetID), az.ResourceGroupName)
 	if !rgFound {
 		rg, err := guest.ResourceGroup(ctx, az.ResourceGroupName)
+		if azurecloud.ErrorCode(err) == azurecloud.CodeAuthorizationFailed {
+			// ARM answers 403, not 404, for a resource group the identity
+			// holds no role on: a group that does not exist looks the same
+			// to an identity whose role is scoped to the cluster's resource
+			// group. Either way the field, or the identity's role on it, is
+			// what to fix.
+			rg, err = nil, nil
+		}
 		if err != nil {
 			return outcome.FromError(err)
 		}
@@ -126,7 +134,7 @@ func ValidateGuestNetwork(az *hcplinkv1beta1.AzurePlatformSpec, resourceGroupFou
 	switch {
 	case !resourceGroupFound:
 		return invalid(hcplinkv1beta1.AzureResourceGroupNotFoundReason,
-			"Resource group "+az.ResourceGroupName+" (spec.platform.azure.resourceGroupName) does not exist in the cluster's subscription, or its identity cannot read it: create it or correct the field")
+			"Resource group "+az.ResourceGroupName+" (spec.platform.azure.resourceGroup) does not exist in the cluster's subscription, or the control-plane operator's identity holds no role on it: correct the field, create the group, or give the identity its role there")
 	case vnet == nil:
 		return invalid(hcplinkv1beta1.AzureVNetNotFoundReason,
 			"VNet "+azurecloud.NameOf(az.VnetID)+" (spec.platform.azure.vnetID) does not exist in resource group "+azurecloud.ResourceGroupOf(az.VnetID)+": create it or correct the field")

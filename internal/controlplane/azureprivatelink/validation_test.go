@@ -37,7 +37,7 @@ func TestValidateGuestNetwork(t *testing.T) {
 	}{
 		{"all there", true, vnet("eastus", "workers"), hcplinkv1beta1.AzureSuccessReason, ""},
 		{"the location spelled as a display name", true, vnet("East US", "workers"), hcplinkv1beta1.AzureSuccessReason, ""},
-		{"no resource group", false, nil, hcplinkv1beta1.AzureResourceGroupNotFoundReason, "spec.platform.azure.resourceGroupName"},
+		{"no resource group", false, nil, hcplinkv1beta1.AzureResourceGroupNotFoundReason, "spec.platform.azure.resourceGroup)"},
 		{"no VNet", true, nil, hcplinkv1beta1.AzureVNetNotFoundReason, "spec.platform.azure.vnetID"},
 		{"no such subnet", true, vnet("eastus", "other"), hcplinkv1beta1.AzureSubnetNotFoundReason, "spec.platform.azure.subnetID"},
 		{"another location (or an unknown one)", true, vnet("westeurope", "workers"), hcplinkv1beta1.AzureLocationMismatchReason, "spec.platform.azure.location"},
@@ -52,6 +52,35 @@ func TestValidateGuestNetwork(t *testing.T) {
 				t.Errorf("invalid settings must be False and rechecked at growing intervals: %+v", o)
 			}
 		})
+	}
+}
+
+// TestResourceGroupThatDoesNotExist: ARM answers 403 AuthorizationFailed,
+// not 404, when an identity whose role is scoped to the cluster's resource
+// group reads one that does not exist. The bad-input corpus found that
+// this told the user to grant a permission; it names the field instead.
+func TestResourceGroupThatDoesNotExist(t *testing.T) {
+	w := newWorld(t)
+	ns := env.NewNamespace(t)
+	hcp := azureHCP(ns, "demo", hcplinkv1beta1.AzureTopologyPrivate)
+	az := hcp.Spec.Platform.Azure
+	az.SubscriptionID, az.ResourceGroupName, az.VnetID, az.SubnetID, az.Location = customer, "no-such-group", guestVNet, guestSubnet, location
+	if err := env.Client.Create(w.ctx, hcp); err != nil {
+		t.Fatal(err)
+	}
+	v := &Validator{Client: env.Client, Cloud: &ARMFactory{Credential: w.cpoIdentity(), Options: w.f.AzureClientOptions()}, Tracker: &outcome.Tracker{Now: w.clk.Now}}
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(hcp)}
+	if _, err := v.Reconcile(w.ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	got := &hcplinkv1beta1.HostedControlPlane{}
+	if err := env.Client.Get(w.ctx, req.NamespacedName, got); err != nil {
+		t.Fatal(err)
+	}
+	cond := meta.FindStatusCondition(got.Status.Conditions, hcplinkv1beta1.AzureConfigurationValidCondition)
+	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != hcplinkv1beta1.AzureResourceGroupNotFoundReason ||
+		!strings.Contains(cond.Message, "no-such-group") || !strings.Contains(cond.Message, "spec.platform.azure.resourceGroup") {
+		t.Fatalf("condition %+v", cond)
 	}
 }
 
