@@ -51,6 +51,9 @@ const (
 	// rsDriftWait is one drift interval of the shared devenv (20 s, plus up
 	// to 20% jitter) with room for the repair itself on a loaded machine.
 	rsDriftWait = 60 * time.Second
+	// rsEndpointVisibilityGrace is how long the control-plane operator
+	// waits for a new VPC endpoint that EC2 does not describe yet.
+	rsEndpointVisibilityGrace = 2 * time.Minute
 	// rsZoneRecheckWait covers the control-plane operator's recheck of a
 	// missing private zone (2 minutes, plus up to 20% jitter).
 	rsZoneRecheckWait = 3*time.Minute + 30*time.Second
@@ -189,7 +192,11 @@ func rsEndpointDeletedBehindOurBack(t *testing.T) {
 		t.Fatalf("deleting VPC endpoint %s: %v", old, err)
 	}
 	deleted := time.Now()
-	suite.Eventually(t, rsDriftWait+e2eutil.LongWait, "a new VPC endpoint in status", func(ctx context.Context) error {
+	// An endpoint missing from describes within 2 minutes of its creation
+	// is waited for (EC2's eventual consistency; endpointVisibilityGrace in
+	// awsprivatelink), and this one was made moments ago: the repair comes
+	// at the first drift check after that grace.
+	suite.Eventually(t, rsEndpointVisibilityGrace+rsDriftWait+e2eutil.LongWait, "a new VPC endpoint in status", func(ctx context.Context) error {
 		cr, err := rsCR(ctx, c.hcpNS)
 		if err != nil {
 			return err
