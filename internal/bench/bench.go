@@ -242,17 +242,6 @@ func deleteAndWait(ctx context.Context, env *devenv.Env, clusters []cluster) err
 	return nil
 }
 
-// routeServices publishes the API server by Route at host, as a private
-// cluster on either cloud may.
-func routeServices(host string) []hcplinkv1beta1.ServicePublishingStrategyMapping {
-	return []hcplinkv1beta1.ServicePublishingStrategyMapping{{
-		Service: hcplinkv1beta1.APIServer,
-		ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{
-			Type: hcplinkv1beta1.RoutePublishing, Route: &hcplinkv1beta1.RoutePublishingStrategy{Hostname: host},
-		},
-	}}
-}
-
 type cluster struct {
 	namespace, name, infraID, role string
 	cidr                           string // the machine network (Azure)

@@ -111,7 +111,7 @@ func create(ctx context.Context, env *devenv.Env, c cluster) error {
 			InfraID:    c.infraID,
 			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "bench.example.com"},
 			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: c.customer.CIDR}}},
-			Services:   routeServices("api." + c.name + ".bench.example.com"),
+			Services:   devenv.APIServerByRoute("api." + c.name + ".bench.example.com"),
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AWSPlatform, AWS: &hcplinkv1beta1.AWSPlatformSpec{
 				Region:              devenv.Region,
 				EndpointAccess:      hcplinkv1beta1.AWSEndpointAccessPrivate,

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
@@ -58,7 +56,7 @@ func (f *azureFleet) devenvOptions(opts Options, progress io.Writer) devenv.Opti
 
 func (f *azureFleet) prepare(ctx context.Context, env *devenv.Env, n int, progress io.Writer) ([]cluster, error) {
 	fmt.Fprintf(progress, "\npreparing %d control-plane operator identities (create iam azure: managed identity, federated credential, custom role and assignment) in the guest subscription\n", n)
-	cidr, err := guestAddressSpace(ctx, env)
+	cidr, err := env.AzureGuestAddressSpace(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +88,7 @@ func (f *azureFleet) create(ctx context.Context, env *devenv.Env, c cluster) err
 			InfraID:    c.infraID,
 			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "bench.example.com"},
 			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: c.cidr}}},
-			Services:   routeServices("api." + c.name + ".bench.example.com"),
+			Services:   devenv.APIServerByRoute("api." + c.name + ".bench.example.com"),
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{
 				SubscriptionID: fx.SubscriptionID, ResourceGroupName: fx.ResourceGroup, Location: fx.Location,
 				VnetID: fx.VNetID, SubnetID: fx.SubnetID, Topology: hcplinkv1beta1.AzureTopologyPrivate,
@@ -113,22 +111,4 @@ func (f *azureFleet) create(ctx context.Context, env *devenv.Env, c cluster) err
 
 func (f *azureFleet) accounting(env *devenv.Env) *accounting {
 	return azureAccounting(f.limits, f.delays, env.AzureManagement.SubscriptionID)
-}
-
-// guestAddressSpace is the guest VNet's first address range, the clusters'
-// machine network.
-func guestAddressSpace(ctx context.Context, env *devenv.Env) (string, error) {
-	guest := env.AzureGuest
-	network, err := armnetwork.NewClientFactory(guest.SubscriptionID, env.AzureAdmin, env.AzureClientOptions)
-	if err != nil {
-		return "", err
-	}
-	vnet, err := network.NewVirtualNetworksClient().Get(ctx, guest.ResourceGroup, azurecloud.NameOf(guest.VNetID), nil)
-	if err != nil {
-		return "", fmt.Errorf("reading the guest VNet: %w", err)
-	}
-	if p := vnet.Properties; p != nil && p.AddressSpace != nil && len(p.AddressSpace.AddressPrefixes) > 0 && p.AddressSpace.AddressPrefixes[0] != nil {
-		return *p.AddressSpace.AddressPrefixes[0], nil
-	}
-	return "", fmt.Errorf("the guest VNet has no address space")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	awsinfra "github.com/hcplink/hcplink/internal/infra/aws"
 	"github.com/hcplink/hcplink/internal/infra/awsiam"
@@ -209,4 +210,15 @@ func clusterZone(ctx context.Context, customer CustomerNetwork, cfg aws.Config, 
 		err = fmt.Errorf("route 53 says VPC %s has a zone %s, but none is listed", customer.VPCID, zoneName)
 	}
 	return id, err
+}
+
+// APIServerByRoute publishes a cluster's API server by Route at host, as
+// a private cluster on either cloud may.
+func APIServerByRoute(host string) []hcplinkv1beta1.ServicePublishingStrategyMapping {
+	return []hcplinkv1beta1.ServicePublishingStrategyMapping{{
+		Service: hcplinkv1beta1.APIServer,
+		ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{
+			Type: hcplinkv1beta1.RoutePublishing, Route: &hcplinkv1beta1.RoutePublishingStrategy{Hostname: host},
+		},
+	}}
 }

@@ -72,12 +72,3 @@ func chaos() *sim.Chaos {
 // driftInterval is the operators' drift check during the soak: short, so
 // that drift made in the faulty period is repaired while it settles.
 const driftInterval = 30 * time.Second
-
-func routeServices(host string) []hcplinkv1beta1.ServicePublishingStrategyMapping {
-	return []hcplinkv1beta1.ServicePublishingStrategyMapping{{
-		Service: hcplinkv1beta1.APIServer,
-		ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{
-			Type: hcplinkv1beta1.RoutePublishing, Route: &hcplinkv1beta1.RoutePublishingStrategy{Hostname: host},
-		},
-	}}
-}

@@ -72,7 +72,7 @@ func (awsPlatform) hostedCluster(c *cluster) *hcplinkv1beta1.HostedCluster {
 			InfraID:    c.infraID,
 			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "soak.example.com"},
 			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: c.customer.CIDR}}},
-			Services:   routeServices("api." + c.name + ".soak.example.com"),
+			Services:   devenv.APIServerByRoute("api." + c.name + ".soak.example.com"),
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AWSPlatform, AWS: &hcplinkv1beta1.AWSPlatformSpec{
 				Region:              devenv.Region,
 				EndpointAccess:      hcplinkv1beta1.AWSEndpointAccessPrivate,

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
-	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,7 +40,7 @@ func (p azurePlatform) devenvOptions(o Options) devenv.Options {
 }
 
 func (azurePlatform) prepare(ctx context.Context, env *devenv.Env, n int) ([]*cluster, error) {
-	cidr, err := guestAddressSpace(ctx, env)
+	cidr, err := env.AzureGuestAddressSpace(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +74,7 @@ func (azurePlatform) hostedCluster(c *cluster) *hcplinkv1beta1.HostedCluster {
 			InfraID:    c.infraID,
 			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "soak.example.com"},
 			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: c.cidr}}},
-			Services:   routeServices("api." + c.name + ".soak.example.com"),
+			Services:   devenv.APIServerByRoute("api." + c.name + ".soak.example.com"),
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{
 				SubscriptionID: fx.SubscriptionID, ResourceGroupName: fx.ResourceGroup, Location: fx.Location,
 				VnetID: fx.VNetID, SubnetID: fx.SubnetID, Topology: hcplinkv1beta1.AzureTopologyPrivate,
@@ -150,22 +149,4 @@ func patientAzure(opts *arm.ClientOptions) *arm.ClientOptions {
 	o.Retry.RetryDelay = 200 * time.Millisecond
 	o.Retry.MaxRetryDelay = 5 * time.Second
 	return &o
-}
-
-// guestAddressSpace is the guest VNet's first address range, the clusters'
-// machine network.
-func guestAddressSpace(ctx context.Context, env *devenv.Env) (string, error) {
-	guest := env.AzureGuest
-	network, err := armnetwork.NewClientFactory(guest.SubscriptionID, env.AzureAdmin, env.AzureClientOptions)
-	if err != nil {
-		return "", err
-	}
-	vnet, err := network.NewVirtualNetworksClient().Get(ctx, guest.ResourceGroup, azurecloud.NameOf(guest.VNetID), nil)
-	if err != nil {
-		return "", fmt.Errorf("reading the guest VNet: %w", err)
-	}
-	if p := vnet.Properties; p != nil && p.AddressSpace != nil && len(p.AddressSpace.AddressPrefixes) > 0 && p.AddressSpace.AddressPrefixes[0] != nil {
-		return *p.AddressSpace.AddressPrefixes[0], nil
-	}
-	return "", fmt.Errorf("the guest VNet has no address space")
 }
