@@ -15,7 +15,7 @@ const (
 )
 
 func azureSubnet(subscription, name string) string {
-	return "/subscriptions/" + subscription + "/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/" + name
+	return "/subscriptions/" + subscription + "/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/workers-vnet/subnets/" + name
 }
 
 func publicAzureCluster(namespace, name string) *hcplinkv1beta1.HostedCluster {

@@ -142,7 +142,7 @@ func TestNodePoolOnAnotherPlatformIsRefused(t *testing.T) {
 	np := &hcplinkv1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "azure-workers"},
 		Spec: hcplinkv1beta1.NodePoolSpec{ClusterName: "demo", Platform: hcplinkv1beta1.NodePoolPlatform{Type: hcplinkv1beta1.AzurePlatform,
-			Azure: &hcplinkv1beta1.AzureNodePoolPlatform{SubnetID: "/subscriptions/550e8400-e29b-41d4-a716-446655440000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s"}}},
+			Azure: &hcplinkv1beta1.AzureNodePoolPlatform{SubnetID: "/subscriptions/550e8400-e29b-41d4-a716-446655440000/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/workers-vnet/subnets/s"}}},
 	}
 	if err := env.Client.Create(t.Context(), np); err != nil {
 		t.Fatal(err)
