@@ -26,6 +26,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&HostedControlPlane{}, &HostedControlPlaneList{},
 		&AWSEndpointService{}, &AWSEndpointServiceList{},
 		&AzurePrivateLinkService{}, &AzurePrivateLinkServiceList{},
+		&GCPPrivateServiceConnect{}, &GCPPrivateServiceConnectList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -1,6 +1,9 @@
 package v1beta1
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // IsPublic reports whether the control plane is reachable from the
 // internet: Public or PublicAndPrivate. The empty value is the default,
@@ -28,10 +31,23 @@ func (t AzureTopology) IsPrivate() bool {
 	return t == AzureTopologyPublicAndPrivate || t == AzureTopologyPrivate
 }
 
+// IsPublic reports whether the control plane is reachable from the
+// internet: Public or PublicAndPrivate. The empty value is the default,
+// Public.
+func (a GCPEndpointAccessType) IsPublic() bool {
+	return a != GCPEndpointAccessPrivate
+}
+
+// IsPrivate reports whether workers reach the control plane over GCP
+// Private Service Connect: PublicAndPrivate or Private.
+func (a GCPEndpointAccessType) IsPrivate() bool {
+	return a == GCPEndpointAccessPublicAndPrivate || a == GCPEndpointAccessPrivate
+}
+
 // IsPrivate reports whether hcplink builds a private path for the platform:
-// on AWS when endpointAccess is PublicAndPrivate or Private; on Azure when
-// the topology is PublicAndPrivate or Private and private.type is
-// PrivateLink (the private-link controllers are gated on the private
+// on AWS and GCP when endpointAccess is PublicAndPrivate or Private; on
+// Azure when the topology is PublicAndPrivate or Private and private.type
+// is PrivateLink (the private-link controllers are gated on the private
 // configuration, not on the topology alone).
 func (p *PlatformSpec) IsPrivate() bool {
 	switch p.Type {
@@ -40,6 +56,8 @@ func (p *PlatformSpec) IsPrivate() bool {
 	case AzurePlatform:
 		return p.Azure != nil && p.Azure.Topology.IsPrivate() &&
 			p.Azure.Private != nil && p.Azure.Private.Type == AzurePrivateTypePrivateLink
+	case GCPPlatform:
+		return p.GCP != nil && p.GCP.EndpointAccess.IsPrivate()
 	}
 	return false
 }
@@ -52,6 +70,8 @@ func (p *PlatformSpec) IsPublic() bool {
 		return p.AWS == nil || p.AWS.EndpointAccess.IsPublic()
 	case AzurePlatform:
 		return p.Azure == nil || p.Azure.Topology.IsPublic()
+	case GCPPlatform:
+		return p.GCP == nil || p.GCP.EndpointAccess.IsPublic()
 	}
 	return true
 }
@@ -104,4 +124,33 @@ func WorkloadIdentitiesConfig(controlPlaneOperatorClientID string) *AzureAuthent
 			ControlPlaneOperator: WorkloadIdentity{ClientID: AzureClientID(controlPlaneOperatorClientID)},
 		},
 	}
+}
+
+// ControlPlaneOperatorIdentity is the workload identity pool provider and
+// the Google service account the control-plane operator signs in to GCP
+// with; both "" when the spec names none.
+func (g *GCPPlatformSpec) ControlPlaneOperatorIdentity() (poolProvider, serviceAccount string) {
+	if g == nil || g.WorkloadIdentity == nil {
+		return "", ""
+	}
+	return g.WorkloadIdentity.PoolProvider, string(g.WorkloadIdentity.ServiceAccountsEmails.ControlPlaneOperator)
+}
+
+// AcceptedProjects is the consumer accept list of the cluster's service
+// attachment: its own project first, then its additional allowed projects
+// in the order given, each once.
+func (g *GCPPlatformSpec) AcceptedProjects() []string {
+	if g == nil {
+		return nil
+	}
+	out := []string{g.Project}
+	if g.Private == nil {
+		return out
+	}
+	for _, p := range g.Private.AdditionalAllowedProjects {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package v1beta1
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -49,6 +50,77 @@ func TestAzureTopology(t *testing.T) {
 	}
 }
 
+func TestGCPEndpointAccess(t *testing.T) {
+	tests := []struct {
+		access               GCPEndpointAccessType
+		wantPublic, wantPriv bool
+	}{
+		{"", true, false},
+		{GCPEndpointAccessPublic, true, false},
+		{GCPEndpointAccessPublicAndPrivate, true, true},
+		{GCPEndpointAccessPrivate, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.access), func(t *testing.T) {
+			if got := tt.access.IsPublic(); got != tt.wantPublic {
+				t.Errorf("IsPublic() = %v, want %v", got, tt.wantPublic)
+			}
+			if got := tt.access.IsPrivate(); got != tt.wantPriv {
+				t.Errorf("IsPrivate() = %v, want %v", got, tt.wantPriv)
+			}
+		})
+	}
+}
+
+func TestGCPControlPlaneOperatorIdentity(t *testing.T) {
+	provider := "projects/123456789012/locations/global/workloadIdentityPools/pool/providers/oidc"
+	account := GCPServiceAccountEmail("cpo-sa@project-1.iam.gserviceaccount.com")
+	tests := []struct {
+		name                      string
+		gcp                       *GCPPlatformSpec
+		wantProvider, wantAccount string
+	}{
+		{"nil spec", nil, "", ""},
+		{"no workload identity", &GCPPlatformSpec{}, "", ""},
+		{"named", &GCPPlatformSpec{WorkloadIdentity: &GCPWorkloadIdentityConfig{
+			PoolProvider: provider, ServiceAccountsEmails: GCPServiceAccountsEmails{ControlPlaneOperator: account}}},
+			provider, string(account)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gotProvider, gotAccount := tt.gcp.ControlPlaneOperatorIdentity()
+			if gotProvider != tt.wantProvider || gotAccount != tt.wantAccount {
+				t.Errorf("ControlPlaneOperatorIdentity() = %q, %q; want %q, %q", gotProvider, gotAccount, tt.wantProvider, tt.wantAccount)
+			}
+		})
+	}
+}
+
+func TestGCPAcceptedProjects(t *testing.T) {
+	tests := []struct {
+		name string
+		gcp  *GCPPlatformSpec
+		want []string
+	}{
+		{"nil spec", nil, nil},
+		{"own project only", &GCPPlatformSpec{Project: "own-project"}, []string{"own-project"}},
+		{"private without additional projects", &GCPPlatformSpec{Project: "own-project", Private: &GCPPrivateSpec{}}, []string{"own-project"}},
+		{"own project first, then the others in order", &GCPPlatformSpec{Project: "own-project",
+			Private: &GCPPrivateSpec{AdditionalAllowedProjects: []string{"partner-b", "123456789012", "partner-a"}}},
+			[]string{"own-project", "partner-b", "123456789012", "partner-a"}},
+		{"own project listed again", &GCPPlatformSpec{Project: "own-project",
+			Private: &GCPPrivateSpec{AdditionalAllowedProjects: []string{"partner-b", "own-project"}}},
+			[]string{"own-project", "partner-b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.gcp.AcceptedProjects(); !slices.Equal(got, tt.want) {
+				t.Errorf("AcceptedProjects() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestPlatformSpecPrivacy(t *testing.T) {
 	privateLink := &AzurePrivateSpec{Type: AzurePrivateTypePrivateLink}
 	tests := []struct {
@@ -68,6 +140,12 @@ func TestPlatformSpecPrivacy(t *testing.T) {
 		{"azure private without private config", PlatformSpec{Type: AzurePlatform, Azure: &AzurePlatformSpec{Topology: AzureTopologyPrivate}}, false, false},
 		{"azure without member", PlatformSpec{Type: AzurePlatform}, true, false},
 		{"aws member on azure platform", PlatformSpec{Type: AzurePlatform, AWS: &AWSPlatformSpec{EndpointAccess: AWSEndpointAccessPrivate}}, true, false},
+		{"gcp default", PlatformSpec{Type: GCPPlatform, GCP: &GCPPlatformSpec{}}, true, false},
+		{"gcp public", PlatformSpec{Type: GCPPlatform, GCP: &GCPPlatformSpec{EndpointAccess: GCPEndpointAccessPublic}}, true, false},
+		{"gcp public and private", PlatformSpec{Type: GCPPlatform, GCP: &GCPPlatformSpec{EndpointAccess: GCPEndpointAccessPublicAndPrivate}}, true, true},
+		{"gcp private", PlatformSpec{Type: GCPPlatform, GCP: &GCPPlatformSpec{EndpointAccess: GCPEndpointAccessPrivate}}, false, true},
+		{"gcp without member", PlatformSpec{Type: GCPPlatform}, true, false},
+		{"gcp member on aws platform", PlatformSpec{Type: AWSPlatform, GCP: &GCPPlatformSpec{EndpointAccess: GCPEndpointAccessPrivate}}, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 )
 
 // Condition types of a HostedCluster. The private-link types are folded
-// from the AWSEndpointService and AzurePrivateLinkService objects of the
-// cluster's control-plane namespace and carry the same names as the
+// from the AWSEndpointService, AzurePrivateLinkService and
+// GCPPrivateServiceConnect objects of the cluster's control-plane namespace and carry the same names as the
 // conditions they summarise. Public clusters carry none of them.
 const (
 	// ValidConfigurationCondition is True when the operator accepts the
@@ -19,9 +19,11 @@ const (
 	AvailableCondition = "Available"
 
 	// The aggregated private-link conditions are AWSEndpointServiceAvailableCondition,
-	// AWSEndpointAvailableCondition (AWS, see awsendpointservice_types.go) and
+	// AWSEndpointAvailableCondition (AWS, see awsendpointservice_types.go),
 	// AzurePrivateLinkServiceAvailableCondition (Azure, see
-	// azureprivatelinkservice_types.go).
+	// azureprivatelinkservice_types.go) and
+	// GCPPrivateServiceConnectAvailableCondition (GCP, see
+	// gcpprivateserviceconnect_types.go).
 )
 
 // Reasons of HostedCluster conditions. The aggregated private-link
@@ -54,6 +56,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.clusterID) || (has(self.clusterID) && self.clusterID == oldSelf.clusterID)",message="clusterID is immutable once set",fieldPath=".clusterID"
 // +kubebuilder:validation:XValidation:rule="self.platform.type != 'AWS' || !has(self.platform.aws) || !has(self.platform.aws.endpointAccess) || self.platform.aws.endpointAccess == 'Public' || !self.services.exists(s, s.service == 'APIServer' && s.servicePublishingStrategy.type == 'NodePort')",message="services: the APIServer of an AWS cluster whose endpointAccess is PublicAndPrivate or Private must be published by Route or LoadBalancer; NodePort has no private path",fieldPath=".services"
 // +kubebuilder:validation:XValidation:rule="self.platform.type != 'Azure' || !has(self.platform.azure) || !has(self.platform.azure.topology) || self.platform.azure.topology == 'Public' || self.services.all(s, s.servicePublishingStrategy.type == 'Route')",message="services: every service of an Azure cluster whose topology is PublicAndPrivate or Private must be published by Route, so that one router and one Private Link Service serve them all",fieldPath=".services"
+// +kubebuilder:validation:XValidation:rule="self.platform.type != 'GCP' || !has(self.platform.gcp) || !has(self.platform.gcp.endpointAccess) || self.platform.gcp.endpointAccess == 'Public' || self.services.all(s, s.servicePublishingStrategy.type == 'Route')",message="services: every service of a GCP cluster whose endpointAccess is PublicAndPrivate or Private must be published by Route, so that one router and one service attachment serve them all",fieldPath=".services"
 type HostedClusterSpec struct {
 	// infraID names the cluster's cloud resources and tags them
 	// (kubernetes.io/cluster/<infraID>). 1 to 63 lowercase letters, digits
@@ -122,7 +125,8 @@ type HostedClusterStatus struct {
 	// conditions: ValidConfiguration, Available and, for clusters that are
 	// not public, the aggregated private-link conditions
 	// (AWSEndpointServiceAvailable and AWSEndpointAvailable on AWS,
-	// AzurePrivateLinkServiceAvailable on Azure).
+	// AzurePrivateLinkServiceAvailable on Azure,
+	// GCPPrivateServiceConnectAvailable on GCP).
 	//
 	// +optional
 	// +listType=map
@@ -152,16 +156,18 @@ type HostedClusterStatus struct {
 }
 
 // HostedCluster is a hosted Kubernetes control plane whose workers reach it
-// privately over AWS PrivateLink or Azure Private Link.
+// privately over AWS PrivateLink, Azure Private Link or GCP Private Service
+// Connect.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=hostedclusters,scope=Namespaced,shortName=hc
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Platform",type=string,JSONPath=".spec.platform.type",description="Cloud platform"
-// +kubebuilder:printcolumn:name="Access",type=string,JSONPath=".spec.platform['aws','azure']['endpointAccess','topology']",description="AWS endpointAccess or Azure topology"
+// +kubebuilder:printcolumn:name="Access",type=string,JSONPath=".spec.platform['aws','azure','gcp']['endpointAccess','topology']",description="AWS or GCP endpointAccess, or Azure topology"
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=".status.conditions[?(@.type==\"Available\")].status",description="Status of the Available condition"
 // +kubebuilder:printcolumn:name="AWS Endpoint",type=string,JSONPath=".status.conditions[?(@.type==\"AWSEndpointAvailable\")].status",description="Status of the aggregated AWSEndpointAvailable condition"
 // +kubebuilder:printcolumn:name="Azure PLS",type=string,JSONPath=".status.conditions[?(@.type==\"AzurePrivateLinkServiceAvailable\")].status",description="Status of the aggregated AzurePrivateLinkServiceAvailable condition"
+// +kubebuilder:printcolumn:name="GCP PSC",type=string,JSONPath=".status.conditions[?(@.type==\"GCPPrivateServiceConnectAvailable\")].status",description="Status of the aggregated GCPPrivateServiceConnectAvailable condition"
 // +kubebuilder:printcolumn:name="Endpoint Service",type=string,priority=1,JSONPath=".status.conditions[?(@.type==\"AWSEndpointServiceAvailable\")].status",description="Status of the aggregated AWSEndpointServiceAvailable condition"
 // +kubebuilder:printcolumn:name="Namespace",type=string,priority=1,JSONPath=".status.controlPlaneNamespace",description="Control-plane namespace"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"

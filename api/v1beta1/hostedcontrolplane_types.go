@@ -27,6 +27,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.clusterID) || (has(self.clusterID) && self.clusterID == oldSelf.clusterID)",message="clusterID is immutable once set",fieldPath=".clusterID"
 // +kubebuilder:validation:XValidation:rule="self.platform.type != 'AWS' || !has(self.platform.aws) || !has(self.platform.aws.endpointAccess) || self.platform.aws.endpointAccess == 'Public' || !self.services.exists(s, s.service == 'APIServer' && s.servicePublishingStrategy.type == 'NodePort')",message="services: the APIServer of an AWS cluster whose endpointAccess is PublicAndPrivate or Private must be published by Route or LoadBalancer; NodePort has no private path",fieldPath=".services"
 // +kubebuilder:validation:XValidation:rule="self.platform.type != 'Azure' || !has(self.platform.azure) || !has(self.platform.azure.topology) || self.platform.azure.topology == 'Public' || self.services.all(s, s.servicePublishingStrategy.type == 'Route')",message="services: every service of an Azure cluster whose topology is PublicAndPrivate or Private must be published by Route, so that one router and one Private Link Service serve them all",fieldPath=".services"
+// +kubebuilder:validation:XValidation:rule="self.platform.type != 'GCP' || !has(self.platform.gcp) || !has(self.platform.gcp.endpointAccess) || self.platform.gcp.endpointAccess == 'Public' || self.services.all(s, s.servicePublishingStrategy.type == 'Route')",message="services: every service of a GCP cluster whose endpointAccess is PublicAndPrivate or Private must be published by Route, so that one router and one service attachment serve them all",fieldPath=".services"
 type HostedControlPlaneSpec struct {
 	// infraID is the HostedCluster's spec.infraID.
 	//
@@ -110,13 +111,14 @@ type HostedControlPlaneNodePool struct {
 	Name string `json:"name"`
 
 	// subnetID is the NodePool's subnet: an AWS subnet ID
-	// (spec.platform.aws.subnet.id) or an Azure subnet resource ID
-	// (spec.platform.azure.subnetID). Empty when the NodePool names none.
+	// (spec.platform.aws.subnet.id), an Azure subnet resource ID
+	// (spec.platform.azure.subnetID) or a GCP subnet name
+	// (spec.platform.gcp.subnet). Empty when the NodePool names none.
 	//
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=355
-	// +kubebuilder:validation:XValidation:rule="self.matches('^subnet-([0-9a-f]{8}|[0-9a-f]{17})$') || self.matches('^/(?i:subscriptions)/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/(?i:resourceGroups)/[-A-Za-z0-9_.()]+/(?i:providers/Microsoft[.]Network/virtualNetworks)/[^/]+/(?i:subnets)/[^/]+$')",message="subnetID must be an AWS subnet ID or an Azure subnet resource ID"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^subnet-([0-9a-f]{8}|[0-9a-f]{17})$') || self.matches('^/(?i:subscriptions)/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/(?i:resourceGroups)/[-A-Za-z0-9_.()]+/(?i:providers/Microsoft[.]Network/virtualNetworks)/[^/]+/(?i:subnets)/[^/]+$') || (size(self) <= 63 && self.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))",message="subnetID must be an AWS subnet ID, an Azure subnet resource ID or a GCP subnet name"
 	SubnetID string `json:"subnetID,omitempty"`
 }
 
@@ -139,7 +141,7 @@ type HostedControlPlaneStatus struct {
 // +kubebuilder:resource:path=hostedcontrolplanes,scope=Namespaced,shortName=hcp
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Platform",type=string,JSONPath=".spec.platform.type",description="Cloud platform"
-// +kubebuilder:printcolumn:name="Access",type=string,JSONPath=".spec.platform['aws','azure']['endpointAccess','topology']",description="AWS endpointAccess or Azure topology"
+// +kubebuilder:printcolumn:name="Access",type=string,JSONPath=".spec.platform['aws','azure','gcp']['endpointAccess','topology']",description="AWS or GCP endpointAccess, or Azure topology"
 // +kubebuilder:printcolumn:name="Available",type=string,JSONPath=".status.conditions[?(@.type==\"Available\")].status",description="Status of the Available condition"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 type HostedControlPlane struct {

@@ -34,11 +34,12 @@ type NodePoolSpec struct {
 // NodePoolPlatform is the cloud-specific configuration of a NodePool. Only
 // the member matching type may be set.
 //
-// +kubebuilder:validation:XValidation:rule="self.type == 'AWS' || !has(self.aws)",message="platform.aws must not be set when platform.type is Azure",fieldPath=".aws"
-// +kubebuilder:validation:XValidation:rule="self.type == 'Azure' || !has(self.azure)",message="platform.azure must not be set when platform.type is AWS",fieldPath=".azure"
+// +kubebuilder:validation:XValidation:rule="self.type == 'AWS' || !has(self.aws)",message="platform.aws must not be set when platform.type is Azure or GCP",fieldPath=".aws"
+// +kubebuilder:validation:XValidation:rule="self.type == 'Azure' || !has(self.azure)",message="platform.azure must not be set when platform.type is AWS or GCP",fieldPath=".azure"
+// +kubebuilder:validation:XValidation:rule="self.type == 'GCP' || !has(self.gcp)",message="platform.gcp must not be set when platform.type is AWS or Azure",fieldPath=".gcp"
 type NodePoolPlatform struct {
-	// type is the cloud: AWS or Azure, the same as the cluster's. It cannot
-	// change after creation.
+	// type is the cloud: AWS, Azure or GCP, the same as the cluster's. It
+	// cannot change after creation.
 	//
 	// +required
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="platform.type is immutable"
@@ -53,6 +54,11 @@ type NodePoolPlatform struct {
 	//
 	// +optional
 	Azure *AzureNodePoolPlatform `json:"azure,omitempty"`
+
+	// gcp is the GCP configuration of the NodePool.
+	//
+	// +optional
+	GCP *GCPNodePoolPlatform `json:"gcp,omitempty"`
 }
 
 // AWSNodePoolPlatform is the AWS configuration of a NodePool.
@@ -78,6 +84,20 @@ type AzureNodePoolPlatform struct {
 	SubnetID string `json:"subnetID"`
 }
 
+// GCPNodePoolPlatform is the GCP configuration of a NodePool.
+type GCPNodePoolPlatform struct {
+	// subnet is the name of the subnet, in the cluster's network and
+	// region, that the machines live in. The Private Service Connect
+	// endpoint in the cluster's subnet serves every subnet of the network.
+	// It may change.
+	//
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="subnet must be a subnet name: 1 to 63 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen"
+	Subnet string `json:"subnet"`
+}
+
 // NodePoolStatus is the observed state of a NodePool.
 type NodePoolStatus struct {
 	// conditions describe the NodePool's state.
@@ -98,7 +118,7 @@ type NodePoolStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=".spec.clusterName",description="HostedCluster the NodePool belongs to"
 // +kubebuilder:printcolumn:name="Platform",type=string,JSONPath=".spec.platform.type",description="Cloud platform"
-// +kubebuilder:printcolumn:name="Subnet",type=string,JSONPath=".spec.platform..['id','subnetID']",description="Subnet of the machines (AWS subnet or Azure subnet resource ID)",priority=1
+// +kubebuilder:printcolumn:name="Subnet",type=string,JSONPath=".spec.platform..['id','subnetID','subnet']",description="Subnet of the machines (AWS subnet, Azure subnet resource ID or GCP subnet name)",priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 type NodePool struct {
 	metav1.TypeMeta   `json:",inline"`

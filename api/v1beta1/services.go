@@ -2,7 +2,8 @@ package v1beta1
 
 // Names of the Services hcplink keeps in a control-plane namespace. They
 // are API: the observers find the router Services by name, the
-// AWSEndpointServices and AzurePrivateLinkServices are named after them,
+// AWSEndpointServices, AzurePrivateLinkServices and
+// GCPPrivateServiceConnects are named after them,
 // and diagnose, the demo and the e2e tests look them up.
 const (
 	// PrivateRouterServiceName is the internal load balancer in front of the
@@ -15,6 +16,12 @@ const (
 	// AWS API server published by LoadBalancer on a private cluster.
 	KubeAPIServerPrivateServiceName = "kube-apiserver-private"
 )
+
+// GCPPrivateServiceConnectName is the name of a GCP cluster's one
+// GCPPrivateServiceConnect in its control-plane namespace: that of the
+// router Service it publishes, as AWSEndpointServices and
+// AzurePrivateLinkServices are named.
+const GCPPrivateServiceConnectName = PrivateRouterServiceName
 
 // RouterServiceNames lists every router Service, in the order the routers
 // controller reconciles them.
@@ -92,6 +99,20 @@ func AWSExternalNames(hcp *HostedControlPlane) map[string]string {
 // one endpoint.
 func AzureExternalNames(hcp *HostedControlPlane) map[string]string {
 	if hcp == nil || hcp.Spec.Platform.Azure == nil || hcp.Spec.Platform.Azure.Topology != AzureTopologyPrivate {
+		return map[string]string{}
+	}
+	return routeHostnames(hcp)
+}
+
+// GCPExternalNames returns the ExternalName Services a GCP cluster wants,
+// by name, with the Route hostname each serves: only when endpointAccess
+// is Private (PublicAndPrivate serves the hostnames publicly), for the API
+// server and OAuth when they are Routes with hostnames. Each points at the
+// api record of the cluster's private zone <name>.hypershift.local. (its
+// api and *.apps records lead to the Private Service Connect endpoint): one
+// router serves them all behind the one endpoint.
+func GCPExternalNames(hcp *HostedControlPlane) map[string]string {
+	if hcp == nil || hcp.Spec.Platform.GCP == nil || hcp.Spec.Platform.GCP.EndpointAccess != GCPEndpointAccessPrivate {
 		return map[string]string{}
 	}
 	return routeHostnames(hcp)

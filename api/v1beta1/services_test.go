@@ -32,6 +32,36 @@ func TestAWSExternalNames(t *testing.T) {
 	}
 }
 
+func TestGCPExternalNames(t *testing.T) {
+	hcp := func(access GCPEndpointAccessType, apiHostname string) *HostedControlPlane {
+		return &HostedControlPlane{Spec: HostedControlPlaneSpec{
+			Platform: PlatformSpec{Type: GCPPlatform, GCP: &GCPPlatformSpec{EndpointAccess: access}},
+			Services: []ServicePublishingStrategyMapping{
+				{Service: APIServer, ServicePublishingStrategy: ServicePublishingStrategy{Type: RoutePublishing, Route: &RoutePublishingStrategy{Hostname: apiHostname}}},
+				{Service: OAuthServer, ServicePublishingStrategy: ServicePublishingStrategy{Type: RoutePublishing, Route: &RoutePublishingStrategy{Hostname: "oauth.example.com"}}},
+			},
+		}}
+	}
+	tests := []struct {
+		name string
+		hcp  *HostedControlPlane
+		want map[string]string
+	}{
+		{"Private: both", hcp(GCPEndpointAccessPrivate, "api.example.com"),
+			map[string]string{KubeAPIServerPrivateExternalService: "api.example.com", OAuthPrivateExternalService: "oauth.example.com"}},
+		{"PublicAndPrivate: none, the hostnames are served publicly", hcp(GCPEndpointAccessPublicAndPrivate, "api.example.com"), map[string]string{}},
+		{"Public: none", hcp(GCPEndpointAccessPublic, "api.example.com"), map[string]string{}},
+		{"a Route without hostname: skipped", hcp(GCPEndpointAccessPrivate, ""), map[string]string{OAuthPrivateExternalService: "oauth.example.com"}},
+		{"no gcp member: none", &HostedControlPlane{Spec: HostedControlPlaneSpec{Platform: PlatformSpec{Type: GCPPlatform}}}, map[string]string{}},
+		{"nil: none", nil, map[string]string{}},
+	}
+	for _, tt := range tests {
+		if got := GCPExternalNames(tt.hcp); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestWantedRouterServices(t *testing.T) {
 	aws := func(access AWSEndpointAccessType, api PublishingStrategyType) *HostedControlPlane {
 		return &HostedControlPlane{Spec: HostedControlPlaneSpec{

@@ -142,7 +142,7 @@ type LoadBalancerPublishingStrategy struct {
 
 // PlatformType is the cloud a cluster runs on.
 //
-// +kubebuilder:validation:Enum=AWS;Azure
+// +kubebuilder:validation:Enum=AWS;Azure;GCP
 type PlatformType string
 
 const (
@@ -152,6 +152,9 @@ const (
 	// AzurePlatform is Microsoft Azure; private connectivity uses Azure
 	// Private Link.
 	AzurePlatform PlatformType = "Azure"
+	// GCPPlatform is Google Cloud; private connectivity uses Private
+	// Service Connect.
+	GCPPlatform PlatformType = "GCP"
 )
 
 // PlatformSpec is the cloud-specific configuration of a cluster. Exactly the
@@ -161,8 +164,13 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.type != 'AWS' || !has(self.azure)",message="platform.azure must not be set when platform.type is AWS",fieldPath=".azure"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Azure' || has(self.azure)",message="platform.azure is required when platform.type is Azure",fieldPath=".azure"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Azure' || !has(self.aws)",message="platform.aws must not be set when platform.type is Azure",fieldPath=".aws"
+// +kubebuilder:validation:XValidation:rule="self.type != 'GCP' || has(self.gcp)",message="platform.gcp is required when platform.type is GCP",fieldPath=".gcp"
+// +kubebuilder:validation:XValidation:rule="self.type == 'GCP' || !has(self.gcp)",message="platform.gcp must not be set unless platform.type is GCP",fieldPath=".gcp"
+// +kubebuilder:validation:XValidation:rule="self.type != 'GCP' || !has(self.aws)",message="platform.aws must not be set when platform.type is GCP",fieldPath=".aws"
+// +kubebuilder:validation:XValidation:rule="self.type != 'GCP' || !has(self.azure)",message="platform.azure must not be set when platform.type is GCP",fieldPath=".azure"
 type PlatformSpec struct {
-	// type is the cloud: AWS or Azure. It cannot change after creation.
+	// type is the cloud: AWS, Azure or GCP. It cannot change after
+	// creation.
 	//
 	// +required
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="platform.type is immutable"
@@ -177,4 +185,9 @@ type PlatformSpec struct {
 	//
 	// +optional
 	Azure *AzurePlatformSpec `json:"azure,omitempty"`
+
+	// gcp is the GCP configuration; set exactly when type is GCP.
+	//
+	// +optional
+	GCP *GCPPlatformSpec `json:"gcp,omitempty"`
 }

@@ -10,11 +10,12 @@ func TestCustomResourceDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"hostedclusters.hcplink.io":           "hc",
-		"nodepools.hcplink.io":                "np",
-		"hostedcontrolplanes.hcplink.io":      "hcp",
-		"awsendpointservices.hcplink.io":      "awsep",
-		"azureprivatelinkservices.hcplink.io": "azpls",
+		"hostedclusters.hcplink.io":            "hc",
+		"nodepools.hcplink.io":                 "np",
+		"hostedcontrolplanes.hcplink.io":       "hcp",
+		"awsendpointservices.hcplink.io":       "awsep",
+		"azureprivatelinkservices.hcplink.io":  "azpls",
+		"gcpprivateserviceconnects.hcplink.io": "gcppsc",
 	}
 	if len(crds) != len(want) {
 		t.Fatalf("got %d CRDs, want %d", len(crds), len(want))

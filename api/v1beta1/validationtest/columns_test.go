@@ -106,19 +106,35 @@ func TestPrinterColumns(t *testing.T) {
 	setCondition(&azure.Status.Conditions, hcv1.AzurePrivateLinkServiceAvailableCondition, metav1.ConditionUnknown)
 	updateStatus(t, azure)
 
+	gcp := gcpPrivate(ns, "gcp")
+	create(t, gcp)
+	setCondition(&gcp.Status.Conditions, hcv1.GCPPrivateServiceConnectAvailableCondition, metav1.ConditionFalse)
+	updateStatus(t, gcp)
+
 	rows := getTable(t, ns, "hostedclusters")
 	requireCells(t, rows, "aws", map[string]any{
-		"Platform": "AWS", "Access": "Private", "Available": "True", "AWS Endpoint": "False", "Azure PLS": nil, "Endpoint Service": "True",
+		"Platform": "AWS", "Access": "Private", "Available": "True", "AWS Endpoint": "False", "Azure PLS": nil, "GCP PSC": nil, "Endpoint Service": "True",
 	})
 	requireCells(t, rows, "azure", map[string]any{
-		"Platform": "Azure", "Access": "PublicAndPrivate", "Available": nil, "AWS Endpoint": nil, "Azure PLS": "Unknown",
+		"Platform": "Azure", "Access": "PublicAndPrivate", "Available": nil, "AWS Endpoint": nil, "Azure PLS": "Unknown", "GCP PSC": nil,
+	})
+	requireCells(t, rows, "gcp", map[string]any{
+		"Platform": "GCP", "Access": "Private", "Available": nil, "AWS Endpoint": nil, "Azure PLS": nil, "GCP PSC": "False",
 	})
 
 	create(t, awsNodePool(ns, "aws-np", subnetA))
+	create(t, awsNodePool(ns, "aws-np-no-subnet", ""))
 	create(t, azureNodePool(ns, "azure-np"))
+	create(t, gcpNodePool(ns, "gcp-np"))
 	rows = getTable(t, ns, "nodepools")
 	requireCells(t, rows, "aws-np", map[string]any{"Cluster": "demo", "Platform": "AWS", "Subnet": subnetA})
+	requireCells(t, rows, "aws-np-no-subnet", map[string]any{"Cluster": "demo", "Platform": "AWS", "Subnet": nil})
 	requireCells(t, rows, "azure-np", map[string]any{"Cluster": "azdemo", "Platform": "Azure", "Subnet": subnetID})
+	requireCells(t, rows, "gcp-np", map[string]any{"Cluster": "gcpdemo", "Platform": "GCP", "Subnet": "workers"})
+
+	create(t, hostedControlPlane(ns, "gcp", gcp))
+	rows = getTable(t, ns, "hostedcontrolplanes")
+	requireCells(t, rows, "gcp", map[string]any{"Platform": "GCP", "Access": "Private"})
 
 	ep := awsEndpointService(ns, "private-router")
 	create(t, ep)
@@ -142,5 +158,17 @@ func TestPrinterColumns(t *testing.T) {
 	rows = getTable(t, ns, "azureprivatelinkservices")
 	requireCells(t, rows, "private-router", map[string]any{
 		"Alias": pls.Status.PrivateLinkServiceAlias, "Endpoint IP": "10.0.0.30", "Available": "True", "LB IP": "10.1.2.3",
+	})
+
+	psc := gcpPrivateServiceConnect(ns, "private-router")
+	create(t, psc)
+	psc.Status.ServiceAttachmentName = "hcplink-gcpdemo-8hd3k"
+	psc.Status.EndpointIP = "10.0.0.31"
+	setCondition(&psc.Status.Conditions, hcv1.GCPServiceAttachmentAvailableCondition, metav1.ConditionTrue)
+	setCondition(&psc.Status.Conditions, hcv1.GCPPrivateServiceConnectAvailableCondition, metav1.ConditionFalse)
+	updateStatus(t, psc)
+	rows = getTable(t, ns, "gcpprivateserviceconnects")
+	requireCells(t, rows, "private-router", map[string]any{
+		"Attachment": "hcplink-gcpdemo-8hd3k", "Endpoint IP": "10.0.0.31", "Attachment Available": "True", "Available": "False", "LB IP": "10.128.0.20",
 	})
 }

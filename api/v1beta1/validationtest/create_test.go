@@ -191,7 +191,7 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 		}), []string{"spec.services[0].servicePublishingStrategy.route.hostname", "lowercase DNS name"}},
 
 		// HostedCluster, platform union.
-		{"unknown platform", with(awsPublicCluster, func(hc *hcv1.HostedCluster) { hc.Spec.Platform.Type = "GCP" }),
+		{"unknown platform", with(awsPublicCluster, func(hc *hcv1.HostedCluster) { hc.Spec.Platform.Type = "IBMCloud" }),
 			[]string{"spec.platform.type", "Unsupported value"}},
 		{"AWS platform without aws", with(awsPublicCluster, func(hc *hcv1.HostedCluster) { hc.Spec.Platform.AWS = nil }),
 			[]string{"spec.platform.aws", "platform.aws is required when platform.type is AWS"}},
@@ -370,8 +370,8 @@ func TestInvalidObjectsAreRefused(t *testing.T) {
 
 		// HostedControlPlane.
 		{"control plane node pool with a malformed subnet", with(awsHCP, func(hcp *hcv1.HostedControlPlane) {
-			hcp.Spec.NodePools[0].SubnetID = "sn-1"
-		}), []string{"spec.nodePools[0].subnetID", "AWS subnet ID or an Azure subnet resource ID"}},
+			hcp.Spec.NodePools[0].SubnetID = "sn_1"
+		}), []string{"spec.nodePools[0].subnetID", "AWS subnet ID, an Azure subnet resource ID or a GCP subnet name"}},
 		{"control plane node pool listed twice", with(awsHCP, func(hcp *hcv1.HostedControlPlane) {
 			hcp.Spec.NodePools[1].Name = hcp.Spec.NodePools[0].Name
 		}), []string{"spec.nodePools[1]", "Duplicate value"}},

@@ -1,6 +1,7 @@
 package validationtest
 
 import (
+	"fmt"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +26,10 @@ const (
 	otherVPC          = "vpc-0fedcba9876543210"
 	subnetA           = "subnet-0a1b2c3d4e5f60718"
 	subnetB           = "subnet-1a2b3c4d"
+	gcpProject        = "customer-project-1"
+	otherGCPProject   = "partner-project-2"
+	poolProvider      = "projects/123456789012/locations/global/workloadIdentityPools/hcplink-mgmt/providers/mgmt-oidc"
+	cpoServiceAccount = "control-plane-operator@customer-project-1.iam.gserviceaccount.com"
 )
 
 func meta(namespace, name string) metav1.ObjectMeta {
@@ -128,6 +133,80 @@ func azurePrivateCluster(namespace, name string, topology hcv1.AzureTopology) *h
 		},
 	}
 	return hc
+}
+
+// gcpPublicCluster is the smallest valid GCP HostedCluster.
+func gcpPublicCluster(namespace, name string) *hcv1.HostedCluster {
+	return &hcv1.HostedCluster{
+		ObjectMeta: meta(namespace, name),
+		Spec: hcv1.HostedClusterSpec{
+			InfraID:    "gcpdemo-8hd3k",
+			DNS:        hcv1.DNSSpec{BaseDomain: "gcpdemo.example.com"},
+			Networking: networking(),
+			Services:   routeServices(),
+			Platform: hcv1.PlatformSpec{
+				Type: hcv1.GCPPlatform,
+				GCP:  &hcv1.GCPPlatformSpec{Project: gcpProject, Region: "us-central1"},
+			},
+		},
+	}
+}
+
+// gcpPrivateCluster is a GCP HostedCluster with the given non-public
+// endpoint access, a NAT subnet, one additional project and the
+// control-plane operator's workload identity.
+func gcpPrivateCluster(namespace, name string, access hcv1.GCPEndpointAccessType) *hcv1.HostedCluster {
+	hc := gcpPublicCluster(namespace, name)
+	hc.Spec.Platform.GCP = &hcv1.GCPPlatformSpec{
+		Project:        gcpProject,
+		Region:         "us-central1",
+		Network:        "customer-vpc",
+		Subnet:         "workers",
+		EndpointAccess: access,
+		Private: &hcv1.GCPPrivateSpec{
+			AdditionalAllowedProjects: []string{otherGCPProject, "987654321098"},
+			NATSubnet:                 "psc-nat-1",
+		},
+		WorkloadIdentity: &hcv1.GCPWorkloadIdentityConfig{
+			PoolProvider:          poolProvider,
+			ServiceAccountsEmails: hcv1.GCPServiceAccountsEmails{ControlPlaneOperator: cpoServiceAccount},
+		},
+	}
+	return hc
+}
+
+func gcpNodePool(namespace, name string) *hcv1.NodePool {
+	return &hcv1.NodePool{
+		ObjectMeta: meta(namespace, name),
+		Spec: hcv1.NodePoolSpec{
+			ClusterName: "gcpdemo",
+			Platform:    hcv1.NodePoolPlatform{Type: hcv1.GCPPlatform, GCP: &hcv1.GCPNodePoolPlatform{Subnet: "workers"}},
+		},
+	}
+}
+
+func gcpPrivateServiceConnect(namespace, name string) *hcv1.GCPPrivateServiceConnect {
+	return &hcv1.GCPPrivateServiceConnect{
+		ObjectMeta: meta(namespace, name),
+		Spec: hcv1.GCPPrivateServiceConnectSpec{
+			LoadBalancerIP:     "10.128.0.20",
+			ConsumerAcceptList: []string{gcpProject, otherGCPProject},
+			NATSubnet:          "psc-nat-1",
+			Project:            gcpProject,
+			Region:             "us-central1",
+			Network:            "customer-vpc",
+			Subnet:             "workers",
+		},
+	}
+}
+
+// gcpProjects returns n distinct valid project IDs.
+func gcpProjects(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("project-%04d", i)
+	}
+	return out
 }
 
 func awsNodePool(namespace, name, subnet string) *hcv1.NodePool {

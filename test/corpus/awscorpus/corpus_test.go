@@ -234,7 +234,7 @@ func awsCases(env *devenv.Env, fx awsFixture) []corpus.Case {
 		}), corpus.Refused("spec.services", "NodePort has no private path")},
 
 		// Platform.
-		{"unknown platform", cluster(func(hc *hcv1.HostedCluster) { hc.Spec.Platform.Type = "GCP" }),
+		{"unknown platform", cluster(func(hc *hcv1.HostedCluster) { hc.Spec.Platform.Type = "IBMCloud" }),
 			corpus.Refused("spec.platform.type", "Unsupported value")},
 		{"AWS platform with azure set", cluster(func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.Azure = &hcv1.AzurePlatformSpec{SubscriptionID: azureGuestSubscriptionForAWS, ResourceGroupName: "rg", Location: "eastus",
