@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/config/crd"
 )
 
 // lifecycleOptions install with a credentials file, so that install's own
@@ -263,9 +264,14 @@ func restoreCRDs(t *testing.T, c client.Client) {
 	waitForCRDs(t, c)
 }
 
-// waitForCRDs waits until every hcplink CRD is established.
+// waitForCRDs waits until every hcplink CRD install applies is
+// established.
 func waitForCRDs(t *testing.T, c client.Client) {
 	t.Helper()
+	want, err := crd.CustomResourceDefinitions()
+	if err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, "the hcplink CRDs to be established", func() (bool, error) {
 		list := &apiextensionsv1.CustomResourceDefinitionList{}
 		if err := c.List(t.Context(), list); err != nil {
@@ -279,6 +285,6 @@ func waitForCRDs(t *testing.T, c client.Client) {
 				}
 			}
 		}
-		return established == 5, nil
+		return established == len(want), nil
 	})
 }
