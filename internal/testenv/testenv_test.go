@@ -43,6 +43,7 @@ func TestStart(t *testing.T) {
 	}
 	for _, list := range []client.ObjectList{
 		&hcv1.NodePoolList{}, &hcv1.HostedControlPlaneList{}, &hcv1.AWSEndpointServiceList{}, &hcv1.AzurePrivateLinkServiceList{},
+		&hcv1.GCPPrivateServiceConnectList{},
 	} {
 		if err := env.Client.List(t.Context(), list, client.InNamespace(ns)); err != nil {
 			t.Errorf("listing %T: %v", list, err)
