@@ -1,0 +1,63 @@
+package gcp
+
+import (
+	"context"
+
+	"google.golang.org/api/compute/v1"
+)
+
+// Internal addresses: the PSC endpoint's IP, reserved in the customer's
+// subnetwork (https://cloud.google.com/compute/docs/reference/rest/v1/addresses).
+// An address in use by an endpoint cannot be deleted: delete the endpoint
+// first.
+
+// AddressesAPI is what the control-plane operator does with addresses.
+type AddressesAPI interface {
+	Get(ctx context.Context, name string) (*compute.Address, error)
+	Reserve(ctx context.Context, name, subnetwork string, labels map[string]string) (Operation, error)
+	Delete(ctx context.Context, name string) (Operation, error)
+}
+
+// Addresses is the control-plane side's AddressesAPI in the customer's
+// project and region.
+type Addresses struct {
+	Compute  *compute.Service
+	Location Location
+	Timeouts Timeouts
+}
+
+var _ AddressesAPI = (*Addresses)(nil)
+
+// Get returns the address, nil when it does not exist.
+func (a *Addresses) Get(ctx context.Context, name string) (*compute.Address, error) {
+	ctx, cancel := a.Timeouts.call(ctx)
+	defer cancel()
+	addr, err := a.Compute.Addresses.Get(a.Location.Project, a.Location.Region, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	return addr, Wrap("reading address "+name, err)
+}
+
+// Reserve starts reserving an internal address in subnetwork (its link or
+// relative name) with labels; Google picks the IP. An address of the name
+// that exists already answers an error IsAlreadyExists tells.
+func (a *Addresses) Reserve(ctx context.Context, name, subnetwork string, labels map[string]string) (Operation, error) {
+	ctx, cancel := a.Timeouts.call(ctx)
+	defer cancel()
+	addr := &compute.Address{Name: name, AddressType: "INTERNAL", Subnetwork: subnetwork, Labels: labels}
+	op, err := a.Compute.Addresses.Insert(a.Location.Project, a.Location.Region, addr).Context(ctx).Do()
+	return started(a.Location.Project, a.Location.Region, "reserving address "+name, op, err)
+}
+
+// Delete starts releasing the address; one already gone is the zero
+// Operation.
+func (a *Addresses) Delete(ctx context.Context, name string) (Operation, error) {
+	ctx, cancel := a.Timeouts.call(ctx)
+	defer cancel()
+	op, err := a.Compute.Addresses.Delete(a.Location.Project, a.Location.Region, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return Operation{}, nil
+	}
+	return started(a.Location.Project, a.Location.Region, "releasing address "+name, op, err)
+}

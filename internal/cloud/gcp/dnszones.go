@@ -1,0 +1,100 @@
+package gcp
+
+import (
+	"context"
+
+	dns "google.golang.org/api/dns/v1"
+)
+
+// The cluster's private Cloud DNS zone, <name>.hypershift.local., visible
+// to the customer's VPC network only
+// (https://cloud.google.com/dns/docs/reference/rest/v1/managedZones). Zones
+// are made and deleted at once (no operation). A zone holding records
+// other than its SOA and NS cannot be deleted: delete the records first.
+// Only a zone hcplink created (CreatedByHcplink) is ever deleted.
+
+// ZonesAPI is what the control-plane operator does with managed zones.
+type ZonesAPI interface {
+	Get(ctx context.Context, name string) (*dns.ManagedZone, error)
+	Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, error)
+	Delete(ctx context.Context, name string) error
+}
+
+// ZoneSpec is what a private zone is created with.
+type ZoneSpec struct {
+	Name    string
+	DNSName string // fully qualified, ending in "."
+	// Network is the customer's VPC network the zone is visible to (link or
+	// relative name).
+	Network     string
+	Labels      map[string]string
+	Description string
+}
+
+// Zones is the control-plane side's ZonesAPI in the customer's project.
+type Zones struct {
+	DNS      *dns.Service
+	Project  string
+	Timeouts Timeouts
+}
+
+var _ ZonesAPI = (*Zones)(nil)
+
+// Get returns the zone, nil when it does not exist.
+func (z *Zones) Get(ctx context.Context, name string) (*dns.ManagedZone, error) {
+	ctx, cancel := z.Timeouts.call(ctx)
+	defer cancel()
+	zone, err := z.DNS.ManagedZones.Get(z.Project, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	return zone, Wrap("reading DNS zone "+name, err)
+}
+
+// Create makes the private zone. A zone of the name that exists already
+// answers an error IsAlreadyExists tells.
+func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, error) {
+	ctx, cancel := z.Timeouts.call(ctx)
+	defer cancel()
+	zone := &dns.ManagedZone{
+		Name: spec.Name, DnsName: spec.DNSName, Description: spec.Description, Visibility: "private", Labels: spec.Labels,
+		PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{
+			Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: networkURL(spec.Network)}},
+		},
+	}
+	created, err := z.DNS.ManagedZones.Create(z.Project, zone).Context(ctx).Do()
+	return created, Wrap("creating DNS zone "+spec.Name, err)
+}
+
+// Delete deletes the zone; one already gone is done.
+func (z *Zones) Delete(ctx context.Context, name string) error {
+	ctx, cancel := z.Timeouts.call(ctx)
+	defer cancel()
+	err := z.DNS.ManagedZones.Delete(z.Project, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return nil
+	}
+	return Wrap("deleting DNS zone "+name, err)
+}
+
+// ZoneVisibleTo reports whether a private zone is bound to network.
+func ZoneVisibleTo(zone *dns.ManagedZone, network string) bool {
+	if zone.PrivateVisibilityConfig == nil {
+		return false
+	}
+	for _, n := range zone.PrivateVisibilityConfig.Networks {
+		if sameResource(n.NetworkUrl, network) {
+			return true
+		}
+	}
+	return false
+}
+
+// networkURL is the full link Cloud DNS takes for a network, from a link
+// or a relative name.
+func networkURL(network string) string {
+	if len(network) > 0 && network[0] != 'h' {
+		return "https://www.googleapis.com/compute/v1/" + RelativeName(network)
+	}
+	return network
+}

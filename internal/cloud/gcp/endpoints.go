@@ -1,0 +1,83 @@
+package gcp
+
+import (
+	"context"
+
+	"google.golang.org/api/compute/v1"
+)
+
+// PSC endpoints: a forwarding rule in the customer's VPC network whose
+// target is the service attachment and whose IP is a reserved internal
+// address (https://cloud.google.com/vpc/docs/configure-private-service-connect-services).
+// Its pscConnectionStatus says whether the producer accepted it.
+
+// PSC connection statuses of an endpoint.
+const (
+	PSCAccepted       = "ACCEPTED"
+	PSCPending        = "PENDING"
+	PSCRejected       = "REJECTED"
+	PSCClosed         = "CLOSED"
+	PSCNeedsAttention = "NEEDS_ATTENTION"
+)
+
+// EndpointsAPI is what the control-plane operator does with PSC endpoints.
+type EndpointsAPI interface {
+	Get(ctx context.Context, name string) (*compute.ForwardingRule, error)
+	Insert(ctx context.Context, spec EndpointSpec) (Operation, error)
+	Delete(ctx context.Context, name string) (Operation, error)
+}
+
+// EndpointSpec is what an endpoint is created with.
+type EndpointSpec struct {
+	Name string
+	// Network is the customer's VPC network (link or relative name).
+	Network string
+	// Address is the reserved internal address (its link).
+	Address string
+	// Target is the service attachment (its link, in the management project).
+	Target string
+	Labels map[string]string
+}
+
+// Endpoints is the control-plane side's EndpointsAPI in the customer's
+// project and region.
+type Endpoints struct {
+	Compute  *compute.Service
+	Location Location
+	Timeouts Timeouts
+}
+
+var _ EndpointsAPI = (*Endpoints)(nil)
+
+// Get returns the endpoint, nil when it does not exist.
+func (e *Endpoints) Get(ctx context.Context, name string) (*compute.ForwardingRule, error) {
+	ctx, cancel := e.Timeouts.call(ctx)
+	defer cancel()
+	fr, err := e.Compute.ForwardingRules.Get(e.Location.Project, e.Location.Region, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	return fr, Wrap("reading endpoint "+name, err)
+}
+
+// Insert starts creating the endpoint. An endpoint of the name that exists
+// already answers an error IsAlreadyExists tells.
+func (e *Endpoints) Insert(ctx context.Context, spec EndpointSpec) (Operation, error) {
+	ctx, cancel := e.Timeouts.call(ctx)
+	defer cancel()
+	fr := &compute.ForwardingRule{Name: spec.Name, Network: spec.Network, IPAddress: spec.Address, Target: spec.Target, Labels: spec.Labels}
+	op, err := e.Compute.ForwardingRules.Insert(e.Location.Project, e.Location.Region, fr).Context(ctx).Do()
+	return started(e.Location.Project, e.Location.Region, "creating endpoint "+spec.Name, op, err)
+}
+
+// Delete starts deleting the endpoint; one already gone is the zero
+// Operation.
+func (e *Endpoints) Delete(ctx context.Context, name string) (Operation, error) {
+	ctx, cancel := e.Timeouts.call(ctx)
+	defer cancel()
+	op, err := e.Compute.ForwardingRules.Delete(e.Location.Project, e.Location.Region, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return Operation{}, nil
+	}
+	return started(e.Location.Project, e.Location.Region, "deleting endpoint "+name, op, err)
+}

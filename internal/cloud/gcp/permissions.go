@@ -1,0 +1,123 @@
+package gcp
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// The IAM permissions each operator needs on Google Cloud, in one table,
+// granted as one custom role per operator. A test
+// (permissions_cloudsim_test.go) runs every provider call against cloudsim
+// as a principal that holds exactly the component's role and compares the
+// permissions IAM evaluated with the role: a permission denied, or granted
+// and never evaluated, fails it.
+
+// Component is an hcplink process that calls Google Cloud with its own
+// identity.
+type Component string
+
+const (
+	// ManagementOperator runs once per management cluster with the
+	// management project's identity (service attachments, NAT subnetworks).
+	ManagementOperator Component = "management-operator"
+	// ControlPlaneOperator runs per hosted cluster, signed in by workload
+	// identity federation as a Google service account of the customer's
+	// project (PSC endpoint, its address, the private zone and records).
+	ControlPlaneOperator Component = "control-plane-operator"
+)
+
+// Permission is one IAM permission a component needs, and why.
+type Permission struct {
+	Component  Component
+	Permission string
+	Why        string
+}
+
+// Permissions is the table. Keep it sorted by component, then permission.
+var Permissions = []Permission{
+	{ControlPlaneOperator, "compute.addresses.create", "reserve the endpoint's internal address in the customer's subnetwork"},
+	{ControlPlaneOperator, "compute.addresses.delete", "release the endpoint's address at deletion"},
+	{ControlPlaneOperator, "compute.addresses.get", "read the endpoint's address (its IP for the records)"},
+	{ControlPlaneOperator, "compute.addresses.use", "give the address to the endpoint's forwarding rule"},
+	{ControlPlaneOperator, "compute.forwardingRules.create", "create the PSC endpoint targeting the service attachment"},
+	{ControlPlaneOperator, "compute.forwardingRules.delete", "delete the PSC endpoint at deletion and when the attachment is replaced"},
+	{ControlPlaneOperator, "compute.forwardingRules.get", "read the endpoint and its pscConnectionStatus"},
+	{ControlPlaneOperator, "compute.networks.use", "place the endpoint in the customer's VPC network"},
+	{ControlPlaneOperator, "compute.regionOperations.get", "wait on the address and endpoint operations"},
+	{ControlPlaneOperator, "compute.subnetworks.use", "reserve the address in the customer's subnetwork"},
+	{ControlPlaneOperator, "dns.changes.create", "write and delete the api and *.apps records in one change"},
+	{ControlPlaneOperator, "dns.managedZones.create", "create the <name>.hypershift.local. private zone"},
+	{ControlPlaneOperator, "dns.managedZones.delete", "delete the zone hcplink created (never another)"},
+	{ControlPlaneOperator, "dns.managedZones.get", "read the zone, its labels and its network"},
+	{ControlPlaneOperator, "dns.networks.bindPrivateDNSZone", "make the private zone visible to the customer's VPC network"},
+	{ControlPlaneOperator, "dns.resourceRecordSets.create", "add the api and *.apps A records (a change's additions)"},
+	{ControlPlaneOperator, "dns.resourceRecordSets.delete", "replace or remove the A records (a change's deletions)"},
+	{ControlPlaneOperator, "dns.resourceRecordSets.list", "compare the records before writing (no blind writes)"},
+
+	{ManagementOperator, "compute.forwardingRules.list", "find the router's internal forwarding rule by its IP"},
+	{ManagementOperator, "compute.regionOperations.get", "wait on the attachment and NAT subnetwork operations"},
+	{ManagementOperator, "compute.serviceAttachments.create", "create the service attachment in front of the router's forwarding rule"},
+	{ManagementOperator, "compute.serviceAttachments.delete", "delete the service attachment at deletion"},
+	{ManagementOperator, "compute.serviceAttachments.get", "read the attachment's accept list, fingerprint and connections"},
+	{ManagementOperator, "compute.serviceAttachments.list", "find this management cluster's attachments, and which NAT subnetworks are taken"},
+	{ManagementOperator, "compute.serviceAttachments.update", "follow the accept list (additional projects) and reject foreign consumers"},
+	{ManagementOperator, "compute.subnetworks.create", "add a Private Service Connect NAT subnetwork when every one is taken"},
+	{ManagementOperator, "compute.subnetworks.delete", "delete a NAT subnetwork hcplink created"},
+	{ManagementOperator, "compute.subnetworks.list", "find the management network's Private Service Connect NAT subnetworks"},
+	{ManagementOperator, "compute.subnetworks.use", "give a NAT subnetwork to the service attachment"},
+}
+
+// SignInRole is the predefined role a Kubernetes ServiceAccount's federated
+// principal needs on the control-plane operator's Google service account to
+// impersonate it (iam.serviceAccounts.getAccessToken), granted on the
+// service account rather than in the custom role.
+const SignInRole = "roles/iam.workloadIdentityUser"
+
+// PermissionsOf lists, sorted, the permissions of one component.
+func PermissionsOf(c Component) []string {
+	var out []string
+	for _, p := range Permissions {
+		if p.Component == c {
+			out = append(out, p.Permission)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// CustomRole is a custom role as gcloud iam roles create --file takes it
+// (JSON is YAML).
+type CustomRole struct {
+	Title               string   `json:"title"`
+	Description         string   `json:"description"`
+	Stage               string   `json:"stage"`
+	IncludedPermissions []string `json:"includedPermissions"`
+}
+
+// RoleID is the custom role's ID of a component (letters only, as IAM
+// allows letters, digits, "_" and ".").
+func RoleID(c Component) string {
+	if c == ManagementOperator {
+		return "hcplinkManagementOperator"
+	}
+	return "hcplinkControlPlaneOperator"
+}
+
+// Role is the custom role of a component.
+func Role(c Component) CustomRole {
+	return CustomRole{
+		Title:               "hcplink " + string(c),
+		Description:         "What hcplink's " + string(c) + " calls, and nothing else.",
+		Stage:               "GA",
+		IncludedPermissions: PermissionsOf(c),
+	}
+}
+
+// JSON renders the role as indented JSON.
+func (r CustomRole) JSON() string {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		panic(err) // a fixed structure of strings always marshals
+	}
+	return string(b)
+}

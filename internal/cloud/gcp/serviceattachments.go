@@ -1,0 +1,248 @@
+package gcp
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+
+	"google.golang.org/api/compute/v1"
+)
+
+// Service attachments publish the router's internal forwarding rule to the
+// customer's project over Private Service Connect
+// (https://cloud.google.com/compute/docs/reference/rest/v1/serviceAttachments).
+// hcplink's accept manually (ACCEPT_MANUAL): only the projects on the
+// consumer accept list connect, each up to its connection limit. They take
+// no labels; ownership is the description's marker (names.go), and every
+// name starts with the management cluster's prefix.
+
+// ServiceAttachmentsAPI is what the management operator does with service
+// attachments.
+type ServiceAttachmentsAPI interface {
+	Get(ctx context.Context, name string) (*compute.ServiceAttachment, error)
+	Insert(ctx context.Context, spec AttachmentSpec) (Operation, error)
+	SetConsumers(ctx context.Context, current *compute.ServiceAttachment, accept []Consumer, reject []string) (Operation, error)
+	ListOwned(ctx context.Context, managementCluster string) ([]*compute.ServiceAttachment, error)
+	ListAll(ctx context.Context) ([]*compute.ServiceAttachment, error)
+	Delete(ctx context.Context, name string) (Operation, error)
+}
+
+// ConnectionPreferenceManual accepts only the projects of the accept list.
+const ConnectionPreferenceManual = "ACCEPT_MANUAL"
+
+// Consumer is one entry of an attachment's accept list: a project (its ID
+// or number) and how many endpoints it may connect.
+type Consumer struct {
+	Project         string
+	ConnectionLimit int64
+}
+
+// DefaultConnectionLimit is how many endpoints one accepted project may
+// connect: one per private router of the cluster, with room for the
+// endpoint being replaced.
+const DefaultConnectionLimit = 2
+
+// AttachmentSpec is what an attachment is created with.
+type AttachmentSpec struct {
+	Name        string
+	Description string
+	// TargetService is the router's forwarding rule (its self link).
+	TargetService string
+	Consumers     []Consumer
+	// NATSubnets are the PSC NAT subnetworks' self links.
+	NATSubnets []string
+}
+
+// ServiceAttachments is the management side's ServiceAttachmentsAPI in
+// the management cluster's project and region.
+type ServiceAttachments struct {
+	Compute  *compute.Service
+	Location Location
+	Timeouts Timeouts
+}
+
+var _ ServiceAttachmentsAPI = (*ServiceAttachments)(nil)
+
+// Get returns the attachment, nil when it does not exist.
+func (s *ServiceAttachments) Get(ctx context.Context, name string) (*compute.ServiceAttachment, error) {
+	ctx, cancel := s.Timeouts.call(ctx)
+	defer cancel()
+	sa, err := s.Compute.ServiceAttachments.Get(s.Location.Project, s.Location.Region, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return nil, nil
+	}
+	return sa, Wrap("reading service attachment "+name, err)
+}
+
+// Insert starts creating the attachment. An attachment of the name that
+// exists already answers an error IsAlreadyExists tells: read it and
+// compare.
+func (s *ServiceAttachments) Insert(ctx context.Context, spec AttachmentSpec) (Operation, error) {
+	ctx, cancel := s.Timeouts.call(ctx)
+	defer cancel()
+	sa := &compute.ServiceAttachment{
+		Name: spec.Name, Description: spec.Description, TargetService: spec.TargetService,
+		ConnectionPreference: ConnectionPreferenceManual, ConsumerAcceptLists: acceptLists(spec.Consumers),
+		NatSubnets: spec.NATSubnets,
+	}
+	doing := "creating service attachment " + spec.Name
+	op, err := s.Compute.ServiceAttachments.Insert(s.Location.Project, s.Location.Region, sa).Context(ctx).Do()
+	return started(s.Location.Project, s.Location.Region, doing, op, err)
+}
+
+// SetConsumers replaces the accept list (and the reject list) of the
+// attachment read as current; the patch carries current's fingerprint, so
+// a change made meanwhile is not overwritten (the call answers an error
+// IsDependency tells: read again and compare).
+func (s *ServiceAttachments) SetConsumers(ctx context.Context, current *compute.ServiceAttachment, accept []Consumer, reject []string) (Operation, error) {
+	ctx, cancel := s.Timeouts.call(ctx)
+	defer cancel()
+	patch := &compute.ServiceAttachment{
+		Fingerprint: current.Fingerprint, ConsumerAcceptLists: acceptLists(accept), ConsumerRejectLists: reject,
+		// An empty list is sent as [] so that it clears the one there.
+		ForceSendFields: []string{"ConsumerAcceptLists", "ConsumerRejectLists"},
+	}
+	if patch.ConsumerAcceptLists == nil {
+		patch.ConsumerAcceptLists = []*compute.ServiceAttachmentConsumerProjectLimit{}
+	}
+	if patch.ConsumerRejectLists == nil {
+		patch.ConsumerRejectLists = []string{}
+	}
+	doing := "updating the consumers of service attachment " + current.Name
+	op, err := s.Compute.ServiceAttachments.Patch(s.Location.Project, s.Location.Region, current.Name, patch).Context(ctx).Do()
+	return started(s.Location.Project, s.Location.Region, doing, op, err)
+}
+
+// ListOwned returns the attachments of the management cluster: its name
+// prefix, and its marker in the description (a name alone could be
+// anyone's).
+func (s *ServiceAttachments) ListOwned(ctx context.Context, managementCluster string) ([]*compute.ServiceAttachment, error) {
+	prefix := ServiceAttachmentNamePrefix(managementCluster)
+	all, err := s.list(ctx, "name eq "+prefix+".*")
+	if err != nil {
+		return nil, err
+	}
+	var owned []*compute.ServiceAttachment
+	for _, sa := range all {
+		if o, ok := OwnerFromDescription(sa.Description); ok && o.ManagementCluster == managementCluster && strings.HasPrefix(sa.Name, prefix) {
+			owned = append(owned, sa)
+		}
+	}
+	return owned, nil
+}
+
+// ListAll returns every attachment of the region, anyone's: which NAT
+// subnetworks are taken is decided over all of them.
+func (s *ServiceAttachments) ListAll(ctx context.Context) ([]*compute.ServiceAttachment, error) {
+	return s.list(ctx, "")
+}
+
+func (s *ServiceAttachments) list(ctx context.Context, filter string) ([]*compute.ServiceAttachment, error) {
+	ctx, cancel := s.Timeouts.list(ctx)
+	defer cancel()
+	var out []*compute.ServiceAttachment
+	call := s.Compute.ServiceAttachments.List(s.Location.Project, s.Location.Region).Context(ctx)
+	if filter != "" {
+		call = call.Filter(filter)
+	}
+	err := call.Pages(ctx, func(page *compute.ServiceAttachmentList) error {
+		out = append(out, page.Items...)
+		return nil
+	})
+	return out, Wrap("listing service attachments", err)
+}
+
+// Delete starts deleting the attachment; one already gone is the zero
+// Operation. Google closes the connections of its endpoints.
+func (s *ServiceAttachments) Delete(ctx context.Context, name string) (Operation, error) {
+	ctx, cancel := s.Timeouts.call(ctx)
+	defer cancel()
+	op, err := s.Compute.ServiceAttachments.Delete(s.Location.Project, s.Location.Region, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return Operation{}, nil
+	}
+	return started(s.Location.Project, s.Location.Region, "deleting service attachment "+name, op, err)
+}
+
+func acceptLists(consumers []Consumer) []*compute.ServiceAttachmentConsumerProjectLimit {
+	var out []*compute.ServiceAttachmentConsumerProjectLimit
+	for _, c := range consumers {
+		limit := c.ConnectionLimit
+		if limit <= 0 {
+			limit = DefaultConnectionLimit
+		}
+		out = append(out, &compute.ServiceAttachmentConsumerProjectLimit{ProjectIdOrNum: c.Project, ConnectionLimit: limit})
+	}
+	return out
+}
+
+// ConsumersOf reads an attachment's accept list, sorted by project.
+func ConsumersOf(sa *compute.ServiceAttachment) []Consumer {
+	var out []Consumer
+	for _, e := range sa.ConsumerAcceptLists {
+		if e.ProjectIdOrNum != "" {
+			out = append(out, Consumer{Project: e.ProjectIdOrNum, ConnectionLimit: e.ConnectionLimit})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Project < out[j].Project })
+	return out
+}
+
+// SameConsumers reports whether an attachment's accept list is want (in
+// any order; a zero limit in want is DefaultConnectionLimit): the drift
+// check, so that nothing is written when nothing changed.
+func SameConsumers(sa *compute.ServiceAttachment, want []Consumer) bool {
+	have := ConsumersOf(sa)
+	normalised := make([]Consumer, 0, len(want))
+	for _, c := range want {
+		if c.ConnectionLimit <= 0 {
+			c.ConnectionLimit = DefaultConnectionLimit
+		}
+		normalised = append(normalised, c)
+	}
+	sort.Slice(normalised, func(i, j int) bool { return normalised[i].Project < normalised[j].Project })
+	return slices.Equal(have, normalised) && len(have) == len(sa.ConsumerAcceptLists) // no entry by network
+}
+
+// Connection is one consumer endpoint connected to an attachment.
+type Connection struct {
+	// Project is the consumer's project ID, read from the endpoint's link.
+	Project string
+	// Endpoint is the endpoint's relative name.
+	Endpoint string
+	// Status is Google's: ACCEPTED, PENDING, REJECTED, CLOSED, NEEDS_ATTENTION.
+	Status string
+}
+
+// ConnectionsOf reads an attachment's connected endpoints.
+func ConnectionsOf(sa *compute.ServiceAttachment) []Connection {
+	var out []Connection
+	for _, ce := range sa.ConnectedEndpoints {
+		rel := RelativeName(ce.Endpoint)
+		project := ""
+		if parts := strings.Split(rel, "/"); len(parts) > 1 && parts[0] == "projects" {
+			project = parts[1]
+		}
+		out = append(out, Connection{Project: project, Endpoint: rel, Status: ce.Status})
+	}
+	return out
+}
+
+// ForeignProjects are the projects of connections not on the accept list
+// (by project ID; an accept list naming a project by number is matched
+// only by the caller that knows the number): the projects to reject.
+func ForeignProjects(sa *compute.ServiceAttachment) []string {
+	accepted := map[string]bool{}
+	for _, c := range ConsumersOf(sa) {
+		accepted[c.Project] = true
+	}
+	var out []string
+	for _, c := range ConnectionsOf(sa) {
+		if c.Project != "" && !accepted[c.Project] && !slices.Contains(out, c.Project) {
+			out = append(out, c.Project)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
