@@ -108,12 +108,14 @@ func NewClients(ctx context.Context, c Config) (*Clients, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	instrumented := &http.Client{Transport: metricsTransport{component: component, next: base}}
-	tokens, err := c.tokenSource(context.WithValue(ctx, oauth2.HTTPClient, instrumented))
+	instrumented := metricsTransport{component: component, next: base}
+	recorder := &signInRecorder{next: instrumented}
+	tokens, err := c.tokenSource(context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Transport: recorder}))
 	if err != nil {
 		return nil, err
 	}
-	httpClient := &http.Client{Transport: &oauth2.Transport{Source: tokens, Base: instrumented.Transport}}
+	tokens = &signInTokens{source: tokens, recorder: recorder}
+	httpClient := &http.Client{Transport: &oauth2.Transport{Source: tokens, Base: instrumented}}
 	computeOpts := []option.ClientOption{option.WithHTTPClient(httpClient)}
 	if c.ComputeEndpoint != "" {
 		computeOpts = append(computeOpts, option.WithEndpoint(withSlash(c.ComputeEndpoint)))

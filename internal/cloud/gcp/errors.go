@@ -120,6 +120,10 @@ func Reason(err error) string {
 	if errors.As(err, &oe) {
 		return oe.Code
 	}
+	var se *SignInError
+	if errors.As(err, &se) {
+		return se.Code
+	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		return re.ErrorCode
@@ -134,6 +138,10 @@ func statusCode(err error) int {
 	var oe *OperationError
 	if errors.As(err, &oe) {
 		return oe.HTTPStatus
+	}
+	var se *SignInError
+	if errors.As(err, &se) {
+		return se.Status
 	}
 	return 0
 }
@@ -173,7 +181,11 @@ func IsAccessDenied(err error) bool {
 	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
-		return true // STS or IAM Credentials refused the sign-in
+		return true // the token endpoint refused the sign-in
+	}
+	var se *SignInError
+	if errors.As(err, &se) && se.Status >= http.StatusBadRequest && se.Status < http.StatusInternalServerError && se.Status != http.StatusTooManyRequests {
+		return true // STS or IAM Credentials refused the sign-in: only a person fixes it
 	}
 	s := statusCode(err)
 	return (s == http.StatusForbidden || s == http.StatusUnauthorized) && !IsThrottled(err) && !IsQuotaExceeded(err)
@@ -276,6 +288,8 @@ func MissingPermission(err error) string {
 		for _, item := range ge.Errors {
 			text += " " + item.Message
 		}
+	} else if se := (*SignInError)(nil); errors.As(err, &se) {
+		text = se.Message
 	} else if err != nil {
 		text = err.Error()
 	}

@@ -71,6 +71,10 @@ func googleMessage(err error) string {
 	if errors.As(err, &oe) {
 		return oe.Message
 	}
+	var se *SignInError
+	if errors.As(err, &se) {
+		return se.Service + " refused the sign-in: " + se.Message
+	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		return re.ErrorDescription

@@ -1,0 +1,156 @@
+package gcp_test
+
+import (
+	"slices"
+	"testing"
+
+	"google.golang.org/api/compute/v1"
+
+	"github.com/hcplink/hcplink/internal/cloud"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+)
+
+// Two management clusters share the management project: each finds only
+// its own router rule, NAT subnetworks and attachments, even when the
+// other's rule has the same IP (field problem 27).
+func TestTwoManagementClustersInOneProject(t *testing.T) {
+	w := newWorld(t)
+	mine := w.managementSide()
+	sa := w.publish(mine)
+
+	otherNetwork := "projects/" + mgmtProject + "/global/networks/other-mgmt"
+	theirs := managementSide{
+		rules:       &gcpcloud.RouterRules{Compute: w.mgmt.Compute, Location: w.mgmtLocation(), Network: otherNetwork},
+		nats:        &gcpcloud.NATSubnets{Compute: w.mgmt.Compute, Location: w.mgmtLocation(), Network: otherNetwork},
+		attachments: mine.attachments,
+		ops:         mine.ops,
+	}
+	rule, err := theirs.rules.FindByIP(w.ctx, routerIP)
+	if err != nil || rule == nil || rule.Name != w.otherRouter.Name {
+		t.Fatalf("the other management cluster's rule lookup: %v, %v", rule, err)
+	}
+	subnets, err := theirs.nats.List(w.ctx)
+	if err != nil || !slices.Equal(subnetNames(subnets), []string{"other-psc-nat"}) {
+		t.Fatalf("the other management cluster's NAT subnetworks: %v, %v", subnetNames(subnets), err)
+	}
+	other := owner
+	other.ManagementCluster = otherManagement
+	all, _ := theirs.attachments.ListAll(w.ctx)
+	nat, err := gcpcloud.FreeNATSubnet(subnets, all, gcpcloud.ServiceAttachmentName(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same cluster infra ID and object name, another management cluster: another attachment.
+	op, err := theirs.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Name: gcpcloud.ServiceAttachmentName(other), Description: other.Description("x"),
+		TargetService: rule.SelfLink, Consumers: []gcpcloud.Consumer{{Project: customerProject}}, NATSubnets: []string{nat.SelfLink}})
+	w.settle(theirs.ops, op, err)
+
+	for _, tc := range []struct {
+		managementCluster string
+		want              string
+	}{
+		{managementID, sa.Name},
+		{otherManagement, gcpcloud.ServiceAttachmentName(other)},
+	} {
+		owned, err := mine.attachments.ListOwned(w.ctx, tc.managementCluster)
+		if err != nil || !slices.Equal(names(owned), []string{tc.want}) {
+			t.Errorf("attachments of %s: %v, %v; want only %s", tc.managementCluster, names(owned), err, tc.want)
+		}
+	}
+}
+
+// One NAT subnetwork serves one attachment: the fleet takes the free ones,
+// keeps its own on the next pass, and is told what to add when none is left.
+func TestNATSubnetsServeOneAttachmentEach(t *testing.T) {
+	w := newWorld(t)
+	m := w.managementSide()
+	w.publish(m) // takes psc-nat-a
+	subnets, _ := m.nats.List(w.ctx)
+	all, _ := m.attachments.ListAll(w.ctx)
+	mineAgain, err := gcpcloud.FreeNATSubnet(subnets, all, gcpcloud.ServiceAttachmentName(owner))
+	if err != nil || mineAgain.Name != "psc-nat-a" {
+		t.Fatalf("the attachment's own NAT subnetwork on the next pass: %v, %v", mineAgain, err)
+	}
+	second := owner
+	second.InfraID = "second-a1b2c"
+	nat, err := gcpcloud.FreeNATSubnet(subnets, all, gcpcloud.ServiceAttachmentName(second))
+	if err != nil || nat.Name != "psc-nat-b" {
+		t.Fatalf("a second cluster's NAT subnetwork: %v, %v", nat, err)
+	}
+	op, err := m.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Name: gcpcloud.ServiceAttachmentName(second), Description: second.Description("x"),
+		TargetService: w.router.SelfLink, Consumers: []gcpcloud.Consumer{{Project: customerProject}}, NATSubnets: []string{nat.SelfLink}})
+	w.settle(m.ops, op, err)
+	all, _ = m.attachments.ListAll(w.ctx)
+	third := owner
+	third.InfraID = "third-d4e5f"
+	_, err = gcpcloud.FreeNATSubnet(subnets, all, gcpcloud.ServiceAttachmentName(third))
+	ce := wantClass(t, err, cloud.ClassClientError, "add a subnetwork of purpose PRIVATE_SERVICE_CONNECT")
+	if ce.Code != gcpcloud.CodeNATSubnetsExhausted {
+		t.Fatalf("code %q", ce.Code)
+	}
+}
+
+// A consumer whose project is not on the accept list waits PENDING; the
+// management side sees it among the connections, rejects its project, and
+// the customer's endpoint stays accepted.
+func TestForeignConsumersAreSeenAndRejected(t *testing.T) {
+	w := newWorld(t)
+	m, c := w.managementSide(), w.controlPlaneSide()
+	sa := w.publish(m)
+	endpoint, _ := w.connect(c, sa)
+
+	const intruder = "intruder-project"
+	w.f.AddGCPProject(t, intruder, "400000000004")
+	subnet := w.network(intruder, "intruder", "intruder-subnet", "172.16.0.0/24")
+	w.adminDone(w.admin.Addresses.Insert(intruder, region, &compute.Address{Name: "ip", AddressType: "INTERNAL", Subnetwork: subnet.SelfLink}).Do())
+	addr, err := w.admin.Addresses.Get(intruder, region, "ip").Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.adminDone(w.admin.ForwardingRules.Insert(intruder, region, &compute.ForwardingRule{Name: "sneaky", Network: subnet.Network, IPAddress: addr.SelfLink, Target: sa.SelfLink}).Do())
+
+	sa, err = m.attachments.Get(w.ctx, sa.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if foreign := gcpcloud.ForeignProjects(sa); !slices.Equal(foreign, []string{intruder}) {
+		t.Fatalf("foreign projects %v, want [%s]; connections %+v", foreign, intruder, gcpcloud.ConnectionsOf(sa))
+	}
+	op, err := m.attachments.SetConsumers(w.ctx, sa, gcpcloud.ConsumersOf(sa), gcpcloud.ForeignProjects(sa))
+	w.settle(m.ops, op, err)
+	if got, _ := w.admin.ForwardingRules.Get(intruder, region, "sneaky").Do(); got.PscConnectionStatus != gcpcloud.PSCRejected {
+		t.Fatalf("the intruder's endpoint is %s, want REJECTED", got.PscConnectionStatus)
+	}
+	if got, _ := c.endpoints.Get(w.ctx, endpoint.Name); got.PscConnectionStatus != gcpcloud.PSCAccepted {
+		t.Fatalf("the customer's endpoint is %s, want still ACCEPTED", got.PscConnectionStatus)
+	}
+	sa, _ = m.attachments.Get(w.ctx, sa.Name)
+	if !gcpcloud.SameConsumers(sa, []gcpcloud.Consumer{{Project: customerProject}}) {
+		t.Fatalf("the accept list changed: %+v", gcpcloud.ConsumersOf(sa))
+	}
+}
+
+// A change is waited on, not slept on: before its time one wait answers
+// "not done" without error; after it, done.
+func TestWaitingOnAnOperation(t *testing.T) {
+	w := newWorld(t)
+	c := w.controlPlaneSide()
+	op, err := c.addresses.Reserve(w.ctx, "a", w.workers.SelfLink, nil)
+	if err != nil || op.IsZero() || op.Done {
+		t.Fatalf("reserving: %+v, %v", op, err)
+	}
+	if addr, _ := c.addresses.Get(w.ctx, "a"); addr != nil {
+		t.Fatal("the address is seen before its operation is done")
+	}
+	next, err := c.ops.Wait(w.ctx, op)
+	if err != nil || next.Done {
+		t.Fatalf("waiting before the operation's time: %+v, %v", next, err)
+	}
+	w.settle(c.ops, next, nil)
+	if addr, _ := c.addresses.Get(w.ctx, "a"); addr == nil || addr.Address == "" {
+		t.Fatalf("the address after its operation: %+v", addr)
+	}
+	if done, err := c.ops.Wait(w.ctx, gcpcloud.Operation{}); err != nil || !done.IsZero() {
+		t.Fatal("waiting on no operation")
+	}
+}

@@ -1,0 +1,66 @@
+package gcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+)
+
+func TestCredentialsOfAPersonAreRefused(t *testing.T) {
+	_, err := gcpcloud.NewClients(context.Background(), gcpcloud.Config{CredentialsJSON: []byte(`{"type":"authorized_user","client_id":"x","client_secret":"y","refresh_token":"z"}`)})
+	if err == nil || !strings.Contains(err.Error(), `"authorized_user"`) {
+		t.Fatalf("authorized_user credentials: %v, want a refusal naming the type", err)
+	}
+	if _, err := gcpcloud.NewClients(context.Background(), gcpcloud.Config{CredentialsJSON: []byte(`not json`)}); err == nil {
+		t.Fatal("credentials that are not JSON were taken")
+	}
+}
+
+func TestExternalAccountConfiguration(t *testing.T) {
+	w := gcpcloud.WorkloadIdentity{
+		Audience:            gcpcloud.ProviderAudience("200000000002", "hcplink", "demo"),
+		ServiceAccountEmail: "cpo@customer-project.iam.gserviceaccount.com",
+		TokenFile:           "/var/run/secrets/openshift/serviceaccount/token",
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(w.ExternalAccountJSON(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got["type"] != "external_account" || got["token_url"] != gcpcloud.DefaultSTSEndpoint ||
+		got["service_account_impersonation_url"] != "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/cpo@customer-project.iam.gserviceaccount.com:generateAccessToken" ||
+		got["audience"] != "//iam.googleapis.com/projects/200000000002/locations/global/workloadIdentityPools/hcplink/providers/demo" {
+		t.Fatalf("external account configuration: %v", got)
+	}
+	if w.TokenAudience() != "https://iam.googleapis.com/projects/200000000002/locations/global/workloadIdentityPools/hcplink/providers/demo" {
+		t.Fatalf("token audience %q", w.TokenAudience())
+	}
+	env := map[string]string{gcpcloud.EnvSTSEndpoint: "http://127.0.0.1:1/sts/v1/token", gcpcloud.EnvIAMCredentialsEndpoint: "http://127.0.0.1:1/iamcredentials"}
+	local := w.WithEndpointsFromEnv(func(k string) string { return env[k] })
+	_ = json.Unmarshal(local.ExternalAccountJSON(), &got)
+	if got["token_url"] != "http://127.0.0.1:1/sts/v1/token" || !strings.HasPrefix(got["service_account_impersonation_url"].(string), "http://127.0.0.1:1/iamcredentials/v1/") {
+		t.Fatalf("endpoints from the environment: %v", got)
+	}
+	if err := (gcpcloud.WorkloadIdentity{}).Validate(); err == nil || !strings.Contains(err.Error(), "pool provider") || !strings.Contains(err.Error(), "token's file") {
+		t.Fatalf("an empty workload identity: %v", err)
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	path := t.TempDir() + "/key.json"
+	writeFile(t, path, `{"type":"service_account"}`)
+	env := map[string]string{gcpcloud.EnvCredentials: path, gcpcloud.EnvComputeEndpoint: "http://c/compute/v1/", gcpcloud.EnvDNSEndpoint: "http://d/"}
+	c, err := gcpcloud.ConfigFromEnv(func(k string) string { return env[k] })
+	if err != nil || string(c.CredentialsJSON) != `{"type":"service_account"}` || c.ComputeEndpoint != "http://c/compute/v1/" || c.DNSEndpoint != "http://d/" {
+		t.Fatalf("ConfigFromEnv = %+v, %v", c, err)
+	}
+	env[gcpcloud.EnvCredentials] = t.TempDir() + "/missing"
+	if _, err := gcpcloud.ConfigFromEnv(func(k string) string { return env[k] }); err == nil {
+		t.Fatal("a missing credentials file was not reported")
+	}
+}
