@@ -11,6 +11,7 @@ import (
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	awsinfra "github.com/hcplink/hcplink/internal/infra/aws"
 	"github.com/hcplink/hcplink/internal/infra/awsiam"
 )
@@ -22,7 +23,7 @@ type grant struct {
 	document func(scopes []string) string
 }
 
-// awsGrants and azureGrants are every identity hcplink asks permissions
+// awsGrants, azureGrants and gcpGrants are every identity hcplink asks permissions
 // for, each rendered from the table its code is tested against.
 var awsGrants = map[string]grant{
 	"control-plane-operator": awsComponentGrant(awscloud.ControlPlaneOperator),
@@ -45,6 +46,11 @@ var azureGrants = map[string]grant{
 	"diagnose":               azureComponentGrant(azurecloud.Diagnose),
 }
 
+var gcpGrants = map[string]grant{
+	"management-operator":    gcpComponentGrant(gcpcloud.ManagementOperator),
+	"control-plane-operator": gcpComponentGrant(gcpcloud.ControlPlaneOperator),
+}
+
 func awsComponentGrant(c awscloud.Component) grant {
 	return grant{
 		rows: func() [][2]string {
@@ -60,6 +66,15 @@ func azureComponentGrant(c azurecloud.Component) grant {
 			return rowsOf(azurecloud.Permissions, func(p azurecloud.Permission) (string, string, bool) { return p.Action, p.Why, p.Component == c })
 		},
 		document: func(scopes []string) string { return azurecloud.CustomRoleJSON(c, scopes...) },
+	}
+}
+
+func gcpComponentGrant(c gcpcloud.Component) grant {
+	return grant{
+		rows: func() [][2]string {
+			return rowsOf(gcpcloud.Permissions, func(p gcpcloud.Permission) (string, string, bool) { return p.Permission, p.Why, p.Component == c })
+		},
+		document: func([]string) string { return gcpcloud.Role(c).JSON() },
 	}
 }
 
@@ -81,7 +96,8 @@ func newPermissionsCommand() *cobra.Command {
 		Short: "Print the exact permissions each hcplink identity needs, as a policy or role to grant",
 		Long: `Prints what one hcplink identity needs on a cloud, rendered from the same table
 its code is tested against (every call is in the table, and nothing else):
-an IAM policy document on AWS, a custom role definition on Azure. --explain
+an IAM policy document on AWS, a custom role definition on Azure and on
+Google Cloud. --explain
 lists each action with the call that needs it instead.`,
 	}
 	cmd.AddCommand(newPermissionsCloudCommand("aws", awsGrants, false, `  # The control-plane operator's role policy, for aws iam put-role-policy:
@@ -92,8 +108,16 @@ lists each action with the call that needs it instead.`,
 	cmd.AddCommand(newPermissionsCloudCommand("azure", azureGrants, true, `  # The management operator's custom role, for az role definition create:
   hcplink permissions azure management-operator --scope /subscriptions/<management-subscription> > role.json
   az role definition create --role-definition @role.json`))
+	cmd.AddCommand(newPermissionsCloudCommand("gcp", gcpGrants, false, `  # The control-plane operator's custom role in the customer's project, for gcloud:
+  hcplink permissions gcp control-plane-operator > role.json
+  gcloud iam roles create `+gcpcloud.RoleID(gcpcloud.ControlPlaneOperator)+` --project=<customer-project> --file=role.json
+  # Its Google service account also needs `+gcpcloud.SignInRole+` for the operator's
+  # Kubernetes ServiceAccount (workload identity federation).`))
 	return cmd
 }
+
+// cloudNames are the clouds as their users name them.
+var cloudNames = map[string]string{"aws": "AWS", "azure": "Azure", "gcp": "Google Cloud"}
 
 // newPermissionsCloudCommand prints one cloud's grants; scoped clouds (Azure)
 // put assignable scopes in the document.
@@ -107,7 +131,7 @@ func newPermissionsCloudCommand(cloud string, grants map[string]grant, scoped bo
 	var scopes []string
 	cmd := &cobra.Command{
 		Use:       cloud + " " + strings.Join(names, "|"),
-		Short:     "Print what one identity needs on " + strings.ToUpper(cloud[:1]) + cloud[1:],
+		Short:     "Print what one identity needs on " + cloudNames[cloud],
 		Example:   example,
 		ValidArgs: names,
 		Args: func(_ *cobra.Command, args []string) error {

@@ -9,6 +9,7 @@ import (
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	awsinfra "github.com/hcplink/hcplink/internal/infra/aws"
 )
 
@@ -40,6 +41,8 @@ func TestPermissionsPrintsExactlyTheTables(t *testing.T) {
 		{"azure", "management-operator", azurecloud.Actions(azurecloud.ManagementOperator)},
 		{"azure", "control-plane-operator", azurecloud.Actions(azurecloud.ControlPlaneOperator)},
 		{"azure", "diagnose", azurecloud.Actions(azurecloud.Diagnose)},
+		{"gcp", "management-operator", gcpcloud.PermissionsOf(gcpcloud.ManagementOperator)},
+		{"gcp", "control-plane-operator", gcpcloud.PermissionsOf(gcpcloud.ControlPlaneOperator)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cloud+"/"+tt.who, func(t *testing.T) {
@@ -52,13 +55,20 @@ func TestPermissionsPrintsExactlyTheTables(t *testing.T) {
 				t.Fatalf("%v: %v", args, err)
 			}
 			var got []string
-			if tt.cloud == "aws" {
+			switch tt.cloud {
+			case "aws":
 				var doc struct{ Statement []struct{ Action []string } }
 				if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Statement) != 1 {
 					t.Fatalf("not a one-statement policy (%v):\n%s", err, out)
 				}
 				got = doc.Statement[0].Action
-			} else {
+			case "gcp":
+				var role gcpcloud.CustomRole
+				if err := json.Unmarshal([]byte(out), &role); err != nil || role.Stage != "GA" || role.Title == "" {
+					t.Fatalf("not a custom role for gcloud iam roles create --file (%v):\n%s", err, out)
+				}
+				got = role.IncludedPermissions
+			default:
 				var role azurecloud.RoleDefinition
 				if err := json.Unmarshal([]byte(out), &role); err != nil {
 					t.Fatalf("not a role definition (%v):\n%s", err, out)
@@ -92,7 +102,7 @@ func TestPermissionsPrintsExactlyTheTables(t *testing.T) {
 }
 
 func TestPermissionsRefusesAnUnknownIdentity(t *testing.T) {
-	for _, args := range [][]string{{"aws", "admin"}, {"azure", "cli"}, {"aws"}} {
+	for _, args := range [][]string{{"aws", "admin"}, {"azure", "cli"}, {"aws"}, {"gcp", "diagnose"}, {"gcp"}} {
 		if _, err := runPermissions(t, args...); err == nil {
 			t.Errorf("permissions %v: no error", args)
 		}
