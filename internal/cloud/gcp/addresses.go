@@ -15,7 +15,7 @@ import (
 type AddressesAPI interface {
 	Get(ctx context.Context, name string) (*compute.Address, error)
 	Reserve(ctx context.Context, name, subnetwork string, labels map[string]string) (Operation, error)
-	Delete(ctx context.Context, name string) (Operation, error)
+	Delete(ctx context.Context, name string, owner Owner) (Operation, error)
 }
 
 // Addresses is the control-plane side's AddressesAPI in the customer's
@@ -50,9 +50,16 @@ func (a *Addresses) Reserve(ctx context.Context, name, subnetwork string, labels
 	return started(a.Location.Project, a.Location.Region, "reserving address "+name, op, err)
 }
 
-// Delete starts releasing the address; one already gone is the zero
-// Operation.
-func (a *Addresses) Delete(ctx context.Context, name string) (Operation, error) {
+// Delete starts releasing the address when it carries owner's labels; one
+// already gone is the zero Operation, another's is refused (CodeNotOurs).
+func (a *Addresses) Delete(ctx context.Context, name string, owner Owner) (Operation, error) {
+	addr, err := a.Get(ctx, name)
+	if err != nil || addr == nil {
+		return Operation{}, err
+	}
+	if !owner.OwnsLabels(addr.Labels) {
+		return Operation{}, notOurs("releasing address "+name, "Address", name)
+	}
 	ctx, cancel := a.Timeouts.call(ctx)
 	defer cancel()
 	op, err := a.Compute.Addresses.Delete(a.Location.Project, a.Location.Region, name).Context(ctx).Do()

@@ -154,3 +154,39 @@ func TestWaitingOnAnOperation(t *testing.T) {
 		t.Fatal("waiting on no operation")
 	}
 }
+
+// hcplink never deletes what it did not make: another management
+// cluster's attachment, a NAT subnetwork an administrator made, a zone,
+// address or endpoint of the same name without the cluster's labels.
+func TestNothingItDidNotMakeIsDeleted(t *testing.T) {
+	w := newWorld(t)
+	m, c := w.managementSide(), w.controlPlaneSide()
+	sa := w.publish(m)
+
+	_, err := m.attachments.Delete(w.ctx, sa.Name, otherManagement)
+	if ce := wantClass(t, err, cloud.ClassClientError, "not made by hcplink"); ce.Code != gcpcloud.CodeNotOurs {
+		t.Fatalf("code %q", ce.Code)
+	}
+	if got, _ := m.attachments.Get(w.ctx, sa.Name); got == nil {
+		t.Fatal("another management cluster deleted the attachment")
+	}
+	_, err = m.nats.Delete(w.ctx, "psc-nat-b", managementID)
+	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
+
+	// The customer's own resources under the names hcplink would use.
+	w.adminDone(w.admin.Addresses.Insert(customerProject, region, &compute.Address{Name: gcpcloud.EndpointAddressName(owner), AddressType: "INTERNAL", Subnetwork: w.workers.SelfLink}).Do())
+	_, err = c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
+	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
+	if _, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Name: gcpcloud.ZoneName(owner.InfraID), DNSName: gcpcloud.ZoneDNSName("demo"), Network: w.customerNetwork,
+		Labels: owner.Labels()}); err != nil { // the cluster's labels, but not created-by
+		t.Fatal(err)
+	}
+	err = c.zones.Delete(w.ctx, gcpcloud.ZoneName(owner.InfraID), owner)
+	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
+	if z, _ := c.zones.Get(w.ctx, gcpcloud.ZoneName(owner.InfraID)); z == nil {
+		t.Fatal("a zone hcplink did not create was deleted")
+	}
+	if _, err := w.admin.Addresses.Get(customerProject, region, gcpcloud.EndpointAddressName(owner)).Do(); err != nil {
+		t.Fatalf("the customer's address: %v", err)
+	}
+}

@@ -270,3 +270,13 @@ func withSlash(u string) string {
 	}
 	return u + "/"
 }
+
+// CheckSignIn gets a token without calling an API (the credentials check
+// of an operator): a refused sign-in is an access denial naming what is
+// missing; a token already held is not asked for again.
+func (c *Clients) CheckSignIn() error {
+	if _, err := c.Tokens.Token(); err != nil {
+		return Wrap("signing in to Google Cloud", err)
+	}
+	return nil
+}

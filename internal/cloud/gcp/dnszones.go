@@ -17,7 +17,7 @@ import (
 type ZonesAPI interface {
 	Get(ctx context.Context, name string) (*dns.ManagedZone, error)
 	Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, error)
-	Delete(ctx context.Context, name string) error
+	Delete(ctx context.Context, name string, owner Owner) error
 }
 
 // ZoneSpec is what a private zone is created with.
@@ -66,11 +66,19 @@ func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, er
 	return created, Wrap("creating DNS zone "+spec.Name, err)
 }
 
-// Delete deletes the zone; one already gone is done.
-func (z *Zones) Delete(ctx context.Context, name string) error {
+// Delete deletes the zone when hcplink created it for owner (its labels);
+// one already gone is done, another's is refused (CodeNotOurs).
+func (z *Zones) Delete(ctx context.Context, name string, owner Owner) error {
+	zone, err := z.Get(ctx, name)
+	if err != nil || zone == nil {
+		return err
+	}
+	if !CreatedByHcplink(zone.Labels) || !owner.OwnsLabels(zone.Labels) {
+		return notOurs("deleting DNS zone "+name, "DNS zone", name)
+	}
 	ctx, cancel := z.Timeouts.call(ctx)
 	defer cancel()
-	err := z.DNS.ManagedZones.Delete(z.Project, name).Context(ctx).Do()
+	err = z.DNS.ManagedZones.Delete(z.Project, name).Context(ctx).Do()
 	if IsNotFound(err) {
 		return nil
 	}

@@ -24,7 +24,7 @@ const (
 type EndpointsAPI interface {
 	Get(ctx context.Context, name string) (*compute.ForwardingRule, error)
 	Insert(ctx context.Context, spec EndpointSpec) (Operation, error)
-	Delete(ctx context.Context, name string) (Operation, error)
+	Delete(ctx context.Context, name string, owner Owner) (Operation, error)
 }
 
 // EndpointSpec is what an endpoint is created with.
@@ -70,9 +70,16 @@ func (e *Endpoints) Insert(ctx context.Context, spec EndpointSpec) (Operation, e
 	return started(e.Location.Project, e.Location.Region, "creating endpoint "+spec.Name, op, err)
 }
 
-// Delete starts deleting the endpoint; one already gone is the zero
-// Operation.
-func (e *Endpoints) Delete(ctx context.Context, name string) (Operation, error) {
+// Delete starts deleting the endpoint when it carries owner's labels; one
+// already gone is the zero Operation, another's is refused (CodeNotOurs).
+func (e *Endpoints) Delete(ctx context.Context, name string, owner Owner) (Operation, error) {
+	fr, err := e.Get(ctx, name)
+	if err != nil || fr == nil {
+		return Operation{}, err
+	}
+	if !owner.OwnsLabels(fr.Labels) {
+		return Operation{}, notOurs("deleting endpoint "+name, "Forwarding rule", name)
+	}
 	ctx, cancel := e.Timeouts.call(ctx)
 	defer cancel()
 	op, err := e.Compute.ForwardingRules.Delete(e.Location.Project, e.Location.Region, name).Context(ctx).Do()

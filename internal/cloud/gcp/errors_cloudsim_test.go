@@ -90,10 +90,10 @@ func TestConflictsAndResourcesInUseAreDependencies(t *testing.T) {
 	}
 	wantClass(t, err, cloud.ClassDependency)
 
-	_, err = c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner))
+	_, err = c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
 	wantClass(t, err, cloud.ClassDependency, "resourceInUseByAnotherResource")
 
-	err = c.zones.Delete(w.ctx, zone.Name)
+	err = c.zones.Delete(w.ctx, zone.Name, owner)
 	wantClass(t, err, cloud.ClassDependency, "containerNotEmpty")
 
 	_, err = c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Name: zone.Name, DNSName: zone.DnsName, Network: w.customerNetwork})
@@ -109,7 +109,7 @@ func TestFailedOperationsAreClassified(t *testing.T) {
 	w := newWorld(t)
 	m := w.managementSide()
 	sa := w.publish(m)
-	if _, err := m.attachments.Delete(w.ctx, sa.Name); err != nil {
+	if _, err := m.attachments.Delete(w.ctx, sa.Name, managementID); err != nil {
 		t.Fatal(err)
 	}
 	patch, err := m.attachments.SetConsumers(w.ctx, sa, []gcpcloud.Consumer{{Project: customerProject}}, nil)
@@ -141,6 +141,10 @@ func TestRefusedSignInIsAccessDenied(t *testing.T) {
 	account := w.externalAccount(wi)
 	writeFile(t, account.TokenFile, wi.ServiceAccountToken(t, sim.NewSigner(), w.clock.Now())) // signed by a key the issuer does not publish
 	forged := w.clients(gcpcloud.Config{CredentialsJSON: account.ExternalAccountJSON()})
+	wantClass(t, forged.CheckSignIn(), cloud.ClassAccessDenied, "invalid_grant")
+	if err := w.cpo.CheckSignIn(); err != nil {
+		t.Fatalf("the control-plane operator's own sign-in: %v", err)
+	}
 	_, err := (&gcpcloud.Addresses{Compute: forged.Compute, Location: w.customerLocation()}).Get(w.ctx, "a")
 	wantClass(t, err, cloud.ClassAccessDenied, "invalid_grant")
 }

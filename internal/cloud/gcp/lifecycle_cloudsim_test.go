@@ -194,7 +194,7 @@ func runLifecycle(w *world) {
 	if subnets, _ := m.nats.List(w.ctx); !slices.Contains(subnetNames(subnets), natName) {
 		t.Fatalf("NAT subnetworks after the insert: %v", subnetNames(subnets))
 	}
-	op, err = m.nats.Delete(w.ctx, natName)
+	op, err = m.nats.Delete(w.ctx, natName, managementID)
 	w.settle(m.ops, op, err)
 
 	// Teardown, control-plane side first: records, zone, endpoint, address.
@@ -202,34 +202,34 @@ func runLifecycle(w *world) {
 	if _, err := c.records.Change(w.ctx, zone.Name, nil, gcpcloud.OwnRecords(records, zone.DnsName)); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.zones.Delete(w.ctx, zone.Name); err != nil {
+	if err := c.zones.Delete(w.ctx, zone.Name, owner); err != nil {
 		t.Fatal(err)
 	}
 	if z, err := c.zones.Get(w.ctx, zone.Name); z != nil || err != nil {
 		t.Fatalf("zone after deletion: %v, %v", z, err)
 	}
-	op, err = c.endpoints.Delete(w.ctx, endpoint.Name)
+	op, err = c.endpoints.Delete(w.ctx, endpoint.Name, owner)
 	w.settle(c.ops, op, err)
-	op, err = c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner))
+	op, err = c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
 	w.settle(c.ops, op, err)
-	op, err = m.attachments.Delete(w.ctx, sa.Name)
+	op, err = m.attachments.Delete(w.ctx, sa.Name, managementID)
 	w.settle(m.ops, op, err)
 	if got, err := m.attachments.Get(w.ctx, sa.Name); got != nil || err != nil {
 		t.Fatalf("attachment after deletion: %v, %v", got, err)
 	}
 	// Deleting again finds nothing to do.
 	for _, del := range []func() (gcpcloud.Operation, error){
-		func() (gcpcloud.Operation, error) { return m.attachments.Delete(w.ctx, sa.Name) },
-		func() (gcpcloud.Operation, error) { return c.endpoints.Delete(w.ctx, endpoint.Name) },
+		func() (gcpcloud.Operation, error) { return m.attachments.Delete(w.ctx, sa.Name, managementID) },
+		func() (gcpcloud.Operation, error) { return c.endpoints.Delete(w.ctx, endpoint.Name, owner) },
 		func() (gcpcloud.Operation, error) {
-			return c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner))
+			return c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
 		},
 	} {
 		if op, err := del(); err != nil || !op.IsZero() {
 			t.Fatalf("deleting what is gone: %+v, %v", op, err)
 		}
 	}
-	if err := c.zones.Delete(w.ctx, zone.Name); err != nil {
+	if err := c.zones.Delete(w.ctx, zone.Name, owner); err != nil {
 		t.Fatalf("deleting a zone that is gone: %v", err)
 	}
 	w.assertNothingLeft()

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/hcplink/hcplink/internal/cloud"
 )
 
 // The names, labels and markers hcplink gives Google Cloud resources, in one
@@ -124,6 +126,16 @@ func (o Owner) OwnsLabels(labels map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// CodeNotOurs is the code of the error a provider's Delete returns for a
+// resource that exists but does not carry the caller's ownership: hcplink
+// never deletes what it did not make.
+const CodeNotOurs = "NotOurs"
+
+func notOurs(doing, what, name string) error {
+	return &cloud.Error{Doing: doing, Class: cloud.ClassClientError, Code: CodeNotOurs,
+		Message: what + " " + name + " exists but was not made by hcplink for this cluster; hcplink leaves it: remove or rename it"}
 }
 
 // CreatedByHcplink reports whether labels mark a resource hcplink created.

@@ -26,7 +26,7 @@ const PurposePrivateServiceConnect = "PRIVATE_SERVICE_CONNECT"
 type NATSubnetsAPI interface {
 	List(ctx context.Context) ([]*compute.Subnetwork, error)
 	Insert(ctx context.Context, name, cidr, description string) (Operation, error)
-	Delete(ctx context.Context, name string) (Operation, error)
+	Delete(ctx context.Context, name, managementCluster string) (Operation, error)
 }
 
 // NATSubnets is the management side's NATSubnetsAPI, scoped to the
@@ -75,16 +75,28 @@ func (n *NATSubnets) Insert(ctx context.Context, name, cidr, description string)
 	return started(n.Location.Project, n.Location.Region, "creating NAT subnetwork "+name, op, err)
 }
 
-// Delete starts deleting a NAT subnetwork; one already gone is the zero
-// Operation.
-func (n *NATSubnets) Delete(ctx context.Context, name string) (Operation, error) {
+// Delete starts deleting a NAT subnetwork hcplink made for
+// managementCluster (its description's marker); one already gone is the
+// zero Operation, another's is refused (CodeNotOurs).
+func (n *NATSubnets) Delete(ctx context.Context, name, managementCluster string) (Operation, error) {
+	doing := "deleting NAT subnetwork " + name
 	ctx, cancel := n.Timeouts.call(ctx)
 	defer cancel()
+	s, err := n.Compute.Subnetworks.Get(n.Location.Project, n.Location.Region, name).Context(ctx).Do()
+	if IsNotFound(err) {
+		return Operation{}, nil
+	}
+	if err != nil {
+		return Operation{}, Wrap(doing, err)
+	}
+	if o, ok := OwnerFromDescription(s.Description); !ok || o.ManagementCluster != managementCluster || s.Purpose != PurposePrivateServiceConnect {
+		return Operation{}, notOurs(doing, "Subnetwork", name)
+	}
 	op, err := n.Compute.Subnetworks.Delete(n.Location.Project, n.Location.Region, name).Context(ctx).Do()
 	if IsNotFound(err) {
 		return Operation{}, nil
 	}
-	return started(n.Location.Project, n.Location.Region, "deleting NAT subnetwork "+name, op, err)
+	return started(n.Location.Project, n.Location.Region, doing, op, err)
 }
 
 // CodeNATSubnetsExhausted is the code of the error FreeNATSubnet returns

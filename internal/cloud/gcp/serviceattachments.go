@@ -25,7 +25,7 @@ type ServiceAttachmentsAPI interface {
 	SetConsumers(ctx context.Context, current *compute.ServiceAttachment, accept []Consumer, reject []string) (Operation, error)
 	ListOwned(ctx context.Context, managementCluster string) ([]*compute.ServiceAttachment, error)
 	ListAll(ctx context.Context) ([]*compute.ServiceAttachment, error)
-	Delete(ctx context.Context, name string) (Operation, error)
+	Delete(ctx context.Context, name, managementCluster string) (Operation, error)
 }
 
 // ConnectionPreferenceManual accepts only the projects of the accept list.
@@ -153,16 +153,25 @@ func (s *ServiceAttachments) list(ctx context.Context, filter string) ([]*comput
 	return out, Wrap("listing service attachments", err)
 }
 
-// Delete starts deleting the attachment; one already gone is the zero
-// Operation. Google closes the connections of its endpoints.
-func (s *ServiceAttachments) Delete(ctx context.Context, name string) (Operation, error) {
+// Delete starts deleting the attachment when its description marks it as
+// managementCluster's; one already gone is the zero Operation, another's is
+// refused (CodeNotOurs). Google closes the connections of its endpoints.
+func (s *ServiceAttachments) Delete(ctx context.Context, name, managementCluster string) (Operation, error) {
+	doing := "deleting service attachment " + name
+	sa, err := s.Get(ctx, name)
+	if err != nil || sa == nil {
+		return Operation{}, err
+	}
+	if o, ok := OwnerFromDescription(sa.Description); !ok || o.ManagementCluster != managementCluster {
+		return Operation{}, notOurs(doing, "Service attachment", name)
+	}
 	ctx, cancel := s.Timeouts.call(ctx)
 	defer cancel()
 	op, err := s.Compute.ServiceAttachments.Delete(s.Location.Project, s.Location.Region, name).Context(ctx).Do()
 	if IsNotFound(err) {
 		return Operation{}, nil
 	}
-	return started(s.Location.Project, s.Location.Region, "deleting service attachment "+name, op, err)
+	return started(s.Location.Project, s.Location.Region, doing, op, err)
 }
 
 func acceptLists(consumers []Consumer) []*compute.ServiceAttachmentConsumerProjectLimit {
