@@ -29,10 +29,11 @@ type world struct {
 	clock *sim.ManualClock
 	admin *compute.Service
 
-	mgmt   *gcpcloud.Clients // the management operator's sign-in
-	cpo    *gcpcloud.Clients // the control-plane operator's (workload identity federation)
-	mgmtSA string            // the management operator's IAM member
-	cpoSA  string            // the control-plane operator's IAM member
+	mgmt        *gcpcloud.Clients // the management operator's sign-in
+	cpo         *gcpcloud.Clients // the control-plane operator's (workload identity federation)
+	mgmtSA      string            // the management operator's IAM member
+	mgmtKeyFile []byte            // its service account key file
+	cpoSA       string            // the control-plane operator's IAM member
 
 	router, otherRouter *compute.ForwardingRule
 	workers             *compute.Subnetwork
@@ -69,9 +70,18 @@ func newWorld(t *testing.T) *world {
 	w.workers = w.network(customerProject, "customer", "workers", "192.168.1.0/24")
 	w.customerNetwork = w.workers.Network
 
-	w.mgmtSA = "serviceAccount:hcplink-operator@" + mgmtProject + ".iam.gserviceaccount.com"
+	// The management operator signs in with a service account key file.
+	operator, err := f.Server.GCP.AddServiceAccount(mgmtProject, "hcplink-operator", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.mgmtKeyFile, err = f.Server.GCP.AddServiceAccountKey(operator.Email, f.URL+"/oauth2/token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.mgmtSA = "serviceAccount:" + operator.Email
 	w.grantRole(mgmtProject, gcpcloud.ManagementOperator, w.mgmtSA)
-	w.mgmt = w.clients(gcpcloud.Config{Tokens: staticToken(f.Server.GCP.IssueToken(w.mgmtSA)), Component: "operator"})
+	w.mgmt = w.clients(gcpcloud.Config{CredentialsJSON: w.mgmtKeyFile, Component: "operator"})
 
 	wi := f.AddWorkloadIdentity(t, customerProject, cloudsimtest.CustomerProjectNumber, "control-plane", "system:serviceaccount:clusters-demo:control-plane-operator")
 	w.cpoSA = "serviceAccount:" + wi.Email

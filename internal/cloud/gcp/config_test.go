@@ -64,3 +64,23 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Fatal("a missing credentials file was not reported")
 	}
 }
+
+// Application Default Credentials: GOOGLE_APPLICATION_CREDENTIALS names the
+// management operator's key file, and the calls run as its account.
+func TestApplicationDefaultCredentials(t *testing.T) {
+	w := newWorld(t)
+	path := t.TempDir() + "/key.json"
+	writeFile(t, path, string(w.mgmtKeyFile))
+	t.Setenv(gcpcloud.EnvCredentials, path)
+	clients := w.clients(gcpcloud.Config{Component: "operator"})
+	if err := clients.CheckSignIn(); err != nil {
+		t.Fatalf("signing in with ADC: %v", err)
+	}
+	rules := &gcpcloud.RouterRules{Compute: clients.Compute, Location: w.mgmtLocation(), Network: mgmtNetwork}
+	if rule, err := rules.FindByIP(w.ctx, routerIP); err != nil || rule == nil {
+		t.Fatalf("finding the router's rule as the key's account: %v, %v", rule, err)
+	}
+	if w.f.Server.GCP.Evaluations(w.mgmtSA)["compute.forwardingRules.list"].Allowed == 0 {
+		t.Fatal("the call did not run as the management operator's account")
+	}
+}

@@ -166,7 +166,8 @@ func (c *Cloud) PrincipalCalls() map[string]map[string]sim.CallCount { return c.
 // has its own prefix, the path its real host serves under: Compute Engine
 // /compute/v1/, Cloud DNS /dns/v1/; the APIs served at the root of their
 // own hosts take the host's name as prefix: /sts/v1/, /iamcredentials/v1/,
-// /cloudresourcemanager/v1/.
+// /cloudresourcemanager/v1/, /oauth2/ (oauth2.googleapis.com's token
+// endpoint for service account keys).
 func IsGCPPath(path string) bool {
 	for _, p := range apiPrefixes {
 		if strings.HasPrefix(path, p) {
@@ -176,7 +177,7 @@ func IsGCPPath(path string) bool {
 	return false
 }
 
-var apiPrefixes = []string{"/compute/v1/", "/dns/v1/", "/sts/v1/", "/iamcredentials/v1/", "/cloudresourcemanager/v1/"}
+var apiPrefixes = []string{"/compute/v1/", "/dns/v1/", "/sts/v1/", "/iamcredentials/v1/", "/cloudresourcemanager/v1/", "/oauth2/"}
 
 // Snapshot returns the state as JSON for the control API's dump:
 // {"resources": {project: [resource...]}, "projects": [...],

@@ -9,8 +9,9 @@
 // unmodified. It is served by cloudsim on the same listener as the AWS and
 // Azure halves, each API under the path its real host serves it at:
 // /compute/v1/, /dns/v1/, and /sts/v1/, /iamcredentials/v1/,
-// /cloudresourcemanager/v1/ for the APIs served at the root of their own
-// hosts. Google's clients accept plain HTTP endpoints.
+// /cloudresourcemanager/v1/, /oauth2/ for the APIs served at the root of
+// their own hosts (the last is the token endpoint of service account keys,
+// identity_oauth2.go). Google's clients accept plain HTTP endpoints.
 //
 // The wire shapes are the discovery-generated structs of
 // google.golang.org/api (compute.ServiceAttachment, dns.Change, ...): the

@@ -26,6 +26,8 @@ type ServiceAccount struct {
 	UniqueID    string `json:"uniqueId"`
 	DisplayName string `json:"displayName,omitempty"`
 	Policy      Policy `json:"iamPolicy"`
+	// keys are the public halves of the account's keys (identity_oauth2.go).
+	keys sim.JWKS
 }
 
 // Provider is a workload identity pool's OIDC provider.

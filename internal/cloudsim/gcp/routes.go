@@ -14,6 +14,7 @@ func (c *Cloud) routes() *http.ServeMux {
 	c.registerAggregated(mux)
 	c.registerSetLabels(mux)
 	c.registerDNS(mux)
+	c.handle(mux, "POST /oauth2/token", api{service: "oauth2.googleapis.com", method: "token", anonymous: true}, exchangeJWTBearer)
 	c.handle(mux, "POST /sts/v1/token", api{service: "sts.googleapis.com", method: "token", anonymous: true, before: fetchIssuerKeys}, exchangeToken)
 	c.handle(mux, "POST /iamcredentials/v1/projects/{saProject}/serviceAccounts/{account}",
 		api{service: "iamcredentials.googleapis.com", method: "serviceAccounts.{action}"}, generateAccessToken)
