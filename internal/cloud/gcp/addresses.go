@@ -14,7 +14,7 @@ import (
 // AddressesAPI is what the control-plane operator does with addresses.
 type AddressesAPI interface {
 	Get(ctx context.Context, name string) (*compute.Address, error)
-	Reserve(ctx context.Context, name, subnetwork string, labels map[string]string) (Operation, error)
+	Reserve(ctx context.Context, owner Owner, subnetwork string) (Operation, error)
 	Delete(ctx context.Context, name string, owner Owner) (Operation, error)
 }
 
@@ -39,13 +39,15 @@ func (a *Addresses) Get(ctx context.Context, name string) (*compute.Address, err
 	return addr, Wrap("reading address "+name, err)
 }
 
-// Reserve starts reserving an internal address in subnetwork (its link or
-// relative name) with labels; Google picks the IP. An address of the name
-// that exists already answers an error IsAlreadyExists tells.
-func (a *Addresses) Reserve(ctx context.Context, name, subnetwork string, labels map[string]string) (Operation, error) {
+// Reserve starts reserving owner's endpoint address (EndpointAddressName,
+// owner's labels) in subnetwork (its link or relative name); Google picks
+// the IP. An address of the name that exists already answers an error
+// IsAlreadyExists tells: read it and check its labels.
+func (a *Addresses) Reserve(ctx context.Context, owner Owner, subnetwork string) (Operation, error) {
 	ctx, cancel := a.Timeouts.call(ctx)
 	defer cancel()
-	addr := &compute.Address{Name: name, AddressType: "INTERNAL", Subnetwork: subnetwork, Labels: labels}
+	name := EndpointAddressName(owner)
+	addr := &compute.Address{Name: name, AddressType: "INTERNAL", Subnetwork: subnetwork, Labels: owner.Labels()}
 	op, err := a.Compute.Addresses.Insert(a.Location.Project, a.Location.Region, addr).Context(ctx).Do()
 	return started(a.Location.Project, a.Location.Region, "reserving address "+name, op, err)
 }

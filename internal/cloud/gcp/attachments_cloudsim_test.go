@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"google.golang.org/api/compute/v1"
+	dns "google.golang.org/api/dns/v1"
 
 	"github.com/hcplink/hcplink/internal/cloud"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 )
 
 // Two management clusters share the management project: each finds only
@@ -41,7 +43,7 @@ func TestTwoManagementClustersInOneProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Same cluster infra ID and object name, another management cluster: another attachment.
-	op, err := theirs.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Name: gcpcloud.ServiceAttachmentName(other), Description: other.Description("x"),
+	op, err := theirs.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Owner: other,
 		TargetService: rule.SelfLink, Consumers: []gcpcloud.Consumer{{Project: customerProject}}, NATSubnets: []string{nat.SelfLink}})
 	w.settle(theirs.ops, op, err)
 
@@ -77,7 +79,7 @@ func TestNATSubnetsServeOneAttachmentEach(t *testing.T) {
 	if err != nil || nat.Name != "psc-nat-b" {
 		t.Fatalf("a second cluster's NAT subnetwork: %v, %v", nat, err)
 	}
-	op, err := m.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Name: gcpcloud.ServiceAttachmentName(second), Description: second.Description("x"),
+	op, err := m.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Owner: second,
 		TargetService: w.router.SelfLink, Consumers: []gcpcloud.Consumer{{Project: customerProject}}, NATSubnets: []string{nat.SelfLink}})
 	w.settle(m.ops, op, err)
 	all, _ = m.attachments.ListAll(w.ctx)
@@ -135,11 +137,11 @@ func TestForeignConsumersAreSeenAndRejected(t *testing.T) {
 func TestWaitingOnAnOperation(t *testing.T) {
 	w := newWorld(t)
 	c := w.controlPlaneSide()
-	op, err := c.addresses.Reserve(w.ctx, "a", w.workers.SelfLink, nil)
+	op, err := c.addresses.Reserve(w.ctx, owner, w.workers.SelfLink)
 	if err != nil || op.IsZero() || op.Done {
 		t.Fatalf("reserving: %+v, %v", op, err)
 	}
-	if addr, _ := c.addresses.Get(w.ctx, "a"); addr != nil {
+	if addr, _ := c.addresses.Get(w.ctx, gcpcloud.EndpointAddressName(owner)); addr != nil {
 		t.Fatal("the address is seen before its operation is done")
 	}
 	next, err := c.ops.Wait(w.ctx, op)
@@ -147,7 +149,7 @@ func TestWaitingOnAnOperation(t *testing.T) {
 		t.Fatalf("waiting before the operation's time: %+v, %v", next, err)
 	}
 	w.settle(c.ops, next, nil)
-	if addr, _ := c.addresses.Get(w.ctx, "a"); addr == nil || addr.Address == "" {
+	if addr, _ := c.addresses.Get(w.ctx, gcpcloud.EndpointAddressName(owner)); addr == nil || addr.Address == "" {
 		t.Fatalf("the address after its operation: %+v", addr)
 	}
 	if done, err := c.ops.Wait(w.ctx, gcpcloud.Operation{}); err != nil || !done.IsZero() {
@@ -177,8 +179,9 @@ func TestNothingItDidNotMakeIsDeleted(t *testing.T) {
 	w.adminDone(w.admin.Addresses.Insert(customerProject, region, &compute.Address{Name: gcpcloud.EndpointAddressName(owner), AddressType: "INTERNAL", Subnetwork: w.workers.SelfLink}).Do())
 	_, err = c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
-	if _, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Name: gcpcloud.ZoneName(owner.InfraID), DNSName: gcpcloud.ZoneDNSName("demo"), Network: w.customerNetwork,
-		Labels: owner.Labels()}); err != nil { // the cluster's labels, but not created-by
+	if _, err := w.f.DNS(t, cloudsimtest.GCPAdminTokens()).ManagedZones.Create(customerProject, &dns.ManagedZone{Name: gcpcloud.ZoneName(owner.InfraID),
+		DnsName: gcpcloud.ZoneDNSName("demo"), Visibility: "private", Labels: owner.Labels(), // the cluster's labels, but not created-by
+		PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: w.customerNetwork}}}}).Do(); err != nil {
 		t.Fatal(err)
 	}
 	err = c.zones.Delete(w.ctx, gcpcloud.ZoneName(owner.InfraID), owner)

@@ -20,15 +20,16 @@ type ZonesAPI interface {
 	Delete(ctx context.Context, name string, owner Owner) error
 }
 
-// ZoneSpec is what a private zone is created with.
+// ZoneSpec is what a private zone is created with; its name and labels
+// (created-by included) come from Owner (names.go).
 type ZoneSpec struct {
-	Name    string
-	DNSName string // fully qualified, ending in "."
+	Owner Owner
+	// HCPName is the HostedControlPlane's name: the zone is
+	// ZoneDNSName(HCPName).
+	HCPName string
 	// Network is the customer's VPC network the zone is visible to (link or
 	// relative name).
-	Network     string
-	Labels      map[string]string
-	Description string
+	Network string
 }
 
 // Zones is the control-plane side's ZonesAPI in the customer's project.
@@ -51,19 +52,21 @@ func (z *Zones) Get(ctx context.Context, name string) (*dns.ManagedZone, error) 
 	return zone, Wrap("reading DNS zone "+name, err)
 }
 
-// Create makes the private zone. A zone of the name that exists already
+// Create makes the cluster's private zone. A zone of the name that exists already
 // answers an error IsAlreadyExists tells.
 func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, error) {
 	ctx, cancel := z.Timeouts.call(ctx)
 	defer cancel()
+	name := ZoneName(spec.Owner.InfraID)
 	zone := &dns.ManagedZone{
-		Name: spec.Name, DnsName: spec.DNSName, Description: spec.Description, Visibility: "private", Labels: spec.Labels,
+		Name: name, DnsName: ZoneDNSName(spec.HCPName), Description: "The cluster's private zone, made by hcplink", Visibility: "private",
+		Labels: spec.Owner.ZoneLabels(),
 		PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{
 			Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: networkURL(spec.Network)}},
 		},
 	}
 	created, err := z.DNS.ManagedZones.Create(z.Project, zone).Context(ctx).Do()
-	return created, Wrap("creating DNS zone "+spec.Name, err)
+	return created, Wrap("creating DNS zone "+name, err)
 }
 
 // Delete deletes the zone when hcplink created it for owner (its labels);

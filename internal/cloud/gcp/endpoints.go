@@ -27,16 +27,16 @@ type EndpointsAPI interface {
 	Delete(ctx context.Context, name string, owner Owner) (Operation, error)
 }
 
-// EndpointSpec is what an endpoint is created with.
+// EndpointSpec is what an endpoint is created with; its name and labels
+// come from Owner (names.go).
 type EndpointSpec struct {
-	Name string
+	Owner Owner
 	// Network is the customer's VPC network (link or relative name).
 	Network string
 	// Address is the reserved internal address (its link).
 	Address string
 	// Target is the service attachment (its link, in the management project).
 	Target string
-	Labels map[string]string
 }
 
 // Endpoints is the control-plane side's EndpointsAPI in the customer's
@@ -65,9 +65,10 @@ func (e *Endpoints) Get(ctx context.Context, name string) (*compute.ForwardingRu
 func (e *Endpoints) Insert(ctx context.Context, spec EndpointSpec) (Operation, error) {
 	ctx, cancel := e.Timeouts.call(ctx)
 	defer cancel()
-	fr := &compute.ForwardingRule{Name: spec.Name, Network: spec.Network, IPAddress: spec.Address, Target: spec.Target, Labels: spec.Labels}
+	name := EndpointName(spec.Owner)
+	fr := &compute.ForwardingRule{Name: name, Network: spec.Network, IPAddress: spec.Address, Target: spec.Target, Labels: spec.Owner.Labels()}
 	op, err := e.Compute.ForwardingRules.Insert(e.Location.Project, e.Location.Region, fr).Context(ctx).Do()
-	return started(e.Location.Project, e.Location.Region, "creating endpoint "+spec.Name, op, err)
+	return started(e.Location.Project, e.Location.Region, "creating endpoint "+name, op, err)
 }
 
 // Delete starts deleting the endpoint when it carries owner's labels; one

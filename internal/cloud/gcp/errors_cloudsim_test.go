@@ -40,7 +40,7 @@ func TestMissingPermissionIsNamed(t *testing.T) {
 	w := newWorld(t)
 	nobody := w.clients(gcpcloud.Config{Tokens: staticToken(w.f.Server.GCP.IssueToken("serviceAccount:nobody@" + customerProject + ".iam.gserviceaccount.com"))})
 	addresses := &gcpcloud.Addresses{Compute: nobody.Compute, Location: w.customerLocation()}
-	_, err := addresses.Reserve(w.ctx, "a", w.workers.SelfLink, nil)
+	_, err := addresses.Reserve(w.ctx, owner, w.workers.SelfLink)
 	ce := wantClass(t, err, cloud.ClassAccessDenied, "compute.addresses.create")
 	if gcpcloud.MissingPermission(ce) != "compute.addresses.create" {
 		t.Fatalf("MissingPermission = %q", gcpcloud.MissingPermission(ce))
@@ -63,7 +63,7 @@ func TestRateQuotasAreThrottling(t *testing.T) {
 	if got := testCounter(cloud.RequestCounter("operator", "compute", "GET forwardingRules", cloud.OutcomeThrottled)); got != throttledBefore+1 {
 		t.Fatalf("throttled Compute Engine requests counted %v, want %v (a 403 rateLimitExceeded)", got, throttledBefore+1)
 	}
-	zone, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Name: "z", DNSName: "z.hypershift.local.", Network: w.customerNetwork})
+	zone, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "z", Network: w.customerNetwork})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestConflictsAndResourcesInUseAreDependencies(t *testing.T) {
 	sa := w.publish(m)
 	endpoint, zone := w.connect(c, sa)
 
-	_, err := c.addresses.Reserve(w.ctx, gcpcloud.EndpointAddressName(owner), w.workers.SelfLink, owner.Labels())
+	_, err := c.addresses.Reserve(w.ctx, owner, w.workers.SelfLink)
 	if !gcpcloud.IsAlreadyExists(err) {
 		t.Fatalf("reserving the address again: %v, want already exists", err)
 	}
@@ -96,7 +96,7 @@ func TestConflictsAndResourcesInUseAreDependencies(t *testing.T) {
 	err = c.zones.Delete(w.ctx, zone.Name, owner)
 	wantClass(t, err, cloud.ClassDependency, "containerNotEmpty")
 
-	_, err = c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Name: zone.Name, DNSName: zone.DnsName, Network: w.customerNetwork})
+	_, err = c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
 	if !gcpcloud.IsAlreadyExists(err) {
 		t.Fatalf("creating the zone again: %v", err)
 	}

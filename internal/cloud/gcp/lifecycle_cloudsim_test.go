@@ -78,7 +78,7 @@ func (w *world) publish(m managementSide) *compute.ServiceAttachment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := m.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Name: name, Description: owner.Description("The private router's service attachment"),
+	op, err := m.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Owner: owner,
 		TargetService: rule.SelfLink, Consumers: []gcpcloud.Consumer{{Project: customerProject}}, NATSubnets: []string{nat.SelfLink}})
 	w.settle(m.ops, op, err)
 	sa, err := m.attachments.Get(w.ctx, name)
@@ -94,22 +94,20 @@ func (w *world) connect(c controlPlaneSide, attachment *compute.ServiceAttachmen
 	t := w.t
 	t.Helper()
 	addrName := gcpcloud.EndpointAddressName(owner)
-	op, err := c.addresses.Reserve(w.ctx, addrName, w.workers.SelfLink, owner.Labels())
+	op, err := c.addresses.Reserve(w.ctx, owner, w.workers.SelfLink)
 	w.settle(c.ops, op, err)
 	addr, err := c.addresses.Get(w.ctx, addrName)
 	if err != nil || addr == nil {
 		t.Fatalf("reading the address: %v, %v", addr, err)
 	}
-	op, err = c.endpoints.Insert(w.ctx, gcpcloud.EndpointSpec{Name: gcpcloud.EndpointName(owner), Network: w.customerNetwork,
-		Address: addr.SelfLink, Target: attachment.SelfLink, Labels: owner.Labels()})
+	op, err = c.endpoints.Insert(w.ctx, gcpcloud.EndpointSpec{Owner: owner, Network: w.customerNetwork,
+		Address: addr.SelfLink, Target: attachment.SelfLink})
 	w.settle(c.ops, op, err)
 	endpoint, err := c.endpoints.Get(w.ctx, gcpcloud.EndpointName(owner))
 	if err != nil || endpoint == nil {
 		t.Fatalf("reading the endpoint: %v, %v", endpoint, err)
 	}
-	zoneDNS := gcpcloud.ZoneDNSName("demo")
-	zone, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Name: gcpcloud.ZoneName(owner.InfraID), DNSName: zoneDNS,
-		Network: w.customerNetwork, Labels: owner.ZoneLabels(), Description: "hcplink: the cluster's private zone"})
+	zone, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
 	if err != nil {
 		t.Fatalf("creating the zone: %v", err)
 	}
@@ -189,7 +187,7 @@ func runLifecycle(w *world) {
 
 	// A NAT subnetwork made and deleted by the operator.
 	natName := gcpcloud.NATSubnetName(managementID, 0)
-	op, err = m.nats.Insert(w.ctx, natName, "10.1.0.32/28", owner.Description("A Private Service Connect NAT subnetwork"))
+	op, err = m.nats.Insert(w.ctx, managementID, 0, "10.1.0.32/28")
 	w.settle(m.ops, op, err)
 	if subnets, _ := m.nats.List(w.ctx); !slices.Contains(subnetNames(subnets), natName) {
 		t.Fatalf("NAT subnetworks after the insert: %v", subnetNames(subnets))

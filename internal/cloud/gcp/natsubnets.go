@@ -25,7 +25,7 @@ const PurposePrivateServiceConnect = "PRIVATE_SERVICE_CONNECT"
 // subnetworks.
 type NATSubnetsAPI interface {
 	List(ctx context.Context) ([]*compute.Subnetwork, error)
-	Insert(ctx context.Context, name, cidr, description string) (Operation, error)
+	Insert(ctx context.Context, managementCluster string, index int, cidr string) (Operation, error)
 	Delete(ctx context.Context, name, managementCluster string) (Operation, error)
 }
 
@@ -66,11 +66,15 @@ func (n *NATSubnets) List(ctx context.Context) ([]*compute.Subnetwork, error) {
 	return out, nil
 }
 
-// Insert starts creating a PSC NAT subnetwork of the management network.
-func (n *NATSubnets) Insert(ctx context.Context, name, cidr, description string) (Operation, error) {
+// Insert starts creating the index-th PSC NAT subnetwork of the management
+// cluster in its network (NATSubnetName, marked as the management
+// cluster's in its description).
+func (n *NATSubnets) Insert(ctx context.Context, managementCluster string, index int, cidr string) (Operation, error) {
 	ctx, cancel := n.Timeouts.call(ctx)
 	defer cancel()
-	s := &compute.Subnetwork{Name: name, Network: n.Network, IpCidrRange: cidr, Purpose: PurposePrivateServiceConnect, Description: description}
+	name := NATSubnetName(managementCluster, index)
+	s := &compute.Subnetwork{Name: name, Network: n.Network, IpCidrRange: cidr, Purpose: PurposePrivateServiceConnect,
+		Description: Owner{ManagementCluster: managementCluster}.Description("A Private Service Connect NAT subnetwork")}
 	op, err := n.Compute.Subnetworks.Insert(n.Location.Project, n.Location.Region, s).Context(ctx).Do()
 	return started(n.Location.Project, n.Location.Region, "creating NAT subnetwork "+name, op, err)
 }

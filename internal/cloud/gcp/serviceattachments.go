@@ -43,10 +43,10 @@ type Consumer struct {
 // endpoint being replaced.
 const DefaultConnectionLimit = 2
 
-// AttachmentSpec is what an attachment is created with.
+// AttachmentSpec is what an attachment is created with. Its name and the
+// description's ownership marker come from Owner (names.go).
 type AttachmentSpec struct {
-	Name        string
-	Description string
+	Owner Owner
 	// TargetService is the router's forwarding rule (its self link).
 	TargetService string
 	Consumers     []Consumer
@@ -75,18 +75,19 @@ func (s *ServiceAttachments) Get(ctx context.Context, name string) (*compute.Ser
 	return sa, Wrap("reading service attachment "+name, err)
 }
 
-// Insert starts creating the attachment. An attachment of the name that
+// Insert starts creating the attachment of spec.Owner. An attachment of the name that
 // exists already answers an error IsAlreadyExists tells: read it and
 // compare.
 func (s *ServiceAttachments) Insert(ctx context.Context, spec AttachmentSpec) (Operation, error) {
 	ctx, cancel := s.Timeouts.call(ctx)
 	defer cancel()
+	name := ServiceAttachmentName(spec.Owner)
 	sa := &compute.ServiceAttachment{
-		Name: spec.Name, Description: spec.Description, TargetService: spec.TargetService,
+		Name: name, Description: spec.Owner.Description("The private router's service attachment"), TargetService: spec.TargetService,
 		ConnectionPreference: ConnectionPreferenceManual, ConsumerAcceptLists: acceptLists(spec.Consumers),
 		NatSubnets: spec.NATSubnets,
 	}
-	doing := "creating service attachment " + spec.Name
+	doing := "creating service attachment " + name
 	op, err := s.Compute.ServiceAttachments.Insert(s.Location.Project, s.Location.Region, sa).Context(ctx).Do()
 	return started(s.Location.Project, s.Location.Region, doing, op, err)
 }
