@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
@@ -109,7 +110,7 @@ func NewClients(ctx context.Context, c Config) (*Clients, error) {
 		base = http.DefaultTransport
 	}
 	instrumented := metricsTransport{component: component, next: base}
-	recorder := &signInRecorder{next: instrumented}
+	recorder := &signInRecorder{next: boundedTransport{next: instrumented, timeout: signInTimeout}}
 	tokens, err := c.tokenSource(context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Transport: recorder}))
 	if err != nil {
 		return nil, err
@@ -134,6 +135,14 @@ func NewClients(ctx context.Context, c Config) (*Clients, error) {
 	}
 	return &Clients{Compute: computeSvc, DNS: dnsSvc, Tokens: tokens}, nil
 }
+
+// signInTimeout bounds each request of the sign-in (STS, IAM Credentials,
+// the token endpoint): the credentials library fetches tokens with the
+// context the clients were built with, not the call's, so without it a hung
+// sign-in would hold a reconcile. It is applied by the transport, as the
+// library builds its own clients over it for impersonation. A variable
+// only so that a test need not wait for the real one.
+var signInTimeout = 30 * time.Second
 
 // scopes are the OAuth scopes hcplink's clients ask for: Compute Engine
 // and Cloud DNS both accept cloud-platform.

@@ -159,3 +159,19 @@ func TestRefusedImpersonationNamesThePermission(t *testing.T) {
 	_, err := (&gcpcloud.Addresses{Compute: intruder.Compute, Location: w.customerLocation()}).Get(w.ctx, "a")
 	wantClass(t, err, cloud.ClassAccessDenied, "iam.serviceAccounts.getAccessToken")
 }
+
+// A sign-in that does not answer fails the call after the sign-in's
+// timeout, as a transient error, instead of holding it.
+func TestHungSignInIsBounded(t *testing.T) {
+	w := newWorld(t)
+	defer gcpcloud.SetSignInTimeout(100 * time.Millisecond)()
+	wi := w.f.AddWorkloadIdentity(t, customerProject, cloudsimtest.CustomerProjectNumber, "slow-sts", "system:serviceaccount:a:b")
+	for _, hung := range []sim.LatencyRule{
+		{Service: "sts.googleapis.com", Operation: "token", Delay: sim.Duration(time.Minute)},
+		{Service: "iamcredentials.googleapis.com", Operation: "serviceAccounts.generateAccessToken", Delay: sim.Duration(time.Minute)},
+	} {
+		w.f.Server.Faults.Set(sim.FaultConfig{Latency: []sim.LatencyRule{hung}})
+		clients := w.clients(gcpcloud.Config{CredentialsJSON: w.externalAccount(wi).ExternalAccountJSON()})
+		wantClass(t, clients.CheckSignIn(), cloud.ClassServerError)
+	}
+}

@@ -2,11 +2,13 @@ package gcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 )
@@ -121,4 +123,33 @@ func (s *signInTokens) Token() (*oauth2.Token, error) {
 		}
 	}
 	return tok, err
+}
+
+// boundedTransport gives each request at most timeout, reading the body
+// included.
+type boundedTransport struct {
+	next    http.RoundTripper
+	timeout time.Duration
+}
+
+func (t boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
 }
