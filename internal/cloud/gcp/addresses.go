@@ -41,15 +41,21 @@ func (a *Addresses) Get(ctx context.Context, name string) (*compute.Address, err
 
 // Reserve starts reserving owner's endpoint address (EndpointAddressName,
 // owner's labels) in subnetwork (its link or relative name); Google picks
-// the IP. An address of the name that exists already answers an error
-// IsAlreadyExists tells: read it and check its labels.
+// the IP. An address of the name with owner's labels is adopted (the zero
+// Operation: an earlier pass made it); one without them is refused
+// (CodeNotOurs); one still being made is a dependency error.
 func (a *Addresses) Reserve(ctx context.Context, owner Owner, subnetwork string) (Operation, error) {
-	ctx, cancel := a.Timeouts.call(ctx)
-	defer cancel()
 	name := EndpointAddressName(owner)
+	doing := "reserving address " + name
+	callCtx, cancel := a.Timeouts.call(ctx)
+	defer cancel()
 	addr := &compute.Address{Name: name, AddressType: "INTERNAL", Subnetwork: subnetwork, Labels: owner.Labels()}
-	op, err := a.Compute.Addresses.Insert(a.Location.Project, a.Location.Region, addr).Context(ctx).Do()
-	return started(a.Location.Project, a.Location.Region, "reserving address "+name, op, err)
+	op, err := a.Compute.Addresses.Insert(a.Location.Project, a.Location.Region, addr).Context(callCtx).Do()
+	if IsAlreadyExists(err) {
+		existing, getErr := a.Get(ctx, name)
+		return adopt(doing, "Address", name, err, getErr, existing != nil, existing != nil && owner.OwnsLabels(existing.Labels))
+	}
+	return started(a.Location.Project, a.Location.Region, doing, op, err)
 }
 
 // Delete starts releasing the address when it carries owner's labels; one

@@ -179,12 +179,16 @@ func TestNothingItDidNotMakeIsDeleted(t *testing.T) {
 	w.adminDone(w.admin.Addresses.Insert(customerProject, region, &compute.Address{Name: gcpcloud.EndpointAddressName(owner), AddressType: "INTERNAL", Subnetwork: w.workers.SelfLink}).Do())
 	_, err = c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
+	_, err = c.addresses.Reserve(w.ctx, owner, w.workers.SelfLink)
+	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
 	if _, err := w.f.DNS(t, cloudsimtest.GCPAdminTokens()).ManagedZones.Create(customerProject, &dns.ManagedZone{Name: gcpcloud.ZoneName(owner.InfraID),
 		DnsName: gcpcloud.ZoneDNSName("demo"), Visibility: "private", Labels: owner.Labels(), // the cluster's labels, but not created-by
 		PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: w.customerNetwork}}}}).Do(); err != nil {
 		t.Fatal(err)
 	}
 	err = c.zones.Delete(w.ctx, gcpcloud.ZoneName(owner.InfraID), owner)
+	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
+	_, err = c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
 	if z, _ := c.zones.Get(w.ctx, gcpcloud.ZoneName(owner.InfraID)); z == nil {
 		t.Fatal("a zone hcplink did not create was deleted")

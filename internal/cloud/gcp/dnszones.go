@@ -52,10 +52,11 @@ func (z *Zones) Get(ctx context.Context, name string) (*dns.ManagedZone, error) 
 	return zone, Wrap("reading DNS zone "+name, err)
 }
 
-// Create makes the cluster's private zone. A zone of the name that exists already
-// answers an error IsAlreadyExists tells.
+// Create makes the cluster's private zone. A zone of the name hcplink
+// created for the owner is adopted (returned as it is); another is refused
+// (CodeNotOurs).
 func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, error) {
-	ctx, cancel := z.Timeouts.call(ctx)
+	callCtx, cancel := z.Timeouts.call(ctx)
 	defer cancel()
 	name := ZoneName(spec.Owner.InfraID)
 	zone := &dns.ManagedZone{
@@ -65,7 +66,15 @@ func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, er
 			Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: networkURL(spec.Network)}},
 		},
 	}
-	created, err := z.DNS.ManagedZones.Create(z.Project, zone).Context(ctx).Do()
+	created, err := z.DNS.ManagedZones.Create(z.Project, zone).Context(callCtx).Do()
+	if IsAlreadyExists(err) {
+		existing, getErr := z.Get(ctx, name)
+		ours := existing != nil && CreatedByHcplink(existing.Labels) && spec.Owner.OwnsLabels(existing.Labels)
+		if _, err := adopt("creating DNS zone "+name, "DNS zone", name, err, getErr, existing != nil, ours); err != nil {
+			return nil, err
+		}
+		return existing, nil
+	}
 	return created, Wrap("creating DNS zone "+name, err)
 }
 

@@ -60,15 +60,21 @@ func (e *Endpoints) Get(ctx context.Context, name string) (*compute.ForwardingRu
 	return fr, Wrap("reading endpoint "+name, err)
 }
 
-// Insert starts creating the endpoint. An endpoint of the name that exists
-// already answers an error IsAlreadyExists tells.
+// Insert starts creating the endpoint of spec.Owner. One of the name with
+// the owner's labels is adopted (the zero Operation), one without them
+// refused (CodeNotOurs); the caller compares its target.
 func (e *Endpoints) Insert(ctx context.Context, spec EndpointSpec) (Operation, error) {
-	ctx, cancel := e.Timeouts.call(ctx)
-	defer cancel()
 	name := EndpointName(spec.Owner)
+	doing := "creating endpoint " + name
+	callCtx, cancel := e.Timeouts.call(ctx)
+	defer cancel()
 	fr := &compute.ForwardingRule{Name: name, Network: spec.Network, IPAddress: spec.Address, Target: spec.Target, Labels: spec.Owner.Labels()}
-	op, err := e.Compute.ForwardingRules.Insert(e.Location.Project, e.Location.Region, fr).Context(ctx).Do()
-	return started(e.Location.Project, e.Location.Region, "creating endpoint "+name, op, err)
+	op, err := e.Compute.ForwardingRules.Insert(e.Location.Project, e.Location.Region, fr).Context(callCtx).Do()
+	if IsAlreadyExists(err) {
+		existing, getErr := e.Get(ctx, name)
+		return adopt(doing, "Forwarding rule", name, err, getErr, existing != nil, existing != nil && spec.Owner.OwnsLabels(existing.Labels))
+	}
+	return started(e.Location.Project, e.Location.Region, doing, op, err)
 }
 
 // Delete starts deleting the endpoint when it carries owner's labels; one

@@ -84,23 +84,52 @@ func TestConflictsAndResourcesInUseAreDependencies(t *testing.T) {
 	sa := w.publish(m)
 	endpoint, zone := w.connect(c, sa)
 
-	_, err := c.addresses.Reserve(w.ctx, owner, w.workers.SelfLink)
-	if !gcpcloud.IsAlreadyExists(err) {
-		t.Fatalf("reserving the address again: %v, want already exists", err)
-	}
-	wantClass(t, err, cloud.ClassDependency)
-
-	_, err = c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
+	_, err := c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
 	wantClass(t, err, cloud.ClassDependency, "resourceInUseByAnotherResource")
 
 	err = c.zones.Delete(w.ctx, zone.Name, owner)
 	wantClass(t, err, cloud.ClassDependency, "containerNotEmpty")
 
-	_, err = c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
-	if !gcpcloud.IsAlreadyExists(err) {
-		t.Fatalf("creating the zone again: %v", err)
-	}
 	_ = endpoint
+}
+
+// After a lost status (an operator restarted between "created" and
+// "status written"), creating again adopts what carries the cluster's
+// marks and makes no duplicate; while an insert is still running, the name
+// is a dependency to wait on.
+func TestCreatingAgainAdopts(t *testing.T) {
+	w := newWorld(t)
+	m, c := w.managementSide(), w.controlPlaneSide()
+	sa := w.publish(m)
+	endpoint, zone := w.connect(c, sa)
+
+	op, err := m.attachments.Insert(w.ctx, gcpcloud.AttachmentSpec{Owner: owner, TargetService: w.router.SelfLink,
+		Consumers: []gcpcloud.Consumer{{Project: customerProject}}, NATSubnets: sa.NatSubnets})
+	if err != nil || !op.IsZero() {
+		t.Fatalf("creating the attachment again: %+v, %v; want it adopted", op, err)
+	}
+	if op, err := c.addresses.Reserve(w.ctx, owner, w.workers.SelfLink); err != nil || !op.IsZero() {
+		t.Fatalf("reserving the address again: %+v, %v; want it adopted", op, err)
+	}
+	if op, err := c.endpoints.Insert(w.ctx, gcpcloud.EndpointSpec{Owner: owner, Network: w.customerNetwork, Address: endpoint.IPAddress, Target: sa.SelfLink}); err != nil || !op.IsZero() {
+		t.Fatalf("creating the endpoint again: %+v, %v; want it adopted", op, err)
+	}
+	again, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
+	if err != nil || again.Id != zone.Id {
+		t.Fatalf("creating the zone again: %v, %v; want the zone adopted", again, err)
+	}
+	if owned, _ := m.attachments.ListOwned(w.ctx, managementID); len(owned) != 1 {
+		t.Fatalf("attachments after creating again: %v, want no duplicate", names(owned))
+	}
+
+	// Another cluster's insert still running: its name is taken, it is not yet seen.
+	other := owner
+	other.InfraID = "other-q9w8e"
+	if _, err := c.addresses.Reserve(w.ctx, other, w.workers.SelfLink); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.addresses.Reserve(w.ctx, other, w.workers.SelfLink)
+	wantClass(t, err, cloud.ClassDependency, "alreadyExists")
 }
 
 // An operation that fails when it is DONE (a patch of an attachment

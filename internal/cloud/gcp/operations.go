@@ -120,6 +120,22 @@ func started(project, region, doing string, op *compute.Operation, err error) (O
 	return operationOf(project, region, doing, op)
 }
 
+// adopt answers an insert that found its name taken: an existing resource
+// that is ours is adopted (the zero Operation); one that is not is refused
+// (CodeNotOurs); one not yet seen (its insert is still running) is the
+// insert's dependency error.
+func adopt(doing, what, name string, insertErr, getErr error, exists, ours bool) (Operation, error) {
+	switch {
+	case getErr != nil:
+		return Operation{}, getErr
+	case !exists:
+		return Operation{}, Wrap(doing, insertErr)
+	case !ours:
+		return Operation{}, notOurs(doing, what, name)
+	}
+	return Operation{}, nil
+}
+
 // Location is where a provider works: a project and a region.
 type Location struct {
 	Project string

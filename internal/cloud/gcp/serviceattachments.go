@@ -75,11 +75,12 @@ func (s *ServiceAttachments) Get(ctx context.Context, name string) (*compute.Ser
 	return sa, Wrap("reading service attachment "+name, err)
 }
 
-// Insert starts creating the attachment of spec.Owner. An attachment of the name that
-// exists already answers an error IsAlreadyExists tells: read it and
-// compare.
+// Insert starts creating the attachment of spec.Owner. One of the name
+// whose description marks it as the owner's is adopted (the zero
+// Operation; the caller compares its settings), another refused
+// (CodeNotOurs).
 func (s *ServiceAttachments) Insert(ctx context.Context, spec AttachmentSpec) (Operation, error) {
-	ctx, cancel := s.Timeouts.call(ctx)
+	callCtx, cancel := s.Timeouts.call(ctx)
 	defer cancel()
 	name := ServiceAttachmentName(spec.Owner)
 	sa := &compute.ServiceAttachment{
@@ -88,7 +89,16 @@ func (s *ServiceAttachments) Insert(ctx context.Context, spec AttachmentSpec) (O
 		NatSubnets: spec.NATSubnets,
 	}
 	doing := "creating service attachment " + name
-	op, err := s.Compute.ServiceAttachments.Insert(s.Location.Project, s.Location.Region, sa).Context(ctx).Do()
+	op, err := s.Compute.ServiceAttachments.Insert(s.Location.Project, s.Location.Region, sa).Context(callCtx).Do()
+	if IsAlreadyExists(err) {
+		existing, getErr := s.Get(ctx, name)
+		ours := false
+		if existing != nil {
+			o, ok := OwnerFromDescription(existing.Description)
+			ours = ok && o == spec.Owner
+		}
+		return adopt(doing, "Service attachment", name, err, getErr, existing != nil, ours)
+	}
 	return started(s.Location.Project, s.Location.Region, doing, op, err)
 }
 
