@@ -197,3 +197,37 @@ func TestNothingItDidNotMakeIsDeleted(t *testing.T) {
 		t.Fatalf("the customer's address: %v", err)
 	}
 }
+
+// An accept list edited behind hcplink's back is seen as drift by one read
+// and repaired by one patch with the fingerprint read; a second pass
+// writes nothing.
+func TestAcceptListDriftIsRepaired(t *testing.T) {
+	w := newWorld(t)
+	m := w.managementSide()
+	sa := w.publish(m)
+	want := []gcpcloud.Consumer{{Project: customerProject}}
+
+	edited := &compute.ServiceAttachment{Fingerprint: sa.Fingerprint, ConsumerAcceptLists: []*compute.ServiceAttachmentConsumerProjectLimit{
+		{ProjectIdOrNum: customerProject, ConnectionLimit: 50}, {ProjectIdOrNum: "someone-else", ConnectionLimit: 1}}}
+	w.adminDone(w.admin.ServiceAttachments.Patch(mgmtProject, region, sa.Name, edited).Do())
+
+	sa, err := m.attachments.Get(w.ctx, sa.Name)
+	if err != nil || gcpcloud.SameConsumers(sa, want) {
+		t.Fatalf("the edited accept list %+v is not seen as drift (%v)", gcpcloud.ConsumersOf(sa), err)
+	}
+	op, err := m.attachments.SetConsumers(w.ctx, sa, want, nil)
+	w.settle(m.ops, op, err)
+	sa, _ = m.attachments.Get(w.ctx, sa.Name)
+	if !gcpcloud.SameConsumers(sa, want) {
+		t.Fatalf("accept list after the repair: %+v", gcpcloud.ConsumersOf(sa))
+	}
+
+	// Deleting the attachment closes its consumers' connections: Google
+	// allows it, and the endpoints show CLOSED.
+	endpoint, _ := w.connect(w.controlPlaneSide(), sa)
+	op, err = m.attachments.Delete(w.ctx, sa.Name, managementID)
+	w.settle(m.ops, op, err)
+	if got, _ := w.controlPlaneSide().endpoints.Get(w.ctx, endpoint.Name); got.PscConnectionStatus != gcpcloud.PSCClosed {
+		t.Fatalf("the endpoint of a deleted attachment is %s, want CLOSED", got.PscConnectionStatus)
+	}
+}
