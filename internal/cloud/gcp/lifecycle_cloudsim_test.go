@@ -20,12 +20,12 @@ type managementSide struct {
 }
 
 func (w *world) managementSide() managementSide {
-	c := w.mgmt.Compute
+	p := gcpcloud.NewManagementProviders(w.mgmt, w.mgmtLocation(), mgmtNetwork, gcpcloud.Timeouts{})
 	return managementSide{
-		rules:       &gcpcloud.RouterRules{Compute: c, Location: w.mgmtLocation(), Network: mgmtNetwork},
-		nats:        &gcpcloud.NATSubnets{Compute: c, Location: w.mgmtLocation(), Network: mgmtNetwork},
-		attachments: &gcpcloud.ServiceAttachments{Compute: c, Location: w.mgmtLocation()},
-		ops:         &gcpcloud.Operations{Compute: c},
+		rules:       p.RouterRules.(*gcpcloud.RouterRules),
+		nats:        p.NATSubnets.(*gcpcloud.NATSubnets),
+		attachments: p.ServiceAttachments.(*gcpcloud.ServiceAttachments),
+		ops:         p.Operations,
 	}
 }
 
@@ -39,13 +39,13 @@ type controlPlaneSide struct {
 }
 
 func (w *world) controlPlaneSide() controlPlaneSide {
-	c := w.cpo.Compute
+	p := gcpcloud.NewControlPlaneProviders(w.cpo, w.customerLocation(), gcpcloud.Timeouts{})
 	return controlPlaneSide{
-		addresses: &gcpcloud.Addresses{Compute: c, Location: w.customerLocation()},
-		endpoints: &gcpcloud.Endpoints{Compute: c, Location: w.customerLocation()},
-		zones:     &gcpcloud.Zones{DNS: w.cpo.DNS, Project: customerProject},
-		records:   &gcpcloud.Records{DNS: w.cpo.DNS, Project: customerProject},
-		ops:       &gcpcloud.Operations{Compute: c},
+		addresses: p.Addresses.(*gcpcloud.Addresses),
+		endpoints: p.Endpoints.(*gcpcloud.Endpoints),
+		zones:     p.Zones.(*gcpcloud.Zones),
+		records:   p.Records.(*gcpcloud.Records),
+		ops:       p.Operations,
 	}
 }
 
