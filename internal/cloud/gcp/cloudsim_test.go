@@ -54,7 +54,10 @@ var owner = gcpcloud.Owner{ManagementCluster: managementID, InfraID: "demo-x7k2p
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	clock := sim.NewManualClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+	// The sim clock starts at the wall clock's time: the credentials library
+	// judges a token's expiry by the wall clock, so a clock in the past would
+	// make every impersonated token look expired.
+	clock := sim.NewManualClock(time.Now().UTC().Truncate(time.Minute))
 	f := cloudsimtest.StartGCP(t, cloudsim.Options{Clock: clock})
 	w := &world{t: t, ctx: context.Background(), f: f, clock: clock, admin: f.Compute(t, cloudsimtest.GCPAdminTokens())}
 

@@ -71,3 +71,17 @@ func testCounter(c prometheus.Counter) float64 {
 func cloudRequestCounter(component, service, operation string) prometheus.Counter {
 	return cloud.RequestCounter(component, service, operation, cloud.OutcomeSuccess)
 }
+
+// The sign-in is made once and its token reused: a whole cluster's
+// creation costs one token exchange and one impersonation.
+func TestSignInIsReused(t *testing.T) {
+	w := newWorld(t)
+	w.connect(w.controlPlaneSide(), w.publish(w.managementSide()))
+	signIn := w.f.Calls("global")
+	if sts, iam := signIn["sts.googleapis.com:token"].Total, signIn["iamcredentials.googleapis.com:serviceAccounts.generateAccessToken"].Total; sts != 1 || iam != 1 {
+		t.Fatalf("the control-plane operator signed in %d times at STS and %d at IAM Credentials, want once each", sts, iam)
+	}
+	if keys := signIn["oauth2.googleapis.com:token"].Total; keys != 1 {
+		t.Fatalf("the management operator signed in %d times with its key, want once", keys)
+	}
+}
