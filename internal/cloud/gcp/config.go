@@ -111,7 +111,11 @@ func NewClients(ctx context.Context, c Config) (*Clients, error) {
 	}
 	instrumented := metricsTransport{component: component, next: base}
 	recorder := &signInRecorder{next: boundedTransport{next: instrumented, timeout: signInTimeout}}
-	tokens, err := c.tokenSource(context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Transport: recorder}))
+	// The credentials library keeps this context for every later token
+	// fetch, so it must not end with the caller's (each fetch is bounded by
+	// signInTimeout instead).
+	signInCtx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, &http.Client{Transport: recorder})
+	tokens, err := c.tokenSource(signInCtx)
 	if err != nil {
 		return nil, err
 	}

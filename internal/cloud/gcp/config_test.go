@@ -84,3 +84,20 @@ func TestApplicationDefaultCredentials(t *testing.T) {
 		t.Fatal("the call did not run as the management operator's account")
 	}
 }
+
+// The clients outlive the context they were built with: a token fetched
+// after it ended still comes.
+func TestClientsOutliveTheirContext(t *testing.T) {
+	w := newWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	wi := w.f.AddWorkloadIdentity(t, customerProject, "200000000002", "later-signin", "system:serviceaccount:a:later")
+	clients, err := gcpcloud.NewClients(ctx, gcpcloud.Config{CredentialsJSON: w.externalAccount(wi).ExternalAccountJSON(),
+		ComputeEndpoint: w.f.URL + "/compute/v1/", DNSEndpoint: w.f.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := clients.CheckSignIn(); err != nil {
+		t.Fatalf("signing in after the building context ended: %v", err)
+	}
+}
