@@ -249,9 +249,11 @@ func ConnectionsOf(sa *compute.ServiceAttachment) []Connection {
 	return out
 }
 
-// ForeignProjects are the projects of connections not on the accept list
-// (by project ID; an accept list naming a project by number is matched
-// only by the caller that knows the number): the projects to reject.
+// ForeignProjects are the projects to reject: those of connections Google
+// left PENDING whose project is not on the accept list. An accepted
+// connection is never foreign (Google matched it on the list, perhaps by
+// project number, which an endpoint's link does not show), and one already
+// rejected or closed needs nothing.
 func ForeignProjects(sa *compute.ServiceAttachment) []string {
 	accepted := map[string]bool{}
 	for _, c := range ConsumersOf(sa) {
@@ -259,7 +261,7 @@ func ForeignProjects(sa *compute.ServiceAttachment) []string {
 	}
 	var out []string
 	for _, c := range ConnectionsOf(sa) {
-		if c.Project != "" && !accepted[c.Project] && !slices.Contains(out, c.Project) {
+		if c.Status == PSCPending && c.Project != "" && !accepted[c.Project] && !slices.Contains(out, c.Project) {
 			out = append(out, c.Project)
 		}
 	}

@@ -3,6 +3,7 @@ package gcp_test
 import (
 	"testing"
 
+	"google.golang.org/api/compute/v1"
 	dns "google.golang.org/api/dns/v1"
 
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
@@ -31,5 +32,22 @@ func TestRecordChanges(t *testing.T) {
 		if len(adds) != tc.adds || len(removals) != tc.removals {
 			t.Errorf("%s: %d additions, %d deletions; want %d, %d", tc.name, len(adds), len(removals), tc.adds, tc.removals)
 		}
+	}
+}
+
+// Only a pending connection from a project off the accept list is
+// foreign: an accepted one matched the list (perhaps by project number).
+func TestForeignProjects(t *testing.T) {
+	sa := &compute.ServiceAttachment{
+		ConsumerAcceptLists: []*compute.ServiceAttachmentConsumerProjectLimit{{ProjectIdOrNum: "customer", ConnectionLimit: 2}, {ProjectIdOrNum: "300000000003", ConnectionLimit: 2}},
+		ConnectedEndpoints: []*compute.ServiceAttachmentConnectedEndpoint{
+			{Endpoint: "https://compute.googleapis.com/compute/v1/projects/customer/regions/r/forwardingRules/e", Status: "ACCEPTED"},
+			{Endpoint: "https://compute.googleapis.com/compute/v1/projects/by-number/regions/r/forwardingRules/e", Status: "ACCEPTED"},
+			{Endpoint: "https://compute.googleapis.com/compute/v1/projects/intruder/regions/r/forwardingRules/e", Status: "PENDING"},
+			{Endpoint: "https://compute.googleapis.com/compute/v1/projects/gone/regions/r/forwardingRules/e", Status: "REJECTED"},
+		},
+	}
+	if got := gcpcloud.ForeignProjects(sa); len(got) != 1 || got[0] != "intruder" {
+		t.Fatalf("ForeignProjects = %v, want [intruder]", got)
 	}
 }
