@@ -118,7 +118,7 @@ func TestForeignConsumersAreSeenAndRejected(t *testing.T) {
 	if foreign := gcpcloud.ForeignProjects(sa); !slices.Equal(foreign, []string{intruder}) {
 		t.Fatalf("foreign projects %v, want [%s]; connections %+v", foreign, intruder, gcpcloud.ConnectionsOf(sa))
 	}
-	op, err := m.attachments.SetConsumers(w.ctx, sa, gcpcloud.ConsumersOf(sa), gcpcloud.ForeignProjects(sa))
+	op, err := m.attachments.RejectProjects(w.ctx, sa, gcpcloud.ForeignProjects(sa))
 	w.settle(m.ops, op, err)
 	if got, _ := w.admin.ForwardingRules.Get(intruder, region, "sneaky").Do(); got.PscConnectionStatus != gcpcloud.PSCRejected {
 		t.Fatalf("the intruder's endpoint is %s, want REJECTED", got.PscConnectionStatus)
@@ -129,6 +129,12 @@ func TestForeignConsumersAreSeenAndRejected(t *testing.T) {
 	sa, _ = m.attachments.Get(w.ctx, sa.Name)
 	if !gcpcloud.SameConsumers(sa, []gcpcloud.Consumer{{Project: customerProject}}) {
 		t.Fatalf("the accept list changed: %+v", gcpcloud.ConsumersOf(sa))
+	}
+	// Following the accept list later keeps the rejection.
+	op, err = m.attachments.SetConsumers(w.ctx, sa, []gcpcloud.Consumer{{Project: customerProject, ConnectionLimit: 3}})
+	w.settle(m.ops, op, err)
+	if sa, _ = m.attachments.Get(w.ctx, sa.Name); !slices.Equal(sa.ConsumerRejectLists, []string{intruder}) {
+		t.Fatalf("reject list after an accept-list change: %v", sa.ConsumerRejectLists)
 	}
 }
 
@@ -215,7 +221,7 @@ func TestAcceptListDriftIsRepaired(t *testing.T) {
 	if err != nil || gcpcloud.SameConsumers(sa, want) {
 		t.Fatalf("the edited accept list %+v is not seen as drift (%v)", gcpcloud.ConsumersOf(sa), err)
 	}
-	op, err := m.attachments.SetConsumers(w.ctx, sa, want, nil)
+	op, err := m.attachments.SetConsumers(w.ctx, sa, want)
 	w.settle(m.ops, op, err)
 	sa, _ = m.attachments.Get(w.ctx, sa.Name)
 	if !gcpcloud.SameConsumers(sa, want) {

@@ -141,7 +141,7 @@ func TestFailedOperationsAreClassified(t *testing.T) {
 	if _, err := m.attachments.Delete(w.ctx, sa.Name, managementID); err != nil {
 		t.Fatal(err)
 	}
-	patch, err := m.attachments.SetConsumers(w.ctx, sa, []gcpcloud.Consumer{{Project: customerProject}}, nil)
+	patch, err := m.attachments.SetConsumers(w.ctx, sa, []gcpcloud.Consumer{{Project: customerProject}})
 	if err != nil {
 		t.Fatal(err)
 	}

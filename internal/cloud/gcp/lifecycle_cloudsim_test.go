@@ -171,9 +171,9 @@ func runLifecycle(w *world) {
 	// The cluster's additional projects change: the accept list follows, with the fingerprint read.
 	w.f.AddGCPProject(t, "additional-project", "300000000003")
 	want := []gcpcloud.Consumer{{Project: customerProject}, {Project: "additional-project", ConnectionLimit: 5}}
-	op, err := m.attachments.SetConsumers(w.ctx, sa, want, nil)
+	op, err := m.attachments.SetConsumers(w.ctx, sa, want)
 	w.settle(m.ops, op, err)
-	if _, err := m.attachments.SetConsumers(w.ctx, sa, want, nil); !gcpcloud.IsDependency(err) {
+	if _, err := m.attachments.SetConsumers(w.ctx, sa, want); !gcpcloud.IsDependency(err) {
 		t.Fatalf("a patch with the stale fingerprint: %v, want a dependency error (read again)", err)
 	}
 	sa, err = m.attachments.Get(w.ctx, sa.Name)

@@ -22,7 +22,8 @@ import (
 type ServiceAttachmentsAPI interface {
 	Get(ctx context.Context, name string) (*compute.ServiceAttachment, error)
 	Insert(ctx context.Context, spec AttachmentSpec) (Operation, error)
-	SetConsumers(ctx context.Context, current *compute.ServiceAttachment, accept []Consumer, reject []string) (Operation, error)
+	SetConsumers(ctx context.Context, current *compute.ServiceAttachment, accept []Consumer) (Operation, error)
+	RejectProjects(ctx context.Context, current *compute.ServiceAttachment, projects []string) (Operation, error)
 	ListOwned(ctx context.Context, managementCluster string) ([]*compute.ServiceAttachment, error)
 	ListAll(ctx context.Context) ([]*compute.ServiceAttachment, error)
 	Delete(ctx context.Context, name, managementCluster string) (Operation, error)
@@ -102,26 +103,38 @@ func (s *ServiceAttachments) Insert(ctx context.Context, spec AttachmentSpec) (O
 	return started(s.Location.Project, s.Location.Region, doing, op, err)
 }
 
-// SetConsumers replaces the accept list (and the reject list) of the
-// attachment read as current; the patch carries current's fingerprint, so
-// a change made meanwhile is not overwritten (the call answers an error
-// IsDependency tells: read again and compare).
-func (s *ServiceAttachments) SetConsumers(ctx context.Context, current *compute.ServiceAttachment, accept []Consumer, reject []string) (Operation, error) {
-	ctx, cancel := s.Timeouts.call(ctx)
-	defer cancel()
-	patch := &compute.ServiceAttachment{
-		Fingerprint: current.Fingerprint, ConsumerAcceptLists: acceptLists(accept), ConsumerRejectLists: reject,
+// SetConsumers replaces the accept list of the attachment read as current
+// (its reject list is left as it is); the patch carries current's
+// fingerprint, so a change made meanwhile is not overwritten (the call
+// answers an error IsDependency tells: read again and compare).
+func (s *ServiceAttachments) SetConsumers(ctx context.Context, current *compute.ServiceAttachment, accept []Consumer) (Operation, error) {
+	patch := &compute.ServiceAttachment{Fingerprint: current.Fingerprint, ConsumerAcceptLists: acceptLists(accept),
 		// An empty list is sent as [] so that it clears the one there.
-		ForceSendFields: []string{"ConsumerAcceptLists", "ConsumerRejectLists"},
-	}
+		ForceSendFields: []string{"ConsumerAcceptLists"}}
 	if patch.ConsumerAcceptLists == nil {
 		patch.ConsumerAcceptLists = []*compute.ServiceAttachmentConsumerProjectLimit{}
 	}
-	if patch.ConsumerRejectLists == nil {
-		patch.ConsumerRejectLists = []string{}
+	return s.patch(ctx, current.Name, "updating the accept list of service attachment "+current.Name, patch)
+}
+
+// RejectProjects adds projects to the reject list of the attachment read
+// as current (with its fingerprint), keeping the projects rejected before:
+// their pending connections become REJECTED.
+func (s *ServiceAttachments) RejectProjects(ctx context.Context, current *compute.ServiceAttachment, projects []string) (Operation, error) {
+	reject := slices.Clone(current.ConsumerRejectLists)
+	for _, p := range projects {
+		if !slices.Contains(reject, p) {
+			reject = append(reject, p)
+		}
 	}
-	doing := "updating the consumers of service attachment " + current.Name
-	op, err := s.Compute.ServiceAttachments.Patch(s.Location.Project, s.Location.Region, current.Name, patch).Context(ctx).Do()
+	patch := &compute.ServiceAttachment{Fingerprint: current.Fingerprint, ConsumerRejectLists: reject}
+	return s.patch(ctx, current.Name, "rejecting consumers of service attachment "+current.Name, patch)
+}
+
+func (s *ServiceAttachments) patch(ctx context.Context, name, doing string, patch *compute.ServiceAttachment) (Operation, error) {
+	ctx, cancel := s.Timeouts.call(ctx)
+	defer cancel()
+	op, err := s.Compute.ServiceAttachments.Patch(s.Location.Project, s.Location.Region, name, patch).Context(ctx).Do()
 	return started(s.Location.Project, s.Location.Region, doing, op, err)
 }
 
