@@ -42,6 +42,8 @@ var Permissions = []Permission{
 	{ControlPlaneOperator, "compute.forwardingRules.create", "create the PSC endpoint targeting the service attachment"},
 	{ControlPlaneOperator, "compute.forwardingRules.delete", "delete the PSC endpoint at deletion and when the attachment is replaced"},
 	{ControlPlaneOperator, "compute.forwardingRules.get", "read the endpoint and its pscConnectionStatus"},
+	{ControlPlaneOperator, "compute.forwardingRules.pscCreate", "create a forwarding rule that is a PSC endpoint (beside create)"},
+	{ControlPlaneOperator, "compute.forwardingRules.pscDelete", "delete a forwarding rule that is a PSC endpoint (beside delete)"},
 	{ControlPlaneOperator, "compute.networks.use", "place the endpoint in the customer's VPC network"},
 	{ControlPlaneOperator, "compute.regionOperations.get", "wait on the address and endpoint operations"},
 	{ControlPlaneOperator, "compute.subnetworks.use", "reserve the address in the customer's subnetwork"},

@@ -188,6 +188,11 @@ func deleteForwardingRule(x *call) (any, *Error) {
 			return nil, errInUse(key, k)
 		}
 	}
+	if fr.Target != "" {
+		if err := x.require(permissionPSCDelete, key); err != nil {
+			return nil, err
+		}
+	}
 	return x.startOperation(x.r.PathValue("region"), mutation{kind: "delete", target: key, id: fr.Id, apply: func() *Error {
 		delete(x.c.st.forwardingRules, key)
 		delete(x.c.st.ruleAddress, key)

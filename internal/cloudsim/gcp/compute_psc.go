@@ -31,7 +31,21 @@ type Limits struct {
 	AcceptListEntries int `json:"acceptListEntries"`
 }
 
+// A PSC endpoint is a forwarding rule that also needs the PSC permissions:
+// compute.forwardingRules.pscCreate to create one and pscDelete to delete
+// it, beside create and delete (both pairs are among
+// roles/compute.networkAdmin's permissions,
+// https://cloud.google.com/iam/docs/roles-permissions/compute; the PSC ones
+// are what a consumer's custom role must add).
+const (
+	permissionPSCCreate = "compute.forwardingRules.pscCreate"
+	permissionPSCDelete = "compute.forwardingRules.pscDelete"
+)
+
 func (x *call) preparePSCEndpoint(fr *compute.ForwardingRule, region string) (string, *Error) {
+	if err := x.require(permissionPSCCreate, x.regionalKey("forwardingRules", fr.Name)); err != nil {
+		return "", err
+	}
 	if fr.LoadBalancingScheme != "" {
 		return "", errInvalid("Invalid value for field 'resource.loadBalancingScheme': '%s'. A Private Service Connect endpoint has none.", fr.LoadBalancingScheme)
 	}

@@ -2,6 +2,7 @@ package gcp_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"google.golang.org/api/compute/v1"
@@ -165,4 +166,40 @@ func TestPSCAcceptListLimit(t *testing.T) {
 		Fingerprint: sa.Fingerprint, ConsumerAcceptLists: append(sa.ConsumerAcceptLists,
 			&compute.ServiceAttachmentConsumerProjectLimit{ProjectIdOrNum: "another-project", ConnectionLimit: 1})}).Do()
 	wantError(t, err, http.StatusBadRequest, "invalid")
+}
+
+// A PSC endpoint needs compute.forwardingRules.pscCreate and pscDelete
+// beside create and delete: a custom role without them is refused.
+func TestPSCEndpointsNeedThePSCPermissions(t *testing.T) {
+	e := start(t)
+	prod := e.producer(t, "10.1.0.0/28")
+	c := cloudsimtest.CustomerProject
+	subnet := e.network(t, c, "customer", "workers", "192.168.1.0/24")
+	e.done(t)(e.compute.Addresses.Insert(c, region, &compute.Address{Name: "ip", AddressType: "INTERNAL", Subnetwork: subnet.SelfLink}).Do())
+	base := []string{"compute.forwardingRules.create", "compute.forwardingRules.delete", "compute.forwardingRules.get",
+		"compute.addresses.use", "compute.networks.use", "compute.regionOperations.get"}
+	if _, err := e.f.Server.GCP.AddCustomRole(c, "withoutPSC", base); err != nil {
+		t.Fatal(err)
+	}
+	member := "serviceAccount:consumer@" + c + ".iam.gserviceaccount.com"
+	if err := e.f.Server.GCP.Grant(c, "projects/"+c+"/roles/withoutPSC", member, nil); err != nil {
+		t.Fatal(err)
+	}
+	svc := e.f.Compute(t, staticToken(e.f.Server.GCP.IssueToken(member)))
+	endpoint := &compute.ForwardingRule{Name: "ep", Network: subnet.Network, IPAddress: "regions/" + region + "/addresses/ip", Target: prod.attachment.SelfLink}
+	_, err := svc.ForwardingRules.Insert(c, region, endpoint).Do()
+	if gerr := wantError(t, err, http.StatusForbidden, "forbidden"); !strings.Contains(gerr.Message, "compute.forwardingRules.pscCreate") {
+		t.Fatalf("denial %q does not name pscCreate", gerr.Message)
+	}
+	if _, err := e.f.Server.GCP.AddCustomRole(c, "withPSC", append(base, "compute.forwardingRules.pscCreate")); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.f.Server.GCP.Grant(c, "projects/"+c+"/roles/withPSC", member, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.done(t)(svc.ForwardingRules.Insert(c, region, endpoint).Do())
+	_, err = svc.ForwardingRules.Delete(c, region, "ep").Do()
+	if gerr := wantError(t, err, http.StatusForbidden, "forbidden"); !strings.Contains(gerr.Message, "compute.forwardingRules.pscDelete") {
+		t.Fatalf("denial %q does not name pscDelete", gerr.Message)
+	}
 }
