@@ -57,6 +57,7 @@ var Permissions = []Permission{
 	{ControlPlaneOperator, "dns.resourceRecordSets.list", "compare the records before writing (no blind writes)"},
 
 	{ManagementOperator, "compute.forwardingRules.list", "find the router's internal forwarding rule by its IP"},
+	{ManagementOperator, "compute.forwardingRules.use", "publish the router's forwarding rule through the service attachment"},
 	{ManagementOperator, "compute.regionOperations.get", "wait on the attachment and NAT subnetwork operations"},
 	{ManagementOperator, "compute.serviceAttachments.create", "create the service attachment in front of the router's forwarding rule"},
 	{ManagementOperator, "compute.serviceAttachments.delete", "delete the service attachment at deletion"},

@@ -71,6 +71,12 @@ func insertServiceAttachment(x *call) (any, *Error) {
 	if target.LoadBalancingScheme != "INTERNAL" {
 		return nil, errInvalid("Invalid value for field 'resource.targetService': '%s'. A service attachment serves an internal load balancer's forwarding rule.", sa.TargetService)
 	}
+	// The rule is a resource the attachment refers to, so its .use
+	// permission is checked, as for the NAT subnetworks (producers' published
+	// roles carry compute.forwardingRules.use beside serviceAttachments.create).
+	if err := x.require("compute.forwardingRules.use", targetKey); err != nil {
+		return nil, err
+	}
 	sa.TargetService, sa.ProducerForwardingRule = target.SelfLink, ""
 	if err := x.checkAttachmentSettings(key, &sa, region); err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ var permissions = []string{
 	"compute.subnetworks.update", "compute.subnetworks.use",
 	"compute.addresses.create", "compute.addresses.delete", "compute.addresses.get", "compute.addresses.list", "compute.addresses.setLabels", "compute.addresses.use",
 	"compute.forwardingRules.create", "compute.forwardingRules.delete", "compute.forwardingRules.get", "compute.forwardingRules.list",
-	"compute.forwardingRules.setLabels", "compute.forwardingRules.pscCreate", "compute.forwardingRules.pscDelete",
+	"compute.forwardingRules.setLabels", "compute.forwardingRules.use", "compute.forwardingRules.pscCreate", "compute.forwardingRules.pscDelete",
 	"compute.serviceAttachments.create", "compute.serviceAttachments.delete", "compute.serviceAttachments.get",
 	"compute.serviceAttachments.list", "compute.serviceAttachments.update",
 	"compute.regionOperations.get", "compute.regionOperations.list", "compute.globalOperations.get", "compute.globalOperations.list",

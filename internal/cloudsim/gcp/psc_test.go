@@ -203,3 +203,25 @@ func TestPSCEndpointsNeedThePSCPermissions(t *testing.T) {
 		t.Fatalf("denial %q does not name pscDelete", gerr.Message)
 	}
 }
+
+// A service attachment uses its target forwarding rule: creating one needs
+// compute.forwardingRules.use on the rule.
+func TestServiceAttachmentsNeedTheRuleUse(t *testing.T) {
+	e := start(t)
+	prod := e.producer(t, "10.1.0.0/28")
+	p := cloudsimtest.ManagementProject
+	e.done(t)(e.compute.Subnetworks.Insert(p, region, &compute.Subnetwork{Name: "psc-nat-2", Network: prod.router.Network, IpCidrRange: "10.1.0.16/28", Purpose: "PRIVATE_SERVICE_CONNECT"}).Do())
+	if _, err := e.f.Server.GCP.AddCustomRole(p, "producer", []string{"compute.serviceAttachments.create", "compute.subnetworks.use"}); err != nil {
+		t.Fatal(err)
+	}
+	member := "serviceAccount:producer@" + p + ".iam.gserviceaccount.com"
+	if err := e.f.Server.GCP.Grant(p, "projects/"+p+"/roles/producer", member, nil); err != nil {
+		t.Fatal(err)
+	}
+	svc := e.f.Compute(t, staticToken(e.f.Server.GCP.IssueToken(member)))
+	_, err := svc.ServiceAttachments.Insert(p, region, &compute.ServiceAttachment{Name: "second", TargetService: prod.router.SelfLink,
+		ConnectionPreference: "ACCEPT_AUTOMATIC", NatSubnets: []string{"regions/" + region + "/subnetworks/psc-nat-2"}}).Do()
+	if gerr := wantError(t, err, http.StatusForbidden, "forbidden"); !strings.Contains(gerr.Message, "compute.forwardingRules.use") {
+		t.Fatalf("denial %q does not name compute.forwardingRules.use", gerr.Message)
+	}
+}
