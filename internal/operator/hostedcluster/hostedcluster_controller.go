@@ -8,7 +8,7 @@
 //   - creates the control-plane namespace, the HostedControlPlane (the
 //     cluster and its NodePools' subnets, as the control-plane operator sees
 //     them) and the control-plane operator (ServiceAccount, Role,
-//     RoleBinding, AWS credentials, Deployment), writing only what changed.
+//     RoleBinding, credentials, Deployment), writing only what changed.
 //     Whatever is missing is recreated, the namespace included: a namespace
 //     force-deleted mid-cluster comes back whole, and the new control-plane
 //     operator adopts its cloud resources by tags;
@@ -61,9 +61,12 @@
 // removes it all again. That is how resources left behind by a forced
 // namespace deletion are found and removed.
 //
-// The cloud-specific parts (kinds, condition types, listings, what each
-// finalizer would leak, whether there is a final sweep) come from the
-// platform registry (internal/operator/platform, Config.Platforms).
+// The cloud-specific parts (which clusters are private, the checks of
+// their settings, the control-plane operator's credentials, kinds,
+// condition types, listings, what each finalizer would leak, whether there
+// is a final sweep) come from the platform registry
+// (internal/operator/platform, Config.Platforms); this package names no
+// cloud.
 package hostedcluster
 
 import (
@@ -139,22 +142,17 @@ type Config struct {
 	// PrivatePlatform is the cloud whose private connectivity the operator
 	// serves: "AWS", "Azure" or "None" (empty means None).
 	PrivatePlatform string
-	// AWSPrivateRegion is the one AWS region private AWS clusters may use.
-	AWSPrivateRegion string
 	// ControlPlaneOperatorImage is the image of the control-plane operator.
 	ControlPlaneOperatorImage string
-	// AzureAuthorityHost is the Entra ID authority the control-plane
-	// operators of Azure clusters sign in at: the management operator's own
-	// (AZURE_AUTHORITY_HOST), so that a sovereign cloud's operator sends
-	// them to the same cloud. Empty: Azure's public cloud.
-	AzureAuthorityHost string
 	// CleanupGracePeriod bounds the wait for a component's cleanup while
 	// its cloud credentials are invalid, or were never checked (zero:
 	// DefaultCleanupGracePeriod).
 	CleanupGracePeriod time.Duration
-	// Platforms are the private platforms the operator knows: their
-	// private-link kinds, conditions and final sweeps. nil knows none
-	// (every cluster is treated as public).
+	// Platforms are the platforms the operator knows: which clusters are
+	// private on each, their checks, the control-plane operator's
+	// credentials, private-link kinds, conditions and final sweeps. nil
+	// knows none (every cluster is treated as public, and its control-plane
+	// operator gets no cloud credentials).
 	Platforms *platform.Registry
 	// ManagementCredentials reports the operator's own cloud credentials;
 	// the operator's finalizers on private-link objects are given up only
@@ -398,7 +396,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 		// Nothing is created for a refused cluster, not even a finalizer.
 		s.conditions.setCondition(availableCondition(false, false, nil, nil, gen))
 		s.conditions.removeCondition(r.Config.Platforms.ConditionTypes()...)
-		log.V(1).Info("configuration refused", "reason", problems[0].reason, "message", problems[0].message)
+		log.V(1).Info("configuration refused", "reason", problems[0].Reason, "message", problems[0].Message)
 		return invalidConfigurationRecheck, nil
 	}
 	s.cpNamespace = s.namespace
@@ -602,27 +600,36 @@ func (r *Reconciler) ensureNamespaceAndControlPlane(ctx context.Context, hc *hcp
 	if err := r.Client.List(ctx, nodePools, client.InNamespace(hc.Namespace)); err != nil {
 		return fmt.Errorf("listing NodePools: %w", err)
 	}
-	return ensure(ctx, r.Client, desiredHostedControlPlane(hc, nodePools.Items), &hcplinkv1beta1.HostedControlPlane{}, updateHostedControlPlane)
+	return ensure(ctx, r.Client, desiredHostedControlPlane(hc, nodePools.Items, r.Config.Platforms), &hcplinkv1beta1.HostedControlPlane{}, updateHostedControlPlane)
 }
 
 // ensureControlPlaneOperator creates or updates the control-plane
-// operator: ServiceAccount, Role, RoleBinding, AWS credentials, Deployment.
+// operator: ServiceAccount, Role, RoleBinding, its platform's credentials
+// Secrets (deleting those no longer wanted), Deployment.
 func (r *Reconciler) ensureControlPlaneOperator(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
-	if err := ensure(ctx, r.Client, desiredServiceAccount(hc), &corev1.ServiceAccount{}, updateMetadataOnly[*corev1.ServiceAccount]); err != nil {
+	if err := ensure(ctx, r.Client, desiredServiceAccount(hc, r.Config), &corev1.ServiceAccount{}, updateMetadataOnly[*corev1.ServiceAccount]); err != nil {
 		return err
 	}
-	if err := ensure(ctx, r.Client, desiredRole(hc), &rbacv1.Role{}, updateRole); err != nil {
+	if err := ensure(ctx, r.Client, desiredRole(hc, r.Config.Platforms), &rbacv1.Role{}, updateRole); err != nil {
 		return err
 	}
 	if err := ensure(ctx, r.Client, desiredRoleBinding(hc), &rbacv1.RoleBinding{}, updateRoleBinding); err != nil {
 		return err
 	}
-	if secret := desiredAWSCredentialsSecret(hc); secret != nil {
+	wanted := map[string]bool{}
+	for _, secret := range desiredSecrets(hc, r.Config) {
+		wanted[secret.Name] = true
 		if err := ensure(ctx, r.Client, secret, &corev1.Secret{}, updateSecret); err != nil {
 			return err
 		}
-	} else if err := r.deleteIfOurs(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: desiredNamespace(hc).Name, Name: AWSCredentialsSecretName}}, hc); err != nil {
-		return err
+	}
+	for _, name := range r.Config.Platforms.SecretNames() {
+		if wanted[name] {
+			continue
+		}
+		if err := r.deleteIfOurs(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: desiredNamespace(hc).Name, Name: name}}, hc); err != nil {
+			return err
+		}
 	}
 	return ensure(ctx, r.Client, desiredDeployment(hc, r.Config), &appsv1.Deployment{}, updateDeployment)
 }

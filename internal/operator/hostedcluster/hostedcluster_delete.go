@@ -203,13 +203,16 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 	// 4. The control-plane operator and its credentials.
 	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: s.namespace, Name: name} }
 	var left []string
-	for _, obj := range []client.Object{
+	objs := []client.Object{
 		&appsv1.Deployment{ObjectMeta: meta(ControlPlaneOperatorName)},
 		&rbacv1.RoleBinding{ObjectMeta: meta(ControlPlaneOperatorName)},
 		&rbacv1.Role{ObjectMeta: meta(ControlPlaneOperatorName)},
 		&corev1.ServiceAccount{ObjectMeta: meta(ControlPlaneOperatorName)},
-		&corev1.Secret{ObjectMeta: meta(AWSCredentialsSecretName)},
-	} {
+	}
+	for _, name := range r.Config.Platforms.SecretNames() {
+		objs = append(objs, &corev1.Secret{ObjectMeta: meta(name)})
+	}
+	for _, obj := range objs {
 		gone, err := r.deleteAndCheck(ctx, obj)
 		if err != nil {
 			return false, 0, err

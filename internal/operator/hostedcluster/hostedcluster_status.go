@@ -26,7 +26,7 @@ func validConfigurationCondition(problems []problem, generation int64) metav1.Co
 			Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage, ObservedGeneration: generation}
 	}
 	return metav1.Condition{Type: hcplinkv1beta1.ValidConfigurationCondition, Status: metav1.ConditionFalse,
-		Reason: problems[0].reason, Message: bound(joinProblems(problems), maxConditionMessage), ObservedGeneration: generation}
+		Reason: problems[0].Reason, Message: bound(joinProblems(problems), maxConditionMessage), ObservedGeneration: generation}
 }
 
 // conditionSource is one private-link object as aggregation sees it.

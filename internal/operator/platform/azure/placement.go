@@ -53,7 +53,7 @@ var _ platform.Placer = (*Placer)(nil)
 
 // Place implements platform.Placer.
 func (p *Placer) Place(ctx context.Context, hc *hcplinkv1beta1.HostedCluster, recorded string) (string, error) {
-	if hc.Spec.Platform.Type != hcplinkv1beta1.AzurePlatform || !hc.Spec.Platform.IsPrivate() {
+	if !isPrivate(hc) {
 		return "", nil
 	}
 	p.mu.Lock()
