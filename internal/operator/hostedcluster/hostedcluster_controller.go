@@ -458,21 +458,22 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 
 // foldControlPlaneConditions reads the HostedControlPlane and copies the
 // control-plane operator's own verdicts into the cluster — its
-// ValidCloudCredentials, and on Azure its AzureConfigurationValid — so
-// that the true cause of a failing private path is visible where users
+// ValidCloudCredentials, and its platform's check of the cluster's cloud
+// settings (Platform.SettingsCondition: on Azure AzureConfigurationValid) —
+// so that the true cause of a failing private path is visible where users
 // look. It returns the two conditions, nil when not reported.
 func (r *Reconciler) foldControlPlaneConditions(ctx context.Context, s *scope) (credentials, settings *metav1.Condition, err error) {
+	verdicts := append([]string{hcplinkv1beta1.ValidCloudCredentialsCondition}, r.Config.Platforms.SettingsConditions()...)
 	hcp := &hcplinkv1beta1.HostedControlPlane{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.hc.Name}, hcp); err != nil {
 		if apierrors.IsNotFound(err) {
-			s.conditions.removeCondition(controlPlaneVerdicts...)
+			s.conditions.removeCondition(verdicts...)
 			return nil, nil, nil
 		}
 		return nil, nil, fmt.Errorf("reading the HostedControlPlane: %w", err)
 	}
 	s.hcp = hcp
-	folded := make([]*metav1.Condition, len(controlPlaneVerdicts))
-	for i, t := range controlPlaneVerdicts {
+	for i, t := range verdicts {
 		c := findCondition(hcp.Status.Conditions, t)
 		if c == nil {
 			s.conditions.removeCondition(t)
@@ -480,14 +481,15 @@ func (r *Reconciler) foldControlPlaneConditions(ctx context.Context, s *scope) (
 		}
 		s.conditions.setCondition(metav1.Condition{Type: t, Status: c.Status,
 			Reason: c.Reason, Message: bound(c.Message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
-		folded[i] = c
+		switch {
+		case i == 0:
+			credentials = c
+		case settings == nil:
+			settings = c
+		}
 	}
-	return folded[0], folded[1], nil
+	return credentials, settings, nil
 }
-
-// controlPlaneVerdicts are the HostedControlPlane conditions the cluster
-// shows as they are, in the order foldControlPlaneConditions returns them.
-var controlPlaneVerdicts = []string{hcplinkv1beta1.ValidCloudCredentialsCondition, hcplinkv1beta1.AzureConfigurationValidCondition}
 
 // HostedControlPlaneFieldOwner is the field manager of the conditions the
 // operator writes on HostedControlPlanes.

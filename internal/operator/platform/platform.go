@@ -210,6 +210,11 @@ type Platform struct {
 	// ConditionTypes are the private-link conditions folded into the
 	// HostedCluster.
 	ConditionTypes []string
+	// SettingsCondition is the HostedControlPlane condition in which its
+	// control-plane operator says whether the cloud accepts the cluster's
+	// settings; the HostedCluster shows it as it is, and a False one is
+	// what Available reports. "": none.
+	SettingsCondition string
 	// List returns the private-link objects in a control-plane namespace.
 	List func(ctx context.Context, c client.Reader, namespace string, hc *hcplinkv1beta1.HostedCluster) ([]Object, error)
 	// FinalSweep is true when the control-plane operator sweeps the
@@ -296,6 +301,17 @@ func (r *Registry) ForCluster(hc *hcplinkv1beta1.HostedCluster) *Platform {
 		return p
 	}
 	return nil
+}
+
+// SettingsConditions are the platforms' SettingsCondition types.
+func (r *Registry) SettingsConditions() []string {
+	var out []string
+	for _, p := range r.All() {
+		if p.SettingsCondition != "" {
+			out = append(out, p.SettingsCondition)
+		}
+	}
+	return out
 }
 
 // Resources are the private-link resources of every platform, in

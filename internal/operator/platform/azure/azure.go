@@ -66,7 +66,10 @@ func Platform(opts Options) platform.Platform {
 			hcplinkv1beta1.AzurePLSCreatedCondition,
 			hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
 		},
-		List: list,
+		// The control-plane operator checks the cluster's Azure settings
+		// (resource group, VNet, subnet) before it makes anything.
+		SettingsCondition: hcplinkv1beta1.AzureConfigurationValidCondition,
+		List:              list,
 		// Five minutes, the reference's: ARM's request buckets are per
 		// principal and refill faster than AWS's account-wide ones.
 		DriftDefault: intervals.AzureDrift,
