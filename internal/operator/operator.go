@@ -141,7 +141,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := r.SetupWithManager(mgr, copts); err != nil {
 		return fmt.Errorf("operator: setting up the HostedCluster controller: %w", err)
 	}
-	np := &nodepool.Reconciler{Client: mgr.GetClient()}
+	np := &nodepool.Reconciler{Client: mgr.GetClient(), Platforms: platforms}
 	if err := np.SetupWithManager(mgr, copts); err != nil {
 		return fmt.Errorf("operator: setting up the NodePool controller: %w", err)
 	}

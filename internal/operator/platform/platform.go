@@ -186,6 +186,10 @@ type Platform struct {
 	// platform. It returns the problems, most fundamental first; nil: none
 	// to check.
 	Validate func(hc *hcplinkv1beta1.HostedCluster, served bool) []Problem
+	// ValidateNodePool checks what the CRD cannot of a NodePool of this
+	// platform's type against its cluster (on the same platform); nil
+	// result or hook: valid.
+	ValidateNodePool func(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCluster) *Problem
 	// Check refuses the platform's own operator options when it is the
 	// operator's private platform (a required option missing); nil: none.
 	Check func() error

@@ -11,6 +11,7 @@ package azure
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 
@@ -56,6 +57,7 @@ func Platform(opts Options) platform.Platform {
 		ControlPlaneOperator: func(hc *hcplinkv1beta1.HostedCluster, w *platform.Workload) {
 			controlPlaneOperator(hc, authorityHost, w)
 		},
+		ValidateNodePool: validateNodePool,
 		ControlPlaneSpec: controlPlaneSpec,
 		Kind:             "AzurePrivateLinkService",
 		Resource:         "azureprivatelinkservices",
@@ -83,6 +85,21 @@ func Platform(opts Options) platform.Platform {
 // isPrivate: the API type's test of privacy on Azure.
 func isPrivate(hc *hcplinkv1beta1.HostedCluster) bool {
 	return hc.Spec.Platform.Type == hcplinkv1beta1.AzurePlatform && hc.Spec.Platform.Azure.IsPrivate()
+}
+
+// validateNodePool refuses an Azure NodePool whose subnet is not in its
+// cluster's subscription: the cluster's identities cannot reach it.
+func validateNodePool(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCluster) *platform.Problem {
+	pool, cluster := np.Spec.Platform.Azure, hc.Spec.Platform.Azure
+	if pool == nil || cluster == nil {
+		return nil
+	}
+	if strings.HasPrefix(strings.ToLower(pool.SubnetID), "/subscriptions/"+strings.ToLower(cluster.SubscriptionID)+"/") {
+		return nil
+	}
+	return &platform.Problem{Reason: hcplinkv1beta1.SubnetNotInClusterSubscriptionReason, Message: fmt.Sprintf(
+		"spec.platform.azure.subnetID is not in the subscription of HostedCluster %s (its spec.platform.azure.subscriptionID); use a subnet of the cluster's subscription",
+		hc.Name)}
 }
 
 // controlPlaneSpec records, in the HostedControlPlane, the load-balancer
