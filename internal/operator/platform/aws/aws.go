@@ -223,13 +223,16 @@ func setup(ctx context.Context, mgr manager.Manager, opts Options, so platform.S
 	return platform.Started{Identity: STSCaller(cfg)}, nil
 }
 
-// STSCaller checks the management credentials with GetCallerIdentity.
+// STSCaller checks the management credentials with GetCallerIdentity; its
+// errors are classified (cloud.Error).
 func STSCaller(cfg aws.Config) platform.IdentityCaller {
 	client := sts.NewFromConfig(cfg)
 	return func(ctx context.Context) (string, error) {
 		out, err := client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 		if err != nil {
-			return "", err
+			// Classified here, so that the operator's generic check reads
+			// only the shared class.
+			return "", awscloud.Wrap("checking the operator's credentials with GetCallerIdentity", err)
 		}
 		return aws.ToString(out.Arn), nil
 	}
