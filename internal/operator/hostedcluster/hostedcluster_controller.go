@@ -394,16 +394,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 	s.conditions.setCondition(validConfigurationCondition(problems, gen))
 	if len(problems) > 0 {
 		// Nothing is created for a refused cluster, not even a finalizer.
-		s.conditions.setCondition(availableCondition(false, false, nil, nil, gen))
+		s.conditions.setCondition(availableCondition(availability{generation: gen}))
 		s.conditions.removeCondition(r.Config.Platforms.ConditionTypes()...)
 		log.V(1).Info("configuration refused", "reason", problems[0].Reason, "message", problems[0].Message)
 		return invalidConfigurationRecheck, nil
 	}
 	s.cpNamespace = s.namespace
 	if existing != nil && !existing.DeletionTimestamp.IsZero() {
-		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-			Reason: hcplinkv1beta1.WaitingForNamespaceReason, ObservedGeneration: gen,
-			Message: fmt.Sprintf("the control-plane namespace %s of an earlier cluster with this name is still being deleted", s.namespace)})
+		s.conditions.setCondition(availableCondition(availability{generation: gen, valid: true, earlierNamespace: s.namespace}))
 		return namespaceTerminatingPoll, nil
 	}
 
@@ -414,8 +412,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 		if refused != nil {
 			// Nothing is made: routers made now would land where there is
 			// no room.
-			s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-				Reason: refused.Reason, ObservedGeneration: gen, Message: bound(refused.Message, maxConditionMessage)})
+			s.conditions.setCondition(availableCondition(availability{generation: gen, valid: true, placementRefused: refused}))
 			return placementRecheck, nil
 		}
 		return 0, err
@@ -424,9 +421,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 		if apierrors.IsConflict(err) {
 			return 0, err // a write raced another; the retry is immediate and nobody needs telling
 		}
-		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-			Reason: hcplinkv1beta1.WaitingForControlPlaneReason, ObservedGeneration: gen,
-			Message: bound("creating the control plane failed and will be retried: "+err.Error(), maxConditionMessage)})
+		s.conditions.setCondition(availableCondition(availability{generation: gen, valid: true, controlPlaneErr: err}))
 		return 0, err
 	}
 
@@ -444,14 +439,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 	if err != nil {
 		return 0, err
 	}
-	available := availableCondition(true, true, aggregated, credentials, gen)
-	if settings != nil && settings.Status == metav1.ConditionFalse {
-		// Nothing private is made for settings the cloud refutes: that, not
-		// the missing private path, is what the user must fix.
-		available = metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse, ObservedGeneration: gen,
-			Reason:  hcplinkv1beta1.InvalidConfigurationReason,
-			Message: bound("the cloud settings are not valid: "+messageOrReason(settings), maxConditionMessage)}
-	}
+	available := availableCondition(availability{generation: gen, valid: true, hcpExists: true,
+		privateLink: aggregated, credentials: credentials, settings: settings})
 	s.conditions.setCondition(available)
 	return 0, nil
 }

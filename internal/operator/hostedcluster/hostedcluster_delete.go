@@ -90,8 +90,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (time.Durati
 		s.gone = true
 		return 0, nil
 	}
-	s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-		Reason: hcplinkv1beta1.DeletingReason, Message: "the cluster is being deleted", ObservedGeneration: hc.Generation})
+	s.conditions.setCondition(availableCondition(availability{generation: hc.Generation, deleting: true}))
 
 	ns, err := r.existingNamespace(ctx, s.namespace)
 	if err != nil {
