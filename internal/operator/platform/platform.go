@@ -309,33 +309,31 @@ func (r *Registry) ForCluster(hc *hcplinkv1beta1.HostedCluster) *Platform {
 
 // SettingsConditions are the platforms' SettingsCondition types.
 func (r *Registry) SettingsConditions() []string {
-	var out []string
-	for _, p := range r.All() {
-		if p.SettingsCondition != "" {
-			out = append(out, p.SettingsCondition)
-		}
-	}
-	return out
+	return r.collect(func(p Platform) []string { return []string{p.SettingsCondition} })
 }
 
 // Resources are the private-link resources of every platform, in
 // registration order.
 func (r *Registry) Resources() []string {
-	var out []string
-	for _, p := range r.All() {
-		if p.Resource != "" {
-			out = append(out, p.Resource)
-		}
-	}
-	return out
+	return r.collect(func(p Platform) []string { return []string{p.Resource} })
 }
 
 // SecretNames are the Secrets every platform may render for a
 // control-plane operator.
 func (r *Registry) SecretNames() []string {
+	return r.collect(func(p Platform) []string { return p.SecretNames })
+}
+
+// collect joins what each platform names, in registration order, leaving
+// out empty names.
+func (r *Registry) collect(of func(Platform) []string) []string {
 	var out []string
 	for _, p := range r.All() {
-		out = append(out, p.SecretNames...)
+		for _, s := range of(p) {
+			if s != "" {
+				out = append(out, s)
+			}
+		}
 	}
 	return out
 }
@@ -355,20 +353,12 @@ func (r *Registry) DefaultsHelp(of func(Platform) time.Duration) string {
 
 // ConditionTypes are the private-link condition types of every platform.
 func (r *Registry) ConditionTypes() []string {
-	var out []string
-	for _, p := range r.All() {
-		out = append(out, p.ConditionTypes...)
-	}
-	return out
+	return r.collect(func(p Platform) []string { return p.ConditionTypes })
 }
 
 // Names are the platforms' names.
 func (r *Registry) Names() []string {
-	var out []string
-	for _, p := range r.All() {
-		out = append(out, p.Name)
-	}
-	return out
+	return r.collect(func(p Platform) []string { return []string{p.Name} })
 }
 
 // CredentialsState is what the last check of the operator's own
