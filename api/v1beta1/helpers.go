@@ -44,20 +44,40 @@ func (a GCPEndpointAccessType) IsPrivate() bool {
 	return a == GCPEndpointAccessPublicAndPrivate || a == GCPEndpointAccessPrivate
 }
 
-// IsPrivate reports whether hcplink builds a private path for the platform:
-// on AWS and GCP when endpointAccess is PublicAndPrivate or Private; on
-// Azure when the topology is PublicAndPrivate or Private and private.type
-// is PrivateLink (the private-link controllers are gated on the private
-// configuration, not on the topology alone).
+// IsPrivate reports whether hcplink builds a private path for an AWS
+// cluster: endpointAccess PublicAndPrivate or Private. A nil spec is
+// public. It is the one test of privacy on AWS.
+func (a *AWSPlatformSpec) IsPrivate() bool {
+	return a != nil && a.EndpointAccess.IsPrivate()
+}
+
+// IsPrivate reports whether hcplink builds a private path for an Azure
+// cluster: topology PublicAndPrivate or Private, with private.type
+// PrivateLink (the private-link controllers are gated on the private
+// configuration, not on the topology alone; the CRD requires private
+// whenever the topology is not Public, and PrivateLink is its only type).
+// A nil spec is public. It is the one test of privacy on Azure.
+func (a *AzurePlatformSpec) IsPrivate() bool {
+	return a != nil && a.Topology.IsPrivate() && a.Private != nil && a.Private.Type == AzurePrivateTypePrivateLink
+}
+
+// IsPrivate reports whether hcplink builds a private path for a GCP
+// cluster: endpointAccess PublicAndPrivate or Private. A nil spec is
+// public. It is the one test of privacy on GCP.
+func (g *GCPPlatformSpec) IsPrivate() bool {
+	return g != nil && g.EndpointAccess.IsPrivate()
+}
+
+// IsPrivate reports whether hcplink builds a private path for the
+// platform: its member's IsPrivate.
 func (p *PlatformSpec) IsPrivate() bool {
 	switch p.Type {
 	case AWSPlatform:
-		return p.AWS != nil && p.AWS.EndpointAccess.IsPrivate()
+		return p.AWS.IsPrivate()
 	case AzurePlatform:
-		return p.Azure != nil && p.Azure.Topology.IsPrivate() &&
-			p.Azure.Private != nil && p.Azure.Private.Type == AzurePrivateTypePrivateLink
+		return p.Azure.IsPrivate()
 	case GCPPlatform:
-		return p.GCP != nil && p.GCP.EndpointAccess.IsPrivate()
+		return p.GCP.IsPrivate()
 	}
 	return false
 }
@@ -153,4 +173,18 @@ func (g *GCPPlatformSpec) AcceptedProjects() []string {
 		}
 	}
 	return out
+}
+
+// SubnetID is the NodePool's subnet: the AWS subnet ID or the Azure
+// subnet resource ID, the GCP subnet name; "" when it names none.
+func (p *NodePoolPlatform) SubnetID() string {
+	switch {
+	case p.AWS != nil && p.AWS.Subnet != nil:
+		return p.AWS.Subnet.ID
+	case p.Azure != nil:
+		return p.Azure.SubnetID
+	case p.GCP != nil:
+		return p.GCP.Subnet
+	}
+	return ""
 }

@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/liveheap"
 	"github.com/hcplink/hcplink/internal/operator"
 )
@@ -72,11 +71,11 @@ AZURE_RESOURCE_MANAGER_ENDPOINT and AZURE_CA_BUNDLE point it at another cloud
 	f.DurationVar(&opts.CleanupGracePeriod, "cleanup-grace-period", 0, "how long deletion waits for a component's cleanup while its cloud credentials are invalid (the control plane's, or the operator's own) or were never checked, before it gives up that component's part and reports what may have leaked (0: 10m)")
 	f.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", operator.DefaultMaxConcurrentReconciles, "workers of each controller, so that one slow cluster never holds the others")
 	f.StringVar(&opts.ManagementClusterID, "management-cluster-id", "", "names this management cluster on the cloud resources it owns (tag hcplink.io/management-cluster), so that management clusters sharing an account never touch each other's (default: the kube-system namespace's UID)")
-	f.DurationVar(&opts.EndpointServiceDriftInterval, "drift-interval", 0, "how often each AWS endpoint service or Azure Private Link Service is checked for drift, jittered (0: the platform's default: "+intervals.DriftHelp()+")")
+	f.DurationVar(&opts.EndpointServiceDriftInterval, "drift-interval", 0, "how often each AWS endpoint service or Azure Private Link Service is checked for drift, jittered (0: the platform's default: "+operator.DriftHelp()+")")
 	f.StringVar(&azurePLSResourceGroup, "azure-pls-resource-group", "", "with --private-platform=Azure: the management cluster's resource group, where its internal load balancers are looked for (default: the resource group in the first Node's spec.providerID)")
 	f.StringVar(&azureVNetID, "azure-vnet-id", "", "with --private-platform=Azure: the management cluster's VNet (resource ID); only load balancer frontends in it are taken (needed when clusters with the same address ranges share the resource group)")
 	f.StringSliceVar(&opts.AzureLoadBalancerConfigurations, "azure-load-balancer-configurations", nil, "with --private-platform=Azure: the cloud provider's load-balancer configurations (cloud-provider-azure multipleStandardLoadBalancerConfigurations, comma-separated) to place each new private cluster's routers on, one whose internal load balancer has room for its Private Link Service (Azure allows 8 per load balancer); the choice is kept in the HostedCluster's status.azureLoadBalancerConfiguration (default: none; the cloud provider places the routers, on one shared internal load balancer unless configured otherwise)")
-	f.DurationVar(&opts.EndpointServiceSweepInterval, "sweep-interval", 0, "how often endpoint services tagged for objects that no longer exist are looked for, jittered (0: 30m)")
+	f.DurationVar(&opts.EndpointServiceSweepInterval, "sweep-interval", 0, "how often endpoint services tagged for objects that no longer exist are looked for, jittered (0: the platform's default: "+operator.SweepHelp()+"; a platform not listed has no sweeper)")
 	f.BoolVar(&opts.DebugLiveHeap, "debug-live-heap", false, "serve the live heap after a forced garbage collection at "+liveheap.Path+" on the metrics endpoint (for hcplink bench; each request pauses the operator briefly)")
 	_ = cmd.MarkFlagRequired("control-plane-operator-image")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)

@@ -1,7 +1,16 @@
-// Package layers holds no code: its test keeps the module's layers apart.
-// The CLI's libraries (diagnose, demo, bench, infra) import no controller
-// package, so that what they share with the operators — Kubernetes names,
-// cloud names and tags, permission tables, intervals — lives in api/v1beta1,
-// internal/cloud/<cloud> and the other shared packages, where a reader
-// finds it once (cluster-api's clusterctl imports no controller either).
+// Package layers holds no code: its tests keep the module's layers apart.
+//
+//   - The CLI's libraries (diagnose, demo, bench, infra) import no
+//     controller package, so that what they share with the operators —
+//     Kubernetes names, cloud names and tags, permission tables, intervals —
+//     lives in api/v1beta1, internal/cloud/<cloud> and the other shared
+//     packages, where a reader finds it once (cluster-api's clusterctl
+//     imports no controller either).
+//   - The management operator's generic packages (internal/operator, its
+//     hostedcluster, nodepool and platform packages) name no cloud: no
+//     cloud package, SDK, descriptor or cloud controller among their
+//     imports, and no cloud's member of the API types. What differs per
+//     cloud is in its descriptor, internal/operator/platform/<cloud>; the
+//     registry is assembled in internal/operator/options.go, the one file
+//     allowed to name them.
 package layers

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/hcplink/hcplink/internal/cloud"
-	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
@@ -135,13 +134,18 @@ func (c *credentialsChecker) Start(ctx context.Context) error {
 		default:
 			credentialsValid.WithLabelValues(c.platform).Set(0)
 			lastOK = false
+			// The platform's caller classifies its cloud's answer.
+			code := ""
+			if ce, ok := cloud.AsError(err); ok {
+				code = ce.Code
+			}
 			switch {
-			case awscloud.IsAccessDenied(err) || cloud.ClassOf(err) == cloud.ClassAccessDenied:
+			case cloud.ClassOf(err) == cloud.ClassAccessDenied:
 				c.set(platform.CredentialsInvalid)
-				log.Error(err, "the cloud refused the operator's credentials; fix the operator's identity (role, keys or web identity token)", "code", awscloud.ErrorCode(err), "retryIn", backoff)
+				log.Error(err, "the cloud refused the operator's credentials; fix the operator's identity (role, keys or web identity token)", "code", code, "retryIn", backoff)
 			default:
 				c.set(platform.CredentialsUnknown)
-				log.Error(err, "could not check the operator's cloud credentials; retrying", "code", awscloud.ErrorCode(err), "retryIn", backoff)
+				log.Error(err, "could not check the operator's cloud credentials; retrying", "code", code, "retryIn", backoff)
 			}
 			wait = backoff
 			backoff = min(2*backoff, credentialsRetryMax)

@@ -8,7 +8,7 @@
 //   - creates the control-plane namespace, the HostedControlPlane (the
 //     cluster and its NodePools' subnets, as the control-plane operator sees
 //     them) and the control-plane operator (ServiceAccount, Role,
-//     RoleBinding, AWS credentials, Deployment), writing only what changed.
+//     RoleBinding, credentials, Deployment), writing only what changed.
 //     Whatever is missing is recreated, the namespace included: a namespace
 //     force-deleted mid-cluster comes back whole, and the new control-plane
 //     operator adopts its cloud resources by tags;
@@ -61,9 +61,12 @@
 // removes it all again. That is how resources left behind by a forced
 // namespace deletion are found and removed.
 //
-// The cloud-specific parts (kinds, condition types, listings, what each
-// finalizer would leak, whether there is a final sweep) come from the
-// platform registry (internal/operator/platform, Config.Platforms).
+// The cloud-specific parts (which clusters are private, the checks of
+// their settings, the control-plane operator's credentials, kinds,
+// condition types, listings, what each finalizer would leak, whether there
+// is a final sweep) come from the platform registry
+// (internal/operator/platform, Config.Platforms); this package names no
+// cloud.
 package hostedcluster
 
 import (
@@ -139,22 +142,17 @@ type Config struct {
 	// PrivatePlatform is the cloud whose private connectivity the operator
 	// serves: "AWS", "Azure" or "None" (empty means None).
 	PrivatePlatform string
-	// AWSPrivateRegion is the one AWS region private AWS clusters may use.
-	AWSPrivateRegion string
 	// ControlPlaneOperatorImage is the image of the control-plane operator.
 	ControlPlaneOperatorImage string
-	// AzureAuthorityHost is the Entra ID authority the control-plane
-	// operators of Azure clusters sign in at: the management operator's own
-	// (AZURE_AUTHORITY_HOST), so that a sovereign cloud's operator sends
-	// them to the same cloud. Empty: Azure's public cloud.
-	AzureAuthorityHost string
 	// CleanupGracePeriod bounds the wait for a component's cleanup while
 	// its cloud credentials are invalid, or were never checked (zero:
 	// DefaultCleanupGracePeriod).
 	CleanupGracePeriod time.Duration
-	// Platforms are the private platforms the operator knows: their
-	// private-link kinds, conditions and final sweeps. nil knows none
-	// (every cluster is treated as public).
+	// Platforms are the platforms the operator knows: which clusters are
+	// private on each, their checks, the control-plane operator's
+	// credentials, private-link kinds, conditions and final sweeps. nil
+	// knows none (every cluster is treated as public, and its control-plane
+	// operator gets no cloud credentials).
 	Platforms *platform.Registry
 	// ManagementCredentials reports the operator's own cloud credentials;
 	// the operator's finalizers on private-link objects are given up only
@@ -396,16 +394,14 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 	s.conditions.setCondition(validConfigurationCondition(problems, gen))
 	if len(problems) > 0 {
 		// Nothing is created for a refused cluster, not even a finalizer.
-		s.conditions.setCondition(availableCondition(false, false, nil, nil, gen))
+		s.conditions.setCondition(availableCondition(availability{generation: gen}))
 		s.conditions.removeCondition(r.Config.Platforms.ConditionTypes()...)
-		log.V(1).Info("configuration refused", "reason", problems[0].reason, "message", problems[0].message)
+		log.V(1).Info("configuration refused", "reason", problems[0].Reason, "message", problems[0].Message)
 		return invalidConfigurationRecheck, nil
 	}
 	s.cpNamespace = s.namespace
 	if existing != nil && !existing.DeletionTimestamp.IsZero() {
-		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-			Reason: hcplinkv1beta1.WaitingForNamespaceReason, ObservedGeneration: gen,
-			Message: fmt.Sprintf("the control-plane namespace %s of an earlier cluster with this name is still being deleted", s.namespace)})
+		s.conditions.setCondition(availableCondition(availability{generation: gen, valid: true, earlierNamespace: s.namespace}))
 		return namespaceTerminatingPoll, nil
 	}
 
@@ -416,8 +412,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 		if refused != nil {
 			// Nothing is made: routers made now would land where there is
 			// no room.
-			s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-				Reason: refused.Reason, ObservedGeneration: gen, Message: bound(refused.Message, maxConditionMessage)})
+			s.conditions.setCondition(availableCondition(availability{generation: gen, valid: true, placementRefused: refused}))
 			return placementRecheck, nil
 		}
 		return 0, err
@@ -426,9 +421,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 		if apierrors.IsConflict(err) {
 			return 0, err // a write raced another; the retry is immediate and nobody needs telling
 		}
-		s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-			Reason: hcplinkv1beta1.WaitingForControlPlaneReason, ObservedGeneration: gen,
-			Message: bound("creating the control plane failed and will be retried: "+err.Error(), maxConditionMessage)})
+		s.conditions.setCondition(availableCondition(availability{generation: gen, valid: true, controlPlaneErr: err}))
 		return 0, err
 	}
 
@@ -446,35 +439,30 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (time.Durati
 	if err != nil {
 		return 0, err
 	}
-	available := availableCondition(true, true, aggregated, credentials, gen)
-	if settings != nil && settings.Status == metav1.ConditionFalse {
-		// Nothing private is made for settings the cloud refutes: that, not
-		// the missing private path, is what the user must fix.
-		available = metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse, ObservedGeneration: gen,
-			Reason:  hcplinkv1beta1.InvalidConfigurationReason,
-			Message: bound("the cloud settings are not valid: "+messageOrReason(settings), maxConditionMessage)}
-	}
+	available := availableCondition(availability{generation: gen, valid: true, hcpExists: true,
+		privateLink: aggregated, credentials: credentials, settings: settings})
 	s.conditions.setCondition(available)
 	return 0, nil
 }
 
 // foldControlPlaneConditions reads the HostedControlPlane and copies the
 // control-plane operator's own verdicts into the cluster — its
-// ValidCloudCredentials, and on Azure its AzureConfigurationValid — so
-// that the true cause of a failing private path is visible where users
+// ValidCloudCredentials, and its platform's check of the cluster's cloud
+// settings (Platform.SettingsCondition: on Azure AzureConfigurationValid) —
+// so that the true cause of a failing private path is visible where users
 // look. It returns the two conditions, nil when not reported.
 func (r *Reconciler) foldControlPlaneConditions(ctx context.Context, s *scope) (credentials, settings *metav1.Condition, err error) {
+	verdicts := append([]string{hcplinkv1beta1.ValidCloudCredentialsCondition}, r.Config.Platforms.SettingsConditions()...)
 	hcp := &hcplinkv1beta1.HostedControlPlane{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.hc.Name}, hcp); err != nil {
 		if apierrors.IsNotFound(err) {
-			s.conditions.removeCondition(controlPlaneVerdicts...)
+			s.conditions.removeCondition(verdicts...)
 			return nil, nil, nil
 		}
 		return nil, nil, fmt.Errorf("reading the HostedControlPlane: %w", err)
 	}
 	s.hcp = hcp
-	folded := make([]*metav1.Condition, len(controlPlaneVerdicts))
-	for i, t := range controlPlaneVerdicts {
+	for i, t := range verdicts {
 		c := findCondition(hcp.Status.Conditions, t)
 		if c == nil {
 			s.conditions.removeCondition(t)
@@ -482,14 +470,15 @@ func (r *Reconciler) foldControlPlaneConditions(ctx context.Context, s *scope) (
 		}
 		s.conditions.setCondition(metav1.Condition{Type: t, Status: c.Status,
 			Reason: c.Reason, Message: bound(c.Message, maxConditionMessage), ObservedGeneration: s.hc.Generation})
-		folded[i] = c
+		switch {
+		case i == 0:
+			credentials = c
+		case settings == nil:
+			settings = c
+		}
 	}
-	return folded[0], folded[1], nil
+	return credentials, settings, nil
 }
-
-// controlPlaneVerdicts are the HostedControlPlane conditions the cluster
-// shows as they are, in the order foldControlPlaneConditions returns them.
-var controlPlaneVerdicts = []string{hcplinkv1beta1.ValidCloudCredentialsCondition, hcplinkv1beta1.AzureConfigurationValidCondition}
 
 // HostedControlPlaneFieldOwner is the field manager of the conditions the
 // operator writes on HostedControlPlanes.
@@ -602,27 +591,36 @@ func (r *Reconciler) ensureNamespaceAndControlPlane(ctx context.Context, hc *hcp
 	if err := r.Client.List(ctx, nodePools, client.InNamespace(hc.Namespace)); err != nil {
 		return fmt.Errorf("listing NodePools: %w", err)
 	}
-	return ensure(ctx, r.Client, desiredHostedControlPlane(hc, nodePools.Items), &hcplinkv1beta1.HostedControlPlane{}, updateHostedControlPlane)
+	return ensure(ctx, r.Client, desiredHostedControlPlane(hc, nodePools.Items, r.Config.Platforms), &hcplinkv1beta1.HostedControlPlane{}, updateHostedControlPlane)
 }
 
 // ensureControlPlaneOperator creates or updates the control-plane
-// operator: ServiceAccount, Role, RoleBinding, AWS credentials, Deployment.
+// operator: ServiceAccount, Role, RoleBinding, its platform's credentials
+// Secrets (deleting those no longer wanted), Deployment.
 func (r *Reconciler) ensureControlPlaneOperator(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
-	if err := ensure(ctx, r.Client, desiredServiceAccount(hc), &corev1.ServiceAccount{}, updateMetadataOnly[*corev1.ServiceAccount]); err != nil {
+	if err := ensure(ctx, r.Client, desiredServiceAccount(hc, r.Config), &corev1.ServiceAccount{}, updateMetadataOnly[*corev1.ServiceAccount]); err != nil {
 		return err
 	}
-	if err := ensure(ctx, r.Client, desiredRole(hc), &rbacv1.Role{}, updateRole); err != nil {
+	if err := ensure(ctx, r.Client, desiredRole(hc, r.Config.Platforms), &rbacv1.Role{}, updateRole); err != nil {
 		return err
 	}
 	if err := ensure(ctx, r.Client, desiredRoleBinding(hc), &rbacv1.RoleBinding{}, updateRoleBinding); err != nil {
 		return err
 	}
-	if secret := desiredAWSCredentialsSecret(hc); secret != nil {
+	wanted := map[string]bool{}
+	for _, secret := range desiredSecrets(hc, r.Config) {
+		wanted[secret.Name] = true
 		if err := ensure(ctx, r.Client, secret, &corev1.Secret{}, updateSecret); err != nil {
 			return err
 		}
-	} else if err := r.deleteIfOurs(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: desiredNamespace(hc).Name, Name: AWSCredentialsSecretName}}, hc); err != nil {
-		return err
+	}
+	for _, name := range r.Config.Platforms.SecretNames() {
+		if wanted[name] {
+			continue
+		}
+		if err := r.deleteIfOurs(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: desiredNamespace(hc).Name, Name: name}}, hc); err != nil {
+			return err
+		}
 	}
 	return ensure(ctx, r.Client, desiredDeployment(hc, r.Config), &appsv1.Deployment{}, updateDeployment)
 }

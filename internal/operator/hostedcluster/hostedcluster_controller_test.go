@@ -25,6 +25,8 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	hcpevents "github.com/hcplink/hcplink/internal/events"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 )
 
 // startManager runs the controller for hc in a manager whose cache sees
@@ -140,7 +142,7 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: ControlPlaneOperatorName}}
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: ControlPlaneOperatorName}}
 	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: ControlPlaneOperatorName}}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: AWSCredentialsSecretName}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: awsplatform.CredentialsSecretName}}
 	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: ControlPlaneOperatorName}}
 	for _, o := range []client.Object{sa, role, binding, secret, deploy} {
 		get(t, o)
@@ -148,14 +150,14 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 			t.Errorf("%T metadata = %v %v", o, o.GetLabels(), o.GetAnnotations())
 		}
 	}
-	if !reflect.DeepEqual(role.Rules, desiredRole(hc).Rules) {
+	if !reflect.DeepEqual(role.Rules, desiredRole(hc, testPlatforms()).Rules) {
 		t.Errorf("Role rules = %+v", role.Rules)
 	}
 	if binding.RoleRef.Name != ControlPlaneOperatorName || len(binding.Subjects) != 1 || binding.Subjects[0].Name != ControlPlaneOperatorName || binding.Subjects[0].Namespace != cp {
 		t.Errorf("RoleBinding = %+v %+v", binding.RoleRef, binding.Subjects)
 	}
 	wantCreds := "[default]\nrole_arn = " + testRoleARN + "\nweb_identity_token_file = /var/run/secrets/hcplink/serviceaccount/token\nregion = us-east-1\n"
-	if got := string(secret.Data[AWSCredentialsKey]); got != wantCreds {
+	if got := string(secret.Data[awsplatform.CredentialsKey]); got != wantCreds {
 		t.Errorf("credentials = %q, want %q", got, wantCreds)
 	}
 	pod := deploy.Spec.Template.Spec
@@ -163,8 +165,8 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 		!reflect.DeepEqual(pod.Containers[0].Args, []string{"control-plane-operator", "--namespace", cp}) {
 		t.Errorf("Deployment pod spec = %+v", pod)
 	}
-	if len(pod.Volumes) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != AWSCredentialsSecretName ||
-		pod.Volumes[1].Projected == nil || pod.Volumes[1].Projected.Sources[0].ServiceAccountToken.Audience != ServiceAccountTokenAudience {
+	if len(pod.Volumes) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != awsplatform.CredentialsSecretName ||
+		pod.Volumes[1].Projected == nil || pod.Volumes[1].Projected.Sources[0].ServiceAccountToken.Audience != awsplatform.ServiceAccountTokenAudience {
 		t.Errorf("Deployment volumes = %+v", pod.Volumes)
 	}
 
@@ -382,7 +384,7 @@ func assertNoControlPlaneObjects(t *testing.T, namespace string) {
 		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: ControlPlaneOperatorName}},
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: ControlPlaneOperatorName}},
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: ControlPlaneOperatorName}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: AWSCredentialsSecretName}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: awsplatform.CredentialsSecretName}},
 	} {
 		if exists(t, o) {
 			t.Errorf("%T %s was created", o, o.GetName())
@@ -405,7 +407,7 @@ func TestPublicClusterCarriesNoPrivateLinkConditions(t *testing.T) {
 	if c := condition(hc, hcplinkv1beta1.AvailableCondition); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("Available = %+v, want True (valid, HostedControlPlane exists)", c)
 	}
-	if exists(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hcpNamespace(hc), Name: AWSCredentialsSecretName}}) {
+	if exists(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hcpNamespace(hc), Name: awsplatform.CredentialsSecretName}}) {
 		t.Error("a public cluster without role got AWS credentials")
 	}
 
@@ -434,7 +436,7 @@ func TestAzurePrivateLinkServiceAggregation(t *testing.T) {
 	ns := env.NewNamespace(t)
 	hc := azureCluster(ns, "az", hcplinkv1beta1.AzureTopologyPrivate)
 	create(t, hc)
-	r, _ := testReconciler(t, Config{PrivatePlatform: PrivatePlatformAzure, ControlPlaneOperatorImage: testImage})
+	r, _ := testReconciler(t, Config{PrivatePlatform: azureplatform.Name, ControlPlaneOperatorImage: testImage})
 	reconcileOnce(t, r, hc)
 	get(t, hc)
 	if c := condition(hc, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition); c == nil || c.Status != metav1.ConditionUnknown {
@@ -445,7 +447,7 @@ func TestAzurePrivateLinkServiceAggregation(t *testing.T) {
 			t.Errorf("an Azure cluster carries %s", typ)
 		}
 	}
-	if exists(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hcpNamespace(hc), Name: AWSCredentialsSecretName}}) {
+	if exists(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hcpNamespace(hc), Name: awsplatform.CredentialsSecretName}}) {
 		t.Error("an Azure cluster got AWS credentials")
 	}
 
@@ -576,7 +578,7 @@ func TestChangesReachTheHostedControlPlane(t *testing.T) {
 	})
 	eventually(t, "the Role to be repaired", func() (bool, error) {
 		get(t, role)
-		return reflect.DeepEqual(role.Rules, desiredRole(hc).Rules), nil
+		return reflect.DeepEqual(role.Rules, desiredRole(hc, testPlatforms()).Rules), nil
 	})
 	deploy := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: ControlPlaneOperatorName}}
 	get(t, deploy)

@@ -90,8 +90,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (time.Durati
 		s.gone = true
 		return 0, nil
 	}
-	s.conditions.setCondition(metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse,
-		Reason: hcplinkv1beta1.DeletingReason, Message: "the cluster is being deleted", ObservedGeneration: hc.Generation})
+	s.conditions.setCondition(availableCondition(availability{generation: hc.Generation, deleting: true}))
 
 	ns, err := r.existingNamespace(ctx, s.namespace)
 	if err != nil {
@@ -203,13 +202,16 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 	// 4. The control-plane operator and its credentials.
 	meta := func(name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: s.namespace, Name: name} }
 	var left []string
-	for _, obj := range []client.Object{
+	objs := []client.Object{
 		&appsv1.Deployment{ObjectMeta: meta(ControlPlaneOperatorName)},
 		&rbacv1.RoleBinding{ObjectMeta: meta(ControlPlaneOperatorName)},
 		&rbacv1.Role{ObjectMeta: meta(ControlPlaneOperatorName)},
 		&corev1.ServiceAccount{ObjectMeta: meta(ControlPlaneOperatorName)},
-		&corev1.Secret{ObjectMeta: meta(AWSCredentialsSecretName)},
-	} {
+	}
+	for _, name := range r.Config.Platforms.SecretNames() {
+		objs = append(objs, &corev1.Secret{ObjectMeta: meta(name)})
+	}
+	for _, obj := range objs {
 		gone, err := r.deleteAndCheck(ctx, obj)
 		if err != nil {
 			return false, 0, err

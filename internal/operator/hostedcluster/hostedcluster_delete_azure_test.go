@@ -12,6 +12,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/operator/platform"
+	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 )
 
 // azMgmtSubscription is the management subscription in the Azure leak test.
@@ -23,7 +24,7 @@ const azMgmtSubscription = "6ba7b810-9dad-41d1-80b4-00c04fd430c8"
 // (issue 18, item 9).
 func TestAzureLeakReportNamesNoSubscription(t *testing.T) {
 	grace := 10 * time.Minute
-	cfg := Config{PrivatePlatform: PrivatePlatformAzure, ControlPlaneOperatorImage: testImage, CleanupGracePeriod: grace,
+	cfg := Config{PrivatePlatform: azureplatform.Name, ControlPlaneOperatorImage: testImage, CleanupGracePeriod: grace,
 		ManagementCredentials: credentialsAt{platform.CredentialsValid, time.Now().Add(-time.Hour)}}
 	ns := env.NewNamespace(t)
 	hc := azureCluster(ns, "demo", hcplinkv1beta1.AzureTopologyPrivate)

@@ -17,6 +17,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/operator/platform"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 )
 
 // cleanupFinalizers are the control-plane operator's and the operator's
@@ -79,7 +80,7 @@ func (f *deletionFixture) controlPlaneObjects() []client.Object {
 	return []client.Object{
 		&hcplinkv1beta1.HostedControlPlane{ObjectMeta: m("demo")},
 		&appsv1.Deployment{ObjectMeta: m(ControlPlaneOperatorName)},
-		&corev1.Secret{ObjectMeta: m(AWSCredentialsSecretName)},
+		&corev1.Secret{ObjectMeta: m(awsplatform.CredentialsSecretName)},
 		&corev1.ServiceAccount{ObjectMeta: m(ControlPlaneOperatorName)},
 		&rbacv1.Role{ObjectMeta: m(ControlPlaneOperatorName)},
 		&rbacv1.RoleBinding{ObjectMeta: m(ControlPlaneOperatorName)},

@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 )
 
 // cpObjects are the objects the operator makes in control-plane namespace
@@ -21,7 +23,7 @@ func cpObjects(cp, name string) []client.Object {
 	return []client.Object{
 		&hcplinkv1beta1.HostedControlPlane{ObjectMeta: m(name)},
 		&appsv1.Deployment{ObjectMeta: m(ControlPlaneOperatorName)},
-		&corev1.Secret{ObjectMeta: m(AWSCredentialsSecretName)},
+		&corev1.Secret{ObjectMeta: m(awsplatform.CredentialsSecretName)},
 		&corev1.ServiceAccount{ObjectMeta: m(ControlPlaneOperatorName)},
 		&rbacv1.Role{ObjectMeta: m(ControlPlaneOperatorName)},
 		&rbacv1.RoleBinding{ObjectMeta: m(ControlPlaneOperatorName)},
@@ -213,7 +215,7 @@ func TestAzureSettingsVerdictReachesTheCluster(t *testing.T) {
 	ns := env.NewNamespace(t)
 	hc := azureCluster(ns, "settings", hcplinkv1beta1.AzureTopologyPrivate)
 	create(t, hc)
-	r, _ := testReconciler(t, Config{PrivatePlatform: PrivatePlatformAzure, ControlPlaneOperatorImage: testImage})
+	r, _ := testReconciler(t, Config{PrivatePlatform: azureplatform.Name, ControlPlaneOperatorImage: testImage})
 	reconcileOnce(t, r, hc)
 	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: hcpNamespace(hc), Name: hc.Name}}
 	const wrong = "spec.platform.azure.location is westeurope, but the VNet is in eastus: set the VNet's location"

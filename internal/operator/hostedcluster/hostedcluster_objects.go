@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
 // Names and labels of the objects the operator creates in a control-plane
@@ -25,34 +25,6 @@ const (
 	// ControlPlaneOperatorName names the control-plane operator's
 	// ServiceAccount, Role, RoleBinding, Deployment and container.
 	ControlPlaneOperatorName = "control-plane-operator"
-
-	// AWSCredentialsSecretName is the Secret with the control-plane
-	// operator's AWS credentials file (web identity: role ARN and token file).
-	AWSCredentialsSecretName = "control-plane-operator-aws-credentials"
-	// AWSCredentialsKey is the key of the credentials file in that Secret.
-	AWSCredentialsKey = "credentials"
-	// AWSCredentialsMountPath is where the Secret is mounted.
-	AWSCredentialsMountPath = "/etc/hcplink/aws"
-	// ServiceAccountTokenMountPath is where the projected service-account
-	// token for STS web identity is mounted; the token file is "token".
-	ServiceAccountTokenMountPath = "/var/run/secrets/hcplink/serviceaccount"
-	// ServiceAccountTokenAudience is the audience STS expects of a web
-	// identity token.
-	ServiceAccountTokenAudience = "sts.amazonaws.com"
-
-	// Azure workload identity, as its mutating webhook reads and writes it
-	// (https://azure.github.io/azure-workload-identity/docs/topics/service-account-labels-and-annotations.html,
-	// .../topics/mutating-admission-webhook.html). The Deployment carries
-	// the webhook's own volume, mount and variables, so that the pod is the
-	// same with the webhook (which then finds them present) and without it.
-	AzureWorkloadIdentityUseLabel = "azure.workload.identity/use"
-	AzureClientIDAnnotation       = "azure.workload.identity/client-id"
-	AzureTenantIDAnnotation       = "azure.workload.identity/tenant-id"
-	AzureTokenVolume              = "azure-identity-token"
-	AzureTokenMountPath           = "/var/run/secrets/azure/tokens"
-	AzureTokenFile                = "azure-identity-token"
-	AzureTokenAudience            = "api://AzureADTokenExchange"
-	DefaultAzureAuthorityHost     = "https://login.microsoftonline.com/"
 
 	// ControlPlaneNamespaceLabel marks a namespace as a control-plane
 	// namespace (value "true").
@@ -73,12 +45,6 @@ const (
 	// credentialsHashAnnotation on the pod template rolls the control-plane
 	// operator when its credentials file changes.
 	credentialsHashAnnotation = "hcplink.io/credentials-hash"
-
-	credentialsVolume = "aws-credentials"
-	tokenVolume       = "serviceaccount-token"
-	// tokenExpirationSeconds is the lifetime of the projected token; the
-	// kubelet refreshes it at 80%.
-	tokenExpirationSeconds = 3600
 )
 
 // clusterAnnotations are the annotations of every object the operator puts
@@ -116,8 +82,8 @@ func desiredNamespace(hc *hcplinkv1beta1.HostedCluster) *corev1.Namespace {
 // desiredHostedControlPlane mirrors the HostedCluster and the subnets of
 // its NodePools (those whose spec.clusterName is the cluster, sorted by
 // name) into the HostedControlPlane, the control-plane operator's only view
-// of the cluster.
-func desiredHostedControlPlane(hc *hcplinkv1beta1.HostedCluster, nodePools []hcplinkv1beta1.NodePool) *hcplinkv1beta1.HostedControlPlane {
+// of the cluster, with the platform's own fields.
+func desiredHostedControlPlane(hc *hcplinkv1beta1.HostedCluster, nodePools []hcplinkv1beta1.NodePool, platforms *platform.Registry) *hcplinkv1beta1.HostedControlPlane {
 	spec := hcplinkv1beta1.HostedControlPlaneSpec{
 		InfraID:     hc.Spec.InfraID,
 		ClusterID:   hc.Spec.ClusterID,
@@ -126,15 +92,15 @@ func desiredHostedControlPlane(hc *hcplinkv1beta1.HostedCluster, nodePools []hcp
 		Networking:  hc.Spec.Networking,
 		Services:    hc.Spec.Services,
 		Platform:    hc.Spec.Platform,
-		// The placement recorded in status (written before the control plane
-		// exists, so that the routers are made where it says).
-		AzureLoadBalancerConfiguration: hc.Status.AzureLoadBalancerConfiguration,
+	}
+	if p := platforms.ForType(hc.Spec.Platform.Type); p != nil && p.ControlPlaneSpec != nil {
+		p.ControlPlaneSpec(hc, &spec)
 	}
 	for _, np := range nodePools {
 		if np.Namespace != hc.Namespace || np.Spec.ClusterName != hc.Name {
 			continue
 		}
-		spec.NodePools = append(spec.NodePools, hcplinkv1beta1.HostedControlPlaneNodePool{Name: np.Name, SubnetID: nodePoolSubnet(&np)})
+		spec.NodePools = append(spec.NodePools, hcplinkv1beta1.HostedControlPlaneNodePool{Name: np.Name, SubnetID: np.Spec.Platform.SubnetID()})
 	}
 	sort.Slice(spec.NodePools, func(i, j int) bool { return spec.NodePools[i].Name < spec.NodePools[j].Name })
 	hcp := &hcplinkv1beta1.HostedControlPlane{
@@ -149,66 +115,72 @@ func desiredHostedControlPlane(hc *hcplinkv1beta1.HostedCluster, nodePools []hcp
 	return hcp
 }
 
-// nodePoolSubnet is the NodePool's subnet: the AWS subnet ID or the Azure
-// subnet resource ID; "" when it names none.
-func nodePoolSubnet(np *hcplinkv1beta1.NodePool) string {
-	switch {
-	case np.Spec.Platform.AWS != nil && np.Spec.Platform.AWS.Subnet != nil:
-		return np.Spec.Platform.AWS.Subnet.ID
-	case np.Spec.Platform.Azure != nil:
-		return np.Spec.Platform.Azure.SubnetID
+// workload is the control-plane operator as every platform runs it, with
+// what the cluster's platform adds (credentials, variables, volumes).
+func workload(hc *hcplinkv1beta1.HostedCluster, cfg Config) *platform.Workload {
+	ns := hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
+	w := &platform.Workload{
+		ServiceAccountAnnotations: clusterAnnotations(hc),
+		PodLabels:                 cpoLabels(),
+		PodAnnotations:            clusterAnnotations(hc),
+		Pod: &corev1.PodSpec{
+			ServiceAccountName: ControlPlaneOperatorName,
+			SecurityContext:    &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+		},
+		Container: &corev1.Container{
+			Name:            ControlPlaneOperatorName,
+			Image:           cfg.ControlPlaneOperatorImage,
+			ImagePullPolicy: corev1.PullIfNotPresent,
+			Args:            []string{"control-plane-operator", "--namespace", ns},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("10m"),
+				corev1.ResourceMemory: resource.MustParse("64Mi"),
+			}},
+			SecurityContext: &corev1.SecurityContext{
+				AllowPrivilegeEscalation: ptr.To(false),
+				ReadOnlyRootFilesystem:   ptr.To(true),
+				RunAsNonRoot:             ptr.To(true),
+				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			},
+		},
 	}
-	return ""
+	if p := cfg.Platforms.ForType(hc.Spec.Platform.Type); p != nil && p.ControlPlaneOperator != nil {
+		p.ControlPlaneOperator(hc, w)
+	}
+	for _, secret := range w.Secrets {
+		secret.ObjectMeta = objectMeta(hc, secret.Name, map[string]string{NameLabel: ControlPlaneOperatorName})
+	}
+	if len(w.Secrets) > 0 {
+		w.PodAnnotations[credentialsHashAnnotation] = credentialsHash(w.Secrets)
+	}
+	return w
 }
 
-// desiredServiceAccount is the control-plane operator's identity; on AWS
-// its projected token is the web identity the operator's role trusts, on
-// Azure the federated credential of its workload identity, whose client
-// and tenant the annotations name for the workload-identity webhook.
-func desiredServiceAccount(hc *hcplinkv1beta1.HostedCluster) *corev1.ServiceAccount {
-	sa := &corev1.ServiceAccount{ObjectMeta: objectMeta(hc, ControlPlaneOperatorName, cpoLabels())}
-	if tenantID, clientID := azureIdentity(hc); clientID != "" {
-		sa.Annotations[AzureClientIDAnnotation] = clientID
-		sa.Annotations[AzureTenantIDAnnotation] = tenantID
+// credentialsHash changes when the data of any of the Secrets does.
+func credentialsHash(secrets []*corev1.Secret) string {
+	if len(secrets) == 1 {
+		return hashOf(secrets[0].Data)
 	}
+	data := make([]map[string][]byte, 0, len(secrets))
+	for _, s := range secrets {
+		data = append(data, s.Data)
+	}
+	return hashOf(data)
+}
+
+// desiredServiceAccount is the control-plane operator's identity, with the
+// annotations its platform's sign-in reads (Azure workload identity's
+// client and tenant).
+func desiredServiceAccount(hc *hcplinkv1beta1.HostedCluster, cfg Config) *corev1.ServiceAccount {
+	sa := &corev1.ServiceAccount{ObjectMeta: objectMeta(hc, ControlPlaneOperatorName, cpoLabels())}
+	sa.Annotations = workload(hc, cfg).ServiceAccountAnnotations
 	return sa
 }
 
-// azureIdentity is the control-plane operator's Azure workload identity;
-// both "" unless the cluster is on Azure and names a tenant and client ID.
-func azureIdentity(hc *hcplinkv1beta1.HostedCluster) (tenantID, clientID string) {
-	if hc.Spec.Platform.Type != hcplinkv1beta1.AzurePlatform {
-		return "", ""
-	}
-	tenantID, clientID = hc.Spec.Platform.Azure.ControlPlaneOperatorIdentity()
-	if tenantID == "" || clientID == "" {
-		return "", ""
-	}
-	return tenantID, clientID
-}
-
-// withAzureWorkloadIdentity adds what Azure workload identity needs to the
-// pod: the webhook's label, the projected token (audience Entra ID's token
-// exchange) and the variables azidentity reads.
-func withAzureWorkloadIdentity(tenantID, clientID, authorityHost string, labels map[string]string, pod *corev1.PodSpec, c *corev1.Container) {
-	if authorityHost == "" {
-		authorityHost = DefaultAzureAuthorityHost
-	}
-	labels[AzureWorkloadIdentityUseLabel] = "true"
-	c.Env = append(c.Env,
-		corev1.EnvVar{Name: azurecloud.EnvClientID, Value: clientID},
-		corev1.EnvVar{Name: azurecloud.EnvTenantID, Value: tenantID},
-		corev1.EnvVar{Name: azurecloud.EnvFederatedTokenFile, Value: AzureTokenMountPath + "/" + AzureTokenFile},
-		corev1.EnvVar{Name: azurecloud.EnvAuthorityHost, Value: authorityHost},
-	)
-	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: AzureTokenVolume, MountPath: AzureTokenMountPath, ReadOnly: true})
-	pod.Volumes = append(pod.Volumes, corev1.Volume{Name: AzureTokenVolume, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
-		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
-			Audience:          AzureTokenAudience,
-			ExpirationSeconds: ptr.To[int64](tokenExpirationSeconds),
-			Path:              AzureTokenFile,
-		}}},
-	}}})
+// desiredSecrets are the Secrets the control-plane operator mounts (its
+// platform's credentials), each with the controller's metadata.
+func desiredSecrets(hc *hcplinkv1beta1.HostedCluster, cfg Config) []*corev1.Secret {
+	return workload(hc, cfg).Secrets
 }
 
 var (
@@ -219,9 +191,17 @@ var (
 // desiredRole grants the control-plane operator what it needs, in its own
 // namespace only: the router Services and their status, Endpoints to read,
 // Secrets to read, ConfigMaps, Events, Leases, its HostedControlPlane
-// (read, and status), and the private-link objects in full.
-func desiredRole(hc *hcplinkv1beta1.HostedCluster) *rbacv1.Role {
+// (read, and status), and every platform's private-link objects in full.
+func desiredRole(hc *hcplinkv1beta1.HostedCluster, platforms *platform.Registry) *rbacv1.Role {
 	group := hcplinkv1beta1.GroupName
+	resources := platforms.Resources()
+	suffixed := func(suffix string) []string {
+		out := make([]string, 0, len(resources))
+		for _, r := range resources {
+			out = append(out, r+suffix)
+		}
+		return out
+	}
 	return &rbacv1.Role{
 		ObjectMeta: objectMeta(hc, ControlPlaneOperatorName, cpoLabels()),
 		Rules: []rbacv1.PolicyRule{
@@ -234,9 +214,9 @@ func desiredRole(hc *hcplinkv1beta1.HostedCluster) *rbacv1.Role {
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: writeVerbs},
 			{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes"}, Verbs: readVerbs},
 			{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes/status"}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{group}, Resources: []string{"awsendpointservices", "azureprivatelinkservices"}, Verbs: append(append([]string{}, writeVerbs...), "deletecollection")},
-			{APIGroups: []string{group}, Resources: []string{"awsendpointservices/status", "azureprivatelinkservices/status"}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{group}, Resources: []string{"awsendpointservices/finalizers", "azureprivatelinkservices/finalizers"}, Verbs: []string{"update"}},
+			{APIGroups: []string{group}, Resources: resources, Verbs: append(append([]string{}, writeVerbs...), "deletecollection")},
+			{APIGroups: []string{group}, Resources: suffixed("/status"), Verbs: []string{"get", "update", "patch"}},
+			{APIGroups: []string{group}, Resources: suffixed("/finalizers"), Verbs: []string{"update"}},
 		},
 	}
 }
@@ -251,94 +231,13 @@ func desiredRoleBinding(hc *hcplinkv1beta1.HostedCluster) *rbacv1.RoleBinding {
 	}
 }
 
-// controlPlaneOperatorRoleARN is the role the control-plane operator
-// assumes on AWS, "" when the cluster names none.
-func controlPlaneOperatorRoleARN(hc *hcplinkv1beta1.HostedCluster) string {
-	if hc.Spec.Platform.Type != hcplinkv1beta1.AWSPlatform || hc.Spec.Platform.AWS == nil || hc.Spec.Platform.AWS.RolesRef == nil {
-		return ""
-	}
-	return hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN
-}
-
-// awsCredentialsFile is the shared credentials file of the control-plane
-// operator: STS web identity with the role of the cluster and the projected
-// service-account token.
-func awsCredentialsFile(roleARN, region string) string {
-	return fmt.Sprintf("[default]\nrole_arn = %s\nweb_identity_token_file = %s/token\nregion = %s\n",
-		roleARN, ServiceAccountTokenMountPath, region)
-}
-
-// desiredAWSCredentialsSecret is the control-plane operator's AWS
-// credentials; nil when the cluster is not on AWS or names no control-plane
-// operator role.
-func desiredAWSCredentialsSecret(hc *hcplinkv1beta1.HostedCluster) *corev1.Secret {
-	arn := controlPlaneOperatorRoleARN(hc)
-	if arn == "" {
-		return nil
-	}
-	return &corev1.Secret{
-		ObjectMeta: objectMeta(hc, AWSCredentialsSecretName, map[string]string{NameLabel: ControlPlaneOperatorName}),
-		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{AWSCredentialsKey: []byte(awsCredentialsFile(arn, hc.Spec.Platform.AWS.Region))},
-	}
-}
-
 // desiredDeployment runs the control-plane operator of the cluster: one
 // replica (it runs without leader election, so Recreate keeps two from
-// overlapping), restricted to its namespace, with AWS credentials mounted
-// when the cluster has them, or its Azure workload identity.
+// overlapping), restricted to its namespace, signed in as its platform
+// says.
 func desiredDeployment(hc *hcplinkv1beta1.HostedCluster, cfg Config) *appsv1.Deployment {
-	image := cfg.ControlPlaneOperatorImage
-	ns := hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
-	container := corev1.Container{
-		Name:            ControlPlaneOperatorName,
-		Image:           image,
-		ImagePullPolicy: corev1.PullIfNotPresent,
-		Args:            []string{"control-plane-operator", "--namespace", ns},
-		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-			corev1.ResourceCPU:    resource.MustParse("10m"),
-			corev1.ResourceMemory: resource.MustParse("64Mi"),
-		}},
-		SecurityContext: &corev1.SecurityContext{
-			AllowPrivilegeEscalation: ptr.To(false),
-			ReadOnlyRootFilesystem:   ptr.To(true),
-			RunAsNonRoot:             ptr.To(true),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		},
-	}
-	podSpec := corev1.PodSpec{
-		ServiceAccountName: ControlPlaneOperatorName,
-		SecurityContext:    &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
-	}
-	podAnnotations := clusterAnnotations(hc)
-
-	if hc.Spec.Platform.Type == hcplinkv1beta1.AWSPlatform && hc.Spec.Platform.AWS != nil {
-		container.Env = append(container.Env, corev1.EnvVar{Name: "AWS_REGION", Value: hc.Spec.Platform.AWS.Region})
-	}
-	if secret := desiredAWSCredentialsSecret(hc); secret != nil {
-		container.Env = append(container.Env, corev1.EnvVar{Name: "AWS_SHARED_CREDENTIALS_FILE", Value: AWSCredentialsMountPath + "/" + AWSCredentialsKey})
-		container.VolumeMounts = []corev1.VolumeMount{
-			{Name: credentialsVolume, MountPath: AWSCredentialsMountPath, ReadOnly: true},
-			{Name: tokenVolume, MountPath: ServiceAccountTokenMountPath, ReadOnly: true},
-		}
-		podSpec.Volumes = []corev1.Volume{
-			{Name: credentialsVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: AWSCredentialsSecretName}}},
-			{Name: tokenVolume, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{{
-				ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
-					Audience:          ServiceAccountTokenAudience,
-					ExpirationSeconds: ptr.To[int64](tokenExpirationSeconds),
-					Path:              "token",
-				},
-			}}}}},
-		}
-		podAnnotations[credentialsHashAnnotation] = hashOf(secret.Data)
-	}
-	podLabels := cpoLabels()
-	if tenantID, clientID := azureIdentity(hc); clientID != "" {
-		withAzureWorkloadIdentity(tenantID, clientID, cfg.AzureAuthorityHost, podLabels, &podSpec, &container)
-	}
-	podSpec.Containers = []corev1.Container{container}
-
+	w := workload(hc, cfg)
+	w.Pod.Containers = []corev1.Container{*w.Container}
 	d := &appsv1.Deployment{
 		ObjectMeta: objectMeta(hc, ControlPlaneOperatorName, cpoLabels()),
 		Spec: appsv1.DeploymentSpec{
@@ -346,8 +245,8 @@ func desiredDeployment(hc *hcplinkv1beta1.HostedCluster, cfg Config) *appsv1.Dep
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{NameLabel: ControlPlaneOperatorName}},
 			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: podAnnotations},
-				Spec:       podSpec,
+				ObjectMeta: metav1.ObjectMeta{Labels: w.PodLabels, Annotations: w.PodAnnotations},
+				Spec:       *w.Pod,
 			},
 		},
 	}

@@ -11,6 +11,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 )
 
 func TestDesiredNamespace(t *testing.T) {
@@ -38,7 +41,7 @@ func TestDesiredHostedControlPlane(t *testing.T) {
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "azure"}, Spec: hcplinkv1beta1.NodePoolSpec{ClusterName: "demo",
 			Platform: hcplinkv1beta1.NodePoolPlatform{Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzureNodePoolPlatform{SubnetID: azSubnet}}}},
 	}
-	hcp := desiredHostedControlPlane(hc, pools)
+	hcp := desiredHostedControlPlane(hc, pools, testPlatforms())
 	if hcp.Name != "demo" || hcp.Namespace != "clusters-demo" {
 		t.Errorf("name = %s/%s, want clusters-demo/demo", hcp.Namespace, hcp.Name)
 	}
@@ -65,7 +68,7 @@ func TestDesiredHostedControlPlane(t *testing.T) {
 }
 
 func TestDesiredRole(t *testing.T) {
-	role := desiredRole(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate))
+	role := desiredRole(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate), testPlatforms())
 	if role.Namespace != "clusters-demo" || role.Name != ControlPlaneOperatorName {
 		t.Fatalf("role is %s/%s", role.Namespace, role.Name)
 	}
@@ -150,21 +153,22 @@ func TestDesiredAWSCredentialsSecret(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := desiredAWSCredentialsSecret(tt.hc)
+			secrets := desiredSecrets(tt.hc, withPlatforms(Config{}))
 			if tt.want == "" {
-				if s != nil {
-					t.Fatalf("got a Secret %+v, want none", s)
+				if len(secrets) != 0 {
+					t.Fatalf("got Secrets %+v, want none", secrets)
 				}
 				return
 			}
-			if s == nil {
-				t.Fatal("got no Secret")
+			if len(secrets) != 1 {
+				t.Fatalf("got Secrets %+v, want one", secrets)
 			}
-			if s.Name != AWSCredentialsSecretName || s.Namespace != "clusters-demo" || s.Type != corev1.SecretTypeOpaque {
+			s := secrets[0]
+			if s.Name != awsplatform.CredentialsSecretName || s.Namespace != "clusters-demo" || s.Type != corev1.SecretTypeOpaque {
 				t.Errorf("secret %s/%s of type %s", s.Namespace, s.Name, s.Type)
 			}
-			if len(s.Data) != 1 || string(s.Data[AWSCredentialsKey]) != tt.want {
-				t.Errorf("data = %q, want %q under %q", s.Data, tt.want, AWSCredentialsKey)
+			if len(s.Data) != 1 || string(s.Data[awsplatform.CredentialsKey]) != tt.want {
+				t.Errorf("data = %q, want %q under %q", s.Data, tt.want, awsplatform.CredentialsKey)
 			}
 			if s.Labels[ManagedByLabel] != ManagedByValue || s.Annotations[hcplinkv1beta1.ClusterAnnotation] != "clusters/demo" {
 				t.Errorf("metadata = %v %v", s.Labels, s.Annotations)
@@ -195,7 +199,7 @@ func TestDesiredDeployment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := desiredDeployment(tt.hc, Config{ControlPlaneOperatorImage: testImage})
+			d := desiredDeployment(tt.hc, withPlatforms(Config{ControlPlaneOperatorImage: testImage}))
 			if d.Name != ControlPlaneOperatorName || d.Namespace != "clusters-demo" {
 				t.Errorf("deployment %s/%s", d.Namespace, d.Name)
 			}
@@ -226,13 +230,13 @@ func TestDesiredDeployment(t *testing.T) {
 				return
 			}
 			wantMounts := []corev1.VolumeMount{
-				{Name: credentialsVolume, MountPath: "/etc/hcplink/aws", ReadOnly: true},
-				{Name: tokenVolume, MountPath: "/var/run/secrets/hcplink/serviceaccount", ReadOnly: true},
+				{Name: "aws-credentials", MountPath: "/etc/hcplink/aws", ReadOnly: true},
+				{Name: "serviceaccount-token", MountPath: "/var/run/secrets/hcplink/serviceaccount", ReadOnly: true},
 			}
 			if !reflect.DeepEqual(c.VolumeMounts, wantMounts) {
 				t.Errorf("mounts = %+v, want %+v", c.VolumeMounts, wantMounts)
 			}
-			if len(pod.Volumes) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != AWSCredentialsSecretName {
+			if len(pod.Volumes) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != awsplatform.CredentialsSecretName {
 				t.Fatalf("volumes = %+v", pod.Volumes)
 			}
 			proj := pod.Volumes[1].Projected
@@ -250,15 +254,15 @@ func TestDesiredDeployment(t *testing.T) {
 
 	// The spec hash follows the spec: image and credentials changes show.
 	hc := awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate)
-	a := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage})
-	if b := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage}); a.Annotations[specHashAnnotation] != b.Annotations[specHashAnnotation] {
+	a := desiredDeployment(hc, withPlatforms(Config{ControlPlaneOperatorImage: testImage}))
+	if b := desiredDeployment(hc, withPlatforms(Config{ControlPlaneOperatorImage: testImage})); a.Annotations[specHashAnnotation] != b.Annotations[specHashAnnotation] {
 		t.Error("the spec hash is not stable")
 	}
-	if b := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage + "2"}); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+	if b := desiredDeployment(hc, withPlatforms(Config{ControlPlaneOperatorImage: testImage + "2"})); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
 		t.Error("an image change does not change the spec hash")
 	}
 	hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN = "arn:aws:iam::222222222222:role/other"
-	if b := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage}); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+	if b := desiredDeployment(hc, withPlatforms(Config{ControlPlaneOperatorImage: testImage})); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
 		t.Error("a credentials change does not change the spec hash (the pod would not restart)")
 	}
 }
@@ -296,8 +300,10 @@ func TestDesiredAzureWorkloadIdentity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := desiredDeployment(tt.hc, Config{ControlPlaneOperatorImage: testImage, AzureAuthorityHost: tt.authority})
-			sa := desiredServiceAccount(tt.hc)
+			t.Setenv(azurecloud.EnvAuthorityHost, "")
+			cfg := Config{ControlPlaneOperatorImage: testImage, Platforms: platformsWith(testRegion, tt.authority)}
+			d := desiredDeployment(tt.hc, cfg)
+			sa := desiredServiceAccount(tt.hc, cfg)
 			pod := d.Spec.Template.Spec
 			c := pod.Containers[0]
 			env := map[string]string{}
@@ -306,12 +312,12 @@ func TestDesiredAzureWorkloadIdentity(t *testing.T) {
 			}
 			var volume *corev1.Volume
 			for i := range pod.Volumes {
-				if pod.Volumes[i].Name == AzureTokenVolume {
+				if pod.Volumes[i].Name == azureplatform.TokenVolume {
 					volume = &pod.Volumes[i]
 				}
 			}
 			if tt.wantAuthority == "" {
-				if volume != nil || env["AZURE_CLIENT_ID"] != "" || d.Spec.Template.Labels[AzureWorkloadIdentityUseLabel] != "" || sa.Annotations[AzureClientIDAnnotation] != "" {
+				if volume != nil || env["AZURE_CLIENT_ID"] != "" || d.Spec.Template.Labels[azureplatform.WorkloadIdentityUseLabel] != "" || sa.Annotations[azureplatform.ClientIDAnnotation] != "" {
 					t.Errorf("workload identity rendered without an identity: env %v, label %v, volume %+v, ServiceAccount %v",
 						env, d.Spec.Template.Labels, volume, sa.Annotations)
 				}
@@ -325,13 +331,13 @@ func TestDesiredAzureWorkloadIdentity(t *testing.T) {
 			if !reflect.DeepEqual(env, wantEnv) {
 				t.Errorf("env = %v, want %v", env, wantEnv)
 			}
-			if got := d.Spec.Template.Labels[AzureWorkloadIdentityUseLabel]; got != "true" {
-				t.Errorf("pod label %s = %q, want true (the webhook mutates only labelled pods)", AzureWorkloadIdentityUseLabel, got)
+			if got := d.Spec.Template.Labels[azureplatform.WorkloadIdentityUseLabel]; got != "true" {
+				t.Errorf("pod label %s = %q, want true (the webhook mutates only labelled pods)", azureplatform.WorkloadIdentityUseLabel, got)
 			}
-			if d.Spec.Selector.MatchLabels[AzureWorkloadIdentityUseLabel] != "" {
+			if d.Spec.Selector.MatchLabels[azureplatform.WorkloadIdentityUseLabel] != "" {
 				t.Error("the selector must not carry the webhook's label: a Deployment's selector is immutable")
 			}
-			if sa.Annotations[AzureClientIDAnnotation] != azClientID || sa.Annotations[AzureTenantIDAnnotation] != azTenant {
+			if sa.Annotations[azureplatform.ClientIDAnnotation] != azClientID || sa.Annotations[azureplatform.TenantIDAnnotation] != azTenant {
 				t.Errorf("ServiceAccount annotations = %v", sa.Annotations)
 			}
 			if volume == nil || volume.Projected == nil || len(volume.Projected.Sources) != 1 || volume.Projected.Sources[0].ServiceAccountToken == nil {
@@ -341,7 +347,7 @@ func TestDesiredAzureWorkloadIdentity(t *testing.T) {
 			if tok.Audience != "api://AzureADTokenExchange" || tok.Path != "azure-identity-token" || tok.ExpirationSeconds == nil || *tok.ExpirationSeconds != 3600 {
 				t.Errorf("token projection = %+v", tok)
 			}
-			wantMount := corev1.VolumeMount{Name: AzureTokenVolume, MountPath: "/var/run/secrets/azure/tokens", ReadOnly: true}
+			wantMount := corev1.VolumeMount{Name: azureplatform.TokenVolume, MountPath: "/var/run/secrets/azure/tokens", ReadOnly: true}
 			if !reflect.DeepEqual(c.VolumeMounts, []corev1.VolumeMount{wantMount}) {
 				t.Errorf("mounts = %+v, want %+v", c.VolumeMounts, wantMount)
 			}
@@ -351,9 +357,9 @@ func TestDesiredAzureWorkloadIdentity(t *testing.T) {
 	// Rotating the client ID changes the spec hash, so the pod restarts
 	// with the new identity.
 	hc := withIdentity(hcplinkv1beta1.AzureTopologyPrivate)
-	a := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage})
+	a := desiredDeployment(hc, withPlatforms(Config{ControlPlaneOperatorImage: testImage}))
 	hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcplinkv1beta1.WorkloadIdentitiesConfig("4b0b6be3-5c2f-4d9f-8e2f-1f3c7d8e9fa0")
-	if b := desiredDeployment(hc, Config{ControlPlaneOperatorImage: testImage}); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+	if b := desiredDeployment(hc, withPlatforms(Config{ControlPlaneOperatorImage: testImage})); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
 		t.Error("a new client ID does not change the spec hash (the pod would keep the old identity)")
 	}
 }

@@ -26,7 +26,7 @@ func validConfigurationCondition(problems []problem, generation int64) metav1.Co
 			Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage, ObservedGeneration: generation}
 	}
 	return metav1.Condition{Type: hcplinkv1beta1.ValidConfigurationCondition, Status: metav1.ConditionFalse,
-		Reason: problems[0].reason, Message: bound(joinProblems(problems), maxConditionMessage), ObservedGeneration: generation}
+		Reason: problems[0].Reason, Message: bound(joinProblems(problems), maxConditionMessage), ObservedGeneration: generation}
 }
 
 // conditionSource is one private-link object as aggregation sees it.
@@ -101,23 +101,73 @@ func aggregateCondition(condType, kind string, sources []conditionSource, listEr
 	return c
 }
 
-// availableCondition is the cluster's Available condition. The rule: True
-// when the configuration is valid, the HostedControlPlane exists and, for a
-// cluster that is not public, every aggregated private-link condition is
-// True. Otherwise False with the first thing missing as the reason; when
-// the private path is not all True and the control plane reports invalid
-// cloud credentials (credentials False), that is the cause named first
+// availability is what one pass found that decides the cluster's
+// Available condition, in the order availableCondition reads it.
+type availability struct {
+	generation int64
+	// deleting: the cluster is being deleted.
+	deleting bool
+	// valid: the configuration passed validation.
+	valid bool
+	// earlierNamespace names the control-plane namespace of an earlier
+	// cluster with this name that is still being deleted; "" when none.
+	earlierNamespace string
+	// placementRefused: no place had room for the cluster's routers.
+	placementRefused *platform.PlacementRefused
+	// controlPlaneErr: creating or updating the control plane failed.
+	controlPlaneErr error
+	// hcpExists: the HostedControlPlane exists.
+	hcpExists bool
+	// privateLink are the aggregated private-link conditions (none for a
+	// public cluster).
+	privateLink []metav1.Condition
+	// credentials and settings are the control-plane operator's verdicts on
+	// its cloud credentials and on the cluster's cloud settings; nil when
+	// not reported.
+	credentials, settings *metav1.Condition
+}
+
+// availableCondition is the cluster's Available condition, the one place
+// that decides it. True when the configuration is valid, the
+// HostedControlPlane exists and, for a cluster that is not public, every
+// aggregated private-link condition is True. Otherwise False with the
+// first thing missing as the reason: deletion; an invalid configuration;
+// an earlier cluster's namespace still going; no room for the routers; the
+// control plane not made; cloud settings the control-plane operator found
+// invalid (nothing private is made for them: that, not the missing private
+// path, is what the user must fix); then the private path. When the
+// private path is not all True and the control plane reports invalid cloud
+// credentials (credentials False), that is the cause named first
 // (InvalidCredentials), not the cloud call the credentials failed.
-func availableCondition(valid, hcpExists bool, privateLink []metav1.Condition, credentials *metav1.Condition, generation int64) metav1.Condition {
-	c := metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse, ObservedGeneration: generation}
-	if !valid {
+func availableCondition(in availability) metav1.Condition {
+	c := metav1.Condition{Type: hcplinkv1beta1.AvailableCondition, Status: metav1.ConditionFalse, ObservedGeneration: in.generation}
+	switch {
+	case in.deleting:
+		c.Reason, c.Message = hcplinkv1beta1.DeletingReason, "the cluster is being deleted"
+		return c
+	case !in.valid:
 		c.Reason, c.Message = hcplinkv1beta1.InvalidConfigurationReason, "the configuration is not valid; see the ValidConfiguration condition"
 		return c
-	}
-	if !hcpExists {
+	case in.earlierNamespace != "":
+		c.Reason = hcplinkv1beta1.WaitingForNamespaceReason
+		c.Message = fmt.Sprintf("the control-plane namespace %s of an earlier cluster with this name is still being deleted", in.earlierNamespace)
+		return c
+	case in.placementRefused != nil:
+		c.Reason, c.Message = in.placementRefused.Reason, bound(in.placementRefused.Message, maxConditionMessage)
+		return c
+	case in.controlPlaneErr != nil:
+		c.Reason = hcplinkv1beta1.WaitingForControlPlaneReason
+		c.Message = bound("creating the control plane failed and will be retried: "+in.controlPlaneErr.Error(), maxConditionMessage)
+		return c
+	case !in.hcpExists:
 		c.Reason, c.Message = hcplinkv1beta1.WaitingForControlPlaneReason, "the HostedControlPlane does not exist yet"
 		return c
+	case in.settings != nil && in.settings.Status == metav1.ConditionFalse:
+		c.Reason = hcplinkv1beta1.InvalidConfigurationReason
+		c.Message = bound("the cloud settings are not valid: "+messageOrReason(in.settings), maxConditionMessage)
+		return c
 	}
+	privateLink, credentials := in.privateLink, in.credentials
 	var falses, unknowns []string
 	for _, pl := range privateLink {
 		switch pl.Status {

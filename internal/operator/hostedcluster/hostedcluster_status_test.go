@@ -136,7 +136,7 @@ func TestAvailableCondition(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := availableCondition(tt.valid, tt.hcp, tt.privateLink, tt.credentials, 5)
+			got := availableCondition(availability{generation: 5, valid: tt.valid, hcpExists: tt.hcp, privateLink: tt.privateLink, credentials: tt.credentials})
 			if got.Type != hcplinkv1beta1.AvailableCondition || got.ObservedGeneration != 5 {
 				t.Errorf("type/observedGeneration = %s/%d", got.Type, got.ObservedGeneration)
 			}
@@ -383,5 +383,47 @@ func TestJoinBounded(t *testing.T) {
 		if len(got) > tt.limit {
 			t.Errorf("joinBounded(%q, %d) is %d bytes long", tt.parts, tt.limit, len(got))
 		}
+	}
+}
+
+// TestAvailableConditionNamesTheFirstThingMissing: every reason the
+// controller gives Available comes from availableCondition, earliest cause
+// first (deletion, configuration, an earlier namespace, placement, the
+// control plane, the cloud settings, then the private path).
+func TestAvailableConditionNamesTheFirstThingMissing(t *testing.T) {
+	refused := &platform.PlacementRefused{Reason: "NoLoadBalancerCapacity", Message: "every configuration has 8 Private Link Services"}
+	badSettings := cond(hcplinkv1beta1.AzureConfigurationValidCondition, metav1.ConditionFalse, "SubnetNotFound", "the subnet workers does not exist")
+	allTrue := []metav1.Condition{cond(hcplinkv1beta1.AzurePLSCreatedCondition, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "")}
+	ready := availability{generation: 3, valid: true, hcpExists: true, privateLink: allTrue}
+	with := func(change func(*availability)) availability { in := ready; change(&in); return in }
+	tests := []struct {
+		name     string
+		in       availability
+		status   metav1.ConditionStatus
+		reason   string
+		contains string
+	}{
+		{"ready", ready, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, hcplinkv1beta1.AllIsWellMessage},
+		{"deleting comes before everything", with(func(in *availability) { in.deleting, in.valid = true, false }),
+			metav1.ConditionFalse, hcplinkv1beta1.DeletingReason, "being deleted"},
+		{"an earlier cluster's namespace", with(func(in *availability) { in.earlierNamespace, in.hcpExists = "clusters-demo", false }),
+			metav1.ConditionFalse, hcplinkv1beta1.WaitingForNamespaceReason, "clusters-demo of an earlier cluster"},
+		{"no room for the routers", with(func(in *availability) { in.placementRefused = refused }),
+			metav1.ConditionFalse, "NoLoadBalancerCapacity", "every configuration has 8"},
+		{"the control plane could not be made", with(func(in *availability) { in.controlPlaneErr = errors.New("creating Deployment: forbidden") }),
+			metav1.ConditionFalse, hcplinkv1beta1.WaitingForControlPlaneReason, "failed and will be retried: creating Deployment: forbidden"},
+		{"cloud settings refuted outrank a working private path", with(func(in *availability) { in.settings = &badSettings }),
+			metav1.ConditionFalse, hcplinkv1beta1.InvalidConfigurationReason, "the cloud settings are not valid: the subnet workers does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := availableCondition(tt.in)
+			if got.Type != hcplinkv1beta1.AvailableCondition || got.ObservedGeneration != tt.in.generation {
+				t.Errorf("type/observedGeneration = %s/%d", got.Type, got.ObservedGeneration)
+			}
+			if got.Status != tt.status || got.Reason != tt.reason || !strings.Contains(got.Message, tt.contains) {
+				t.Errorf("Available = %s/%s %q, want %s/%s containing %q", got.Status, got.Reason, got.Message, tt.status, tt.reason, tt.contains)
+			}
+		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 )
 
 func TestValidateCluster(t *testing.T) {
@@ -30,7 +32,7 @@ func TestValidateCluster(t *testing.T) {
 		{name: "public AWS cluster on an operator without private platform", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic), cfg: Config{PrivatePlatform: PrivatePlatformNone}},
 		{name: "public AWS cluster in another region", hc: withRegion(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic), "eu-west-1"), cfg: awsConfig()},
 		{name: "public Azure cluster on an AWS operator", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPublic), cfg: awsConfig()},
-		{name: "private Azure cluster on an Azure operator", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPrivate), cfg: Config{PrivatePlatform: PrivatePlatformAzure}},
+		{name: "private Azure cluster on an Azure operator", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPrivate), cfg: Config{PrivatePlatform: azureplatform.Name}},
 		{name: "namespace already ours", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate), cfg: awsConfig(),
 			existing: namespace(map[string]string{hcplinkv1beta1.ClusterAnnotation: "clusters/demo"})},
 		{name: "namespace name of exactly 63 characters", hc: awsCluster("clusters", longName, hcplinkv1beta1.AWSEndpointAccessPublic), cfg: awsConfig()},
@@ -38,11 +40,11 @@ func TestValidateCluster(t *testing.T) {
 		{name: "(a) private AWS cluster, operator serves no private platform", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate),
 			cfg: Config{}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"endpointAccess is Private", "None", "--private-platform=AWS"}},
 		{name: "(a) PublicAndPrivate AWS cluster, Azure operator", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate),
-			cfg: Config{PrivatePlatform: PrivatePlatformAzure}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"PublicAndPrivate", "Azure"}},
+			cfg: Config{PrivatePlatform: azureplatform.Name}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"PublicAndPrivate", "Azure"}},
 		{name: "(b) private AWS cluster in another region", hc: withRegion(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate), "eu-west-1"),
 			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.PlatformRegionMismatchReason}, contains: []string{"eu-west-1", "us-east-1"}},
 		{name: "(b) private AWS cluster, operator without a region", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate),
-			cfg: Config{PrivatePlatform: PrivatePlatformAWS}, reasons: []string{hcplinkv1beta1.PlatformRegionMismatchReason}, contains: []string{"no region"}},
+			cfg: Config{PrivatePlatform: awsplatform.Name, Platforms: platformsWith("", "")}, reasons: []string{hcplinkv1beta1.PlatformRegionMismatchReason}, contains: []string{"no region"}},
 		{name: "(c) private Azure cluster on an AWS operator", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPrivate),
 			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"topology is Private", "--private-platform=Azure"}},
 		{name: "(c) PublicAndPrivate Azure cluster without private platform", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPublicAndPrivate),
@@ -61,12 +63,12 @@ func TestValidateCluster(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := validateCluster(tt.hc, tt.cfg, tt.existing)
+			got := validateCluster(tt.hc, withPlatforms(tt.cfg), tt.existing)
 			var reasons []string
 			for _, p := range got {
-				reasons = append(reasons, p.reason)
-				if p.message == "" {
-					t.Errorf("problem %s has no message", p.reason)
+				reasons = append(reasons, p.Reason)
+				if p.Message == "" {
+					t.Errorf("problem %s has no message", p.Reason)
 				}
 			}
 			if strings.Join(reasons, ",") != strings.Join(tt.reasons, ",") {
@@ -91,58 +93,6 @@ func TestValidateCluster(t *testing.T) {
 			}
 			if cond.Status != wantStatus {
 				t.Errorf("condition status = %s, want %s", cond.Status, wantStatus)
-			}
-		})
-	}
-}
-
-func withRoleARN(hc *hcplinkv1beta1.HostedCluster, arn string) *hcplinkv1beta1.HostedCluster {
-	hc.Spec.Platform.AWS.RolesRef = &hcplinkv1beta1.AWSRolesRef{ControlPlaneOperatorARN: arn}
-	return hc
-}
-
-// Issue item 9: a role the cloud would refuse is refused before anything
-// is created.
-func TestCheckRoleARN(t *testing.T) {
-	private := func(region, arn string) *hcplinkv1beta1.HostedCluster {
-		return withRoleARN(withRegion(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate), region), arn)
-	}
-	tests := []struct {
-		name     string
-		hc       *hcplinkv1beta1.HostedCluster
-		contains []string // empty: accepted
-	}{
-		{name: "aws role in us-east-1", hc: private("us-east-1", "arn:aws:iam::222222222222:role/hcplink/demo")},
-		{name: "aws-cn role in cn-north-1", hc: private("cn-north-1", "arn:aws-cn:iam::222222222222:role/demo")},
-		{name: "aws-us-gov role in us-gov-west-1", hc: private("us-gov-west-1", "arn:aws-us-gov:iam::222222222222:role/demo")},
-		{name: "public cluster without a role", hc: awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic)},
-		{name: "aws-cn role in us-east-1", hc: private("us-east-1", "arn:aws-cn:iam::222222222222:role/demo"),
-			contains: []string{"spec.platform.aws.rolesRef.controlPlaneOperatorARN", "partition aws-cn", "region us-east-1 is in partition aws", "arn:aws:iam::"}},
-		{name: "aws role in cn-northwest-1", hc: private("cn-northwest-1", "arn:aws:iam::222222222222:role/demo"),
-			contains: []string{"partition aws,", "partition aws-cn", "arn:aws-cn:iam::"}},
-		{name: "aws role in us-gov-east-1", hc: private("us-gov-east-1", "arn:aws:iam::222222222222:role/demo"),
-			contains: []string{"partition aws-us-gov", "arn:aws-us-gov:iam::"}},
-		{name: "a user, not a role", hc: private("us-east-1", "arn:aws:iam::222222222222:user/demo"),
-			contains: []string{"controlPlaneOperatorARN", "not an IAM role ARN", "arn:aws:iam::<account>:role/<name>"}},
-		{name: "an STS assumed-role ARN", hc: private("us-east-1", "arn:aws:sts::222222222222:assumed-role/demo/session"),
-			contains: []string{"not an IAM role ARN"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := checkRoleARN(tt.hc)
-			if len(tt.contains) == 0 {
-				if got != nil {
-					t.Fatalf("refused: %+v", got)
-				}
-				return
-			}
-			if got == nil || got.reason != hcplinkv1beta1.InvalidRoleARNReason {
-				t.Fatalf("problem = %+v, want %s", got, hcplinkv1beta1.InvalidRoleARNReason)
-			}
-			for _, s := range tt.contains {
-				if !strings.Contains(got.message, s) {
-					t.Errorf("message %q does not contain %q", got.message, s)
-				}
 			}
 		})
 	}

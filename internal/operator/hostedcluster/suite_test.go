@@ -15,7 +15,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	azcloud "github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	hcpevents "github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
@@ -51,7 +54,7 @@ const (
 // awsConfig is the operator configuration of most tests: AWS PrivateLink
 // in testRegion.
 func awsConfig() Config {
-	return Config{PrivatePlatform: PrivatePlatformAWS, AWSPrivateRegion: testRegion, ControlPlaneOperatorImage: testImage}
+	return Config{PrivatePlatform: awsplatform.Name, ControlPlaneOperatorImage: testImage, Platforms: testPlatforms()}
 }
 
 func routeServices() []hcplinkv1beta1.ServicePublishingStrategyMapping {
@@ -131,9 +134,20 @@ func awsEndpointService(namespace, name string) *hcplinkv1beta1.AWSEndpointServi
 	}
 }
 
-// testPlatforms is the registry the operator runs with: AWS and Azure.
+// testPlatforms is the registry the operator runs with: AWS in testRegion
+// and Azure.
 func testPlatforms() *platform.Registry {
-	return platform.New(awsplatform.Platform(), azureplatform.Platform())
+	return platformsWith(testRegion, "")
+}
+
+// platformsWith is the registry of an operator whose AWS private region
+// and Azure authority host are the given ones ("": none, the default).
+func platformsWith(region, authorityHost string) *platform.Registry {
+	azure := azureplatform.Options{}
+	if authorityHost != "" {
+		azure.Config = &azurecloud.Config{Cloud: azcloud.Configuration{ActiveDirectoryAuthorityHost: authorityHost}}
+	}
+	return platform.New(awsplatform.Platform(awsplatform.Options{Region: region}), azureplatform.Platform(azure))
 }
 
 // withPlatforms gives cfg the operator's registry unless it has one.

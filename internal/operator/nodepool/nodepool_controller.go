@@ -11,7 +11,6 @@ package nodepool
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +27,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
 // ControllerName names the controller (logs, metrics).
@@ -45,6 +45,9 @@ const FieldOwner = "hcplink-operator-nodepool"
 type Reconciler struct {
 	// Client reads (through the manager's cache) and writes.
 	Client client.Client
+	// Platforms check what each cloud asks more of a NodePool
+	// (Platform.ValidateNodePool); nil checks nothing more.
+	Platforms *platform.Registry
 	// Now stamps condition transitions; nil is the wall clock.
 	Now func() time.Time
 }
@@ -98,15 +101,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner,
 		Types: []string{hcplinkv1beta1.NodePoolValidConfigurationCondition}, Now: r.Now}
-	if _, err := w.Apply(ctx, np, &np.Status.Conditions, validConfiguration(np, hc)); err != nil {
+	if _, err := w.Apply(ctx, np, &np.Status.Conditions, validConfiguration(np, hc, r.Platforms)); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{}, nil
 }
 
 // validConfiguration is the NodePool's ValidConfiguration given its
-// cluster (nil when it does not exist).
-func validConfiguration(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCluster) metav1.Condition {
+// cluster (nil when it does not exist) and its platform's own check.
+func validConfiguration(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCluster, platforms *platform.Registry) metav1.Condition {
 	c := metav1.Condition{Type: hcplinkv1beta1.NodePoolValidConfigurationCondition, Status: metav1.ConditionFalse}
 	switch {
 	case hc == nil:
@@ -117,22 +120,14 @@ func validConfiguration(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCl
 		c.Reason = hcplinkv1beta1.PlatformMismatchReason
 		c.Message = fmt.Sprintf("spec.platform.type is %s, but HostedCluster %s runs on %s; a NodePool must be on its cluster's platform",
 			np.Spec.Platform.Type, hc.Name, hc.Spec.Platform.Type)
-	case !subnetInClusterSubscription(np, hc):
-		c.Reason = hcplinkv1beta1.SubnetNotInClusterSubscriptionReason
-		c.Message = fmt.Sprintf("spec.platform.azure.subnetID is not in the subscription of HostedCluster %s (its spec.platform.azure.subscriptionID); use a subnet of the cluster's subscription",
-			hc.Name)
 	default:
+		if p := platforms.ForType(np.Spec.Platform.Type); p != nil && p.ValidateNodePool != nil {
+			if problem := p.ValidateNodePool(np, hc); problem != nil {
+				c.Reason, c.Message = problem.Reason, problem.Message
+				return c
+			}
+		}
 		c.Status, c.Reason, c.Message = metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, hcplinkv1beta1.AllIsWellMessage
 	}
 	return c
-}
-
-// subnetInClusterSubscription reports whether an Azure NodePool's subnet
-// is in its cluster's subscription (true for anything else).
-func subnetInClusterSubscription(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCluster) bool {
-	pool, cluster := np.Spec.Platform.Azure, hc.Spec.Platform.Azure
-	if pool == nil || cluster == nil {
-		return true
-	}
-	return strings.HasPrefix(strings.ToLower(pool.SubnetID), "/subscriptions/"+strings.ToLower(cluster.SubscriptionID)+"/")
 }

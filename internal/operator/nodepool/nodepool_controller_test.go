@@ -18,6 +18,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/operator/platform"
+	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -41,7 +44,7 @@ func startManager(t *testing.T, namespace string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr, controller.Options{}); err != nil {
+	if err := (&Reconciler{Client: mgr.GetClient(), Platforms: platform.New(awsplatform.Platform(awsplatform.Options{}), azureplatform.Platform(azureplatform.Options{}))}).SetupWithManager(mgr, controller.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(ctrl.LoggerInto(t.Context(), ctrl.Log.WithName(t.Name())))

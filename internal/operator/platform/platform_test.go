@@ -13,7 +13,7 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	r := platform.New(awsplatform.Platform(), azureplatform.Platform())
+	r := platform.New(awsplatform.Platform(awsplatform.Options{}), azureplatform.Platform(azureplatform.Options{}))
 	if got := r.Names(); !slices.Equal(got, []string{"AWS", "Azure"}) {
 		t.Errorf("Names = %v", got)
 	}
@@ -43,7 +43,9 @@ func TestRegistry(t *testing.T) {
 		case hcplinkv1beta1.AzurePlatform:
 			hc.Spec.Platform.Azure = &hcplinkv1beta1.AzurePlatformSpec{Topology: hcplinkv1beta1.AzureTopologyPublic}
 			if private {
+				// The CRD requires private whenever the topology is not Public.
 				hc.Spec.Platform.Azure.Topology = hcplinkv1beta1.AzureTopologyPrivate
+				hc.Spec.Platform.Azure.Private = &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink}
 			}
 		}
 		return hc

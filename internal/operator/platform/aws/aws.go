@@ -1,12 +1,15 @@
-// Package awsplatform registers AWS PrivateLink with the management
-// operator's platform registry: AWSEndpointService objects, their two
+// Package aws registers AWS PrivateLink with the management operator's
+// platform registry: which clusters are private on AWS and the checks of
+// their settings (validation.go), the control-plane operator's STS web
+// identity (controlplane.go), AWSEndpointService objects and their two
 // aggregated conditions, the control-plane operator's final customer-side
-// sweep, and the management-side endpoint-service controller and orphan
-// sweeper.
+// sweep, the drift and sweep defaults, and the management-side
+// endpoint-service controller and orphan sweeper.
 package aws
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -23,6 +26,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloud/awshttp"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/operator/awsendpointservice"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
@@ -33,28 +37,66 @@ const Name = "AWS"
 // metricsComponent is the component label of the operator's AWS calls.
 const metricsComponent = "operator"
 
-// Platform describes AWS PrivateLink.
-func Platform() platform.Platform {
+// Options are the operator's own AWS options.
+type Options struct {
+	// Region is the management cluster's region (--aws-private-region):
+	// private AWS clusters must be in it, and the operator's clients call
+	// it.
+	Region string
+	// Config is the operator's AWS configuration; nil loads it the
+	// standard way (environment, shared files, web identity).
+	Config *aws.Config
+}
+
+// Platform describes AWS PrivateLink for an operator with opts.
+func Platform(opts Options) platform.Platform {
 	return platform.Platform{
 		Name:      Name,
 		Type:      hcplinkv1beta1.AWSPlatform,
-		Kind:      "AWSEndpointService",
-		Prototype: &hcplinkv1beta1.AWSEndpointService{},
+		Mechanism: "AWS PrivateLink",
+		IsPrivate: isPrivate,
+		PrivacySetting: func(hc *hcplinkv1beta1.HostedCluster) (string, string) {
+			return "spec.platform.aws.endpointAccess", string(hc.Spec.Platform.AWS.EndpointAccess)
+		},
+		Validate: func(hc *hcplinkv1beta1.HostedCluster, served bool) []platform.Problem {
+			return validate(hc, served, opts.Region)
+		},
+		Check:                func() error { return check(opts) },
+		ControlPlaneOperator: controlPlaneOperator,
+		SecretNames:          []string{CredentialsSecretName},
+		Kind:                 "AWSEndpointService",
+		Resource:             "awsendpointservices",
+		Prototype:            &hcplinkv1beta1.AWSEndpointService{},
 		ConditionTypes: []string{
 			hcplinkv1beta1.AWSEndpointServiceAvailableCondition,
 			hcplinkv1beta1.AWSEndpointAvailableCondition,
 		},
-		AppliesTo:      isPrivate,
 		List:           list,
 		FinalSweep:     true,
 		FinalSweepLeak: finalSweepLeak,
-		Setup:          setup,
+		// Ten minutes keeps a fleet within AWS's per-account request rates
+		// while a change made behind our back is undone within one interval.
+		DriftDefault: intervals.AWSDrift,
+		// Orphaned endpoint services are rare (a lost object, a forced
+		// finalizer): looking twice an hour is plenty.
+		SweepDefault: intervals.AWSEndpointServiceSweep,
+		Setup: func(ctx context.Context, mgr manager.Manager, so platform.SetupOptions) (platform.Started, error) {
+			return setup(ctx, mgr, opts, so)
+		},
 	}
 }
 
+// isPrivate: the API type's test of privacy on AWS.
 func isPrivate(hc *hcplinkv1beta1.HostedCluster) bool {
-	p := hc.Spec.Platform
-	return p.Type == hcplinkv1beta1.AWSPlatform && p.AWS != nil && p.AWS.EndpointAccess.IsPrivate()
+	return hc.Spec.Platform.Type == hcplinkv1beta1.AWSPlatform && hc.Spec.Platform.AWS.IsPrivate()
+}
+
+// check refuses an AWS operator without its region.
+func check(opts Options) error {
+	if opts.Region == "" {
+		return errors.New("the AWS private region is required when the private platform is AWS")
+	}
+	return nil
 }
 
 func list(ctx context.Context, c client.Reader, namespace string, hc *hcplinkv1beta1.HostedCluster) ([]platform.Object, error) {
@@ -148,7 +190,7 @@ func finalSweepLeak(hc *hcplinkv1beta1.HostedCluster) string {
 
 // setup registers the AWSEndpointService controller and the orphan
 // sweeper on the management account's clients.
-func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.Started, error) {
+func setup(ctx context.Context, mgr manager.Manager, opts Options, so platform.SetupOptions) (platform.Started, error) {
 	cfg, err := loadConfig(ctx, opts)
 	if err != nil {
 		return platform.Started{}, &platform.ConfigError{Err: err}
@@ -158,13 +200,13 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 		Client:              mgr.GetClient(),
 		EC2:                 ec2Client,
 		ELB:                 elbClient,
-		DriftInterval:       opts.DriftInterval,
-		ManagementClusterID: opts.ManagementClusterID,
-		Events:              opts.Events,
+		DriftInterval:       so.DriftInterval,
+		ManagementClusterID: so.ManagementClusterID,
+		Events:              so.Events,
 	}
 	// Run may be called more than once in a process (the local environment,
 	// tests): controller names need not be unique then.
-	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
+	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: so.MaxConcurrentReconciles}
 	if err := r.SetupWithManager(mgr, copts); err != nil {
 		return platform.Started{}, fmt.Errorf("setting up the AWSEndpointService controller: %w", err)
 	}
@@ -172,8 +214,8 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 		Reader:              mgr.GetAPIReader(),
 		EC2:                 ec2Client,
 		Cache:               r.Cache,
-		Interval:            opts.SweepInterval,
-		ManagementClusterID: opts.ManagementClusterID,
+		Interval:            so.SweepInterval,
+		ManagementClusterID: so.ManagementClusterID,
 	}
 	if err := mgr.Add(sweeper); err != nil {
 		return platform.Started{}, fmt.Errorf("adding the endpoint-service sweeper: %w", err)
@@ -181,13 +223,16 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 	return platform.Started{Identity: STSCaller(cfg)}, nil
 }
 
-// STSCaller checks the management credentials with GetCallerIdentity.
+// STSCaller checks the management credentials with GetCallerIdentity; its
+// errors are classified (cloud.Error).
 func STSCaller(cfg aws.Config) platform.IdentityCaller {
 	client := sts.NewFromConfig(cfg)
 	return func(ctx context.Context) (string, error) {
 		out, err := client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 		if err != nil {
-			return "", err
+			// Classified here, so that the operator's generic check reads
+			// only the shared class.
+			return "", awscloud.Wrap("checking the operator's credentials with GetCallerIdentity", err)
 		}
 		return aws.ToString(out.Arn), nil
 	}
@@ -196,19 +241,16 @@ func STSCaller(cfg aws.Config) platform.IdentityCaller {
 // loadConfig is the operator's instrumented AWS configuration: the given
 // one, or loaded the standard way (environment, shared files, web
 // identity).
-func loadConfig(ctx context.Context, opts platform.SetupOptions) (aws.Config, error) {
+func loadConfig(ctx context.Context, opts Options) (aws.Config, error) {
 	var cfg aws.Config
-	switch given := opts.Cloud.(type) {
-	case *aws.Config:
-		cfg = given.Copy()
-	case nil:
+	if opts.Config != nil {
+		cfg = opts.Config.Copy()
+	} else {
 		loaded, err := awscloud.LoadConfig(ctx, config.WithRegion(opts.Region))
 		if err != nil {
 			return aws.Config{}, err
 		}
 		cfg = loaded
-	default:
-		return aws.Config{}, fmt.Errorf("the AWS platform needs an *aws.Config, not %T", opts.Cloud)
 	}
 	if cfg.Region == "" {
 		cfg.Region = opts.Region

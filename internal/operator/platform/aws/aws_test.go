@@ -66,14 +66,14 @@ func TestObjectDescribesWhatEachFinalizerWouldLeak(t *testing.T) {
 }
 
 func TestAppliesToPrivateAWSClustersOnly(t *testing.T) {
-	p := Platform()
+	p := Platform(Options{})
 	for access, want := range map[hcplinkv1beta1.AWSEndpointAccessType]bool{
 		hcplinkv1beta1.AWSEndpointAccessPublic:           false,
 		hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate: true,
 		hcplinkv1beta1.AWSEndpointAccessPrivate:          true,
 	} {
-		if got := p.AppliesTo(cluster(access)); got != want {
-			t.Errorf("%s: AppliesTo = %v, want %v", access, got, want)
+		if got := p.IsPrivate(cluster(access)); got != want {
+			t.Errorf("%s: IsPrivate = %v, want %v", access, got, want)
 		}
 	}
 }

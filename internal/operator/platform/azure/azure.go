@@ -1,5 +1,7 @@
-// Package azureplatform registers Azure Private Link with the management
-// operator's platform registry: the AzurePrivateLinkService kind, its
+// Package azure registers Azure Private Link with the management
+// operator's platform registry: which clusters are private on Azure, the
+// control-plane operator's workload identity (controlplane.go), the
+// placement of routers (placement.go), the AzurePrivateLinkService kind, its
 // aggregated condition, what each finalizer would leave behind, and the
 // management-side Private Link Service controller on the operator's own
 // identity (configured once, at install: azidentity's environment plus
@@ -9,42 +11,103 @@ package azure
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
 // Name is the --private-platform value of Azure.
 const Name = "Azure"
 
-// Platform describes Azure Private Link.
-func Platform() platform.Platform {
+// Options are the operator's own Azure options.
+type Options struct {
+	// Config is the operator's Azure identity and endpoints; nil reads them
+	// from the environment (azidentity's variables, AZURE_SUBSCRIPTION_ID
+	// for the management subscription, and the endpoint overrides of
+	// internal/cloud/azure).
+	Config *azurecloud.Config
+	// LoadBalancerConfigurations are the Azure cloud provider's
+	// load-balancer configurations the operator places each private
+	// cluster's routers on (--azure-load-balancer-configurations); none:
+	// the cloud provider's default placement.
+	LoadBalancerConfigurations []string
+}
+
+// Platform describes Azure Private Link for an operator with opts.
+func Platform(opts Options) platform.Platform {
+	authorityHost := authorityHost(opts.Config, os.Getenv)
 	return platform.Platform{
 		Name:      Name,
 		Type:      hcplinkv1beta1.AzurePlatform,
-		Kind:      "AzurePrivateLinkService",
-		Prototype: &hcplinkv1beta1.AzurePrivateLinkService{},
+		Mechanism: "Azure Private Link",
+		IsPrivate: isPrivate,
+		PrivacySetting: func(hc *hcplinkv1beta1.HostedCluster) (string, string) {
+			return "spec.platform.azure.topology", string(hc.Spec.Platform.Azure.Topology)
+		},
+		ControlPlaneOperator: func(hc *hcplinkv1beta1.HostedCluster, w *platform.Workload) {
+			controlPlaneOperator(hc, authorityHost, w)
+		},
+		ValidateNodePool: validateNodePool,
+		ControlPlaneSpec: controlPlaneSpec,
+		Kind:             "AzurePrivateLinkService",
+		Resource:         "azureprivatelinkservices",
+		Prototype:        &hcplinkv1beta1.AzurePrivateLinkService{},
 		// Both sides, as on AWS: the operator's Private Link Service and
 		// the control-plane operator's endpoint and DNS.
 		ConditionTypes: []string{
 			hcplinkv1beta1.AzurePLSCreatedCondition,
 			hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
 		},
-		AppliesTo: isPrivate,
-		List:      list,
-		Setup:     setup,
+		// The control-plane operator checks the cluster's Azure settings
+		// (resource group, VNet, subnet) before it makes anything.
+		SettingsCondition: hcplinkv1beta1.AzureConfigurationValidCondition,
+		List:              list,
+		// Five minutes, the reference's: ARM's request buckets are per
+		// principal and refill faster than AWS's account-wide ones.
+		DriftDefault: intervals.AzureDrift,
+		// No orphan sweeper on Azure yet: SweepDefault stays zero.
+		Setup: func(ctx context.Context, mgr manager.Manager, so platform.SetupOptions) (platform.Started, error) {
+			return setup(ctx, mgr, opts, so)
+		},
 	}
 }
 
+// isPrivate: the API type's test of privacy on Azure.
 func isPrivate(hc *hcplinkv1beta1.HostedCluster) bool {
-	p := hc.Spec.Platform
-	return p.Type == hcplinkv1beta1.AzurePlatform && p.Azure != nil && p.Azure.Topology.IsPrivate()
+	return hc.Spec.Platform.Type == hcplinkv1beta1.AzurePlatform && hc.Spec.Platform.Azure.IsPrivate()
+}
+
+// validateNodePool refuses an Azure NodePool whose subnet is not in its
+// cluster's subscription: the cluster's identities cannot reach it.
+func validateNodePool(np *hcplinkv1beta1.NodePool, hc *hcplinkv1beta1.HostedCluster) *platform.Problem {
+	pool, cluster := np.Spec.Platform.Azure, hc.Spec.Platform.Azure
+	if pool == nil || cluster == nil {
+		return nil
+	}
+	if strings.HasPrefix(strings.ToLower(pool.SubnetID), "/subscriptions/"+strings.ToLower(cluster.SubscriptionID)+"/") {
+		return nil
+	}
+	return &platform.Problem{Reason: hcplinkv1beta1.SubnetNotInClusterSubscriptionReason, Message: fmt.Sprintf(
+		"spec.platform.azure.subnetID is not in the subscription of HostedCluster %s (its spec.platform.azure.subscriptionID); use a subnet of the cluster's subscription",
+		hc.Name)}
+}
+
+// controlPlaneSpec records, in the HostedControlPlane, the load-balancer
+// configuration the routers were placed on (written to the cluster's
+// status before its control plane exists, so that the routers are made
+// where it says).
+func controlPlaneSpec(hc *hcplinkv1beta1.HostedCluster, spec *hcplinkv1beta1.HostedControlPlaneSpec) {
+	spec.AzureLoadBalancerConfiguration = hc.Status.AzureLoadBalancerConfiguration
 }
 
 func list(ctx context.Context, c client.Reader, namespace string, _ *hcplinkv1beta1.HostedCluster) ([]platform.Object, error) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v7"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -53,7 +54,7 @@ var _ platform.Placer = (*Placer)(nil)
 
 // Place implements platform.Placer.
 func (p *Placer) Place(ctx context.Context, hc *hcplinkv1beta1.HostedCluster, recorded string) (string, error) {
-	if hc.Spec.Platform.Type != hcplinkv1beta1.AzurePlatform || !hc.Spec.Platform.IsPrivate() {
+	if !isPrivate(hc) {
 		return "", nil
 	}
 	p.mu.Lock()
@@ -105,6 +106,16 @@ func (p *Placer) placedClusters(ctx context.Context, self *hcplinkv1beta1.Hosted
 		if c == "" {
 			c = p.chosen[hc.UID]
 		}
+		if c == "" && isPrivate(hc) {
+			// A placement whose status write was lost (or that a restarted
+			// operator has not chosen again yet) is still in the cluster's
+			// control plane: counted, or a new cluster could take its
+			// room before that cluster's own pass takes it back.
+			var err error
+			if c, err = placementInControlPlane(ctx, p.Reader, hc); err != nil {
+				return nil, err
+			}
+		}
 		if c != "" {
 			out[strings.ToLower(azureprivatelink.ServiceNameOf(hc))] = c
 		}
@@ -115,6 +126,20 @@ func (p *Placer) placedClusters(ctx context.Context, self *hcplinkv1beta1.Hosted
 		}
 	}
 	return out, nil
+}
+
+// placementInControlPlane is the placement the cluster's
+// HostedControlPlane records, "" when it has none or does not exist.
+func placementInControlPlane(ctx context.Context, c client.Reader, hc *hcplinkv1beta1.HostedCluster) (string, error) {
+	hcp := &hcplinkv1beta1.HostedControlPlane{}
+	key := client.ObjectKey{Namespace: hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name), Name: hc.Name}
+	if err := c.Get(ctx, key, hcp); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("reading the HostedControlPlane of %s/%s: %w", hc.Namespace, hc.Name, err)
+	}
+	return hcp.Spec.AzureLoadBalancerConfiguration, nil
 }
 
 // Occupancy counts, per configuration, the Private Link Services on its

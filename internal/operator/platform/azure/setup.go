@@ -29,10 +29,10 @@ const metricsComponent = "operator"
 // management subscription's clients, and, with load-balancer
 // configurations to place routers on, the Placer (sharing the
 // controller's listing of Private Link Services). The identity is the operator's own,
-// read once: SetupOptions.Cloud when it is an *azurecloud.Config, else the
-// environment (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE
-// or AZURE_CLIENT_SECRET, AZURE_SUBSCRIPTION_ID, and the endpoints).
-func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.Started, error) {
+// read once: Options.Config when given, else the environment
+// (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE or
+// AZURE_CLIENT_SECRET, AZURE_SUBSCRIPTION_ID, and the endpoints).
+func setup(ctx context.Context, mgr manager.Manager, opts Options, so platform.SetupOptions) (platform.Started, error) {
 	cfg, err := loadConfig(opts)
 	if err != nil {
 		return platform.Started{}, &platform.ConfigError{Err: err}
@@ -58,44 +58,52 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 	r := &azureprivatelink.Reconciler{
 		Client:              mgr.GetClient(),
 		Cloud:               &azureprivatelink.Cloud{Provider: providers.PrivateLinkServices, Subscription: cfg.SubscriptionID, LoadBalancers: scope},
-		ManagementClusterID: opts.ManagementClusterID,
-		DriftInterval:       opts.DriftInterval,
-		Events:              opts.Events,
+		ManagementClusterID: so.ManagementClusterID,
+		DriftInterval:       so.DriftInterval,
+		Events:              so.Events,
 	}
 	// Run may be called more than once in a process (the local environment,
 	// tests): controller names need not be unique then.
-	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
+	copts := controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: so.MaxConcurrentReconciles}
 	if err := r.SetupWithManager(mgr, copts); err != nil {
 		return platform.Started{}, fmt.Errorf("setting up the AzurePrivateLinkService controller: %w", err)
 	}
 	started := platform.Started{Identity: TokenCaller(cred, cfg.Cloud, cfg.ClientID)}
-	if len(opts.Placements) > 0 {
-		started.Placer = &Placer{Configurations: opts.Placements, Reader: mgr.GetClient(), Services: r.Services, ResourceGroup: scope.ResourceGroup}
+	if len(opts.LoadBalancerConfigurations) > 0 {
+		started.Placer = &Placer{Configurations: opts.LoadBalancerConfigurations, Reader: mgr.GetClient(), Services: r.Services, ResourceGroup: scope.ResourceGroup}
 	}
 	return started, nil
 }
 
 // loadConfig is the operator's Azure configuration: the given one, or the
 // environment's. The management subscription is required.
-func loadConfig(opts platform.SetupOptions) (azurecloud.Config, error) {
+func loadConfig(opts Options) (azurecloud.Config, error) {
 	var cfg azurecloud.Config
-	switch given := opts.Cloud.(type) {
-	case *azurecloud.Config:
-		cfg = *given
-	case nil:
+	if opts.Config != nil {
+		cfg = *opts.Config
+	} else {
 		loaded, err := azurecloud.ConfigFromEnv(os.Getenv)
 		if err != nil {
 			return azurecloud.Config{}, err
 		}
 		cfg = loaded
-	default:
-		return azurecloud.Config{}, fmt.Errorf("the Azure platform needs an *azurecloud.Config, not %T", opts.Cloud)
 	}
 	if cfg.SubscriptionID == "" {
 		return azurecloud.Config{}, fmt.Errorf("the management subscription is not set (%s)", azurecloud.EnvSubscriptionID)
 	}
 	cfg.Component = metricsComponent
 	return cfg, nil
+}
+
+// authorityHost is the Entra ID authority of the operator's own Azure
+// configuration, or of its environment: the control-plane operators it
+// renders sign in at the same cloud (public, sovereign, or cloudsim). ""
+// leaves the rendering's default, Azure's public cloud.
+func authorityHost(cfg *azurecloud.Config, getenv func(string) string) string {
+	if cfg != nil && cfg.Cloud.ActiveDirectoryAuthorityHost != "" {
+		return cfg.Cloud.ActiveDirectoryAuthorityHost
+	}
+	return getenv(azurecloud.EnvAuthorityHost)
 }
 
 // TokenCaller checks the management credentials by asking Entra ID for a
