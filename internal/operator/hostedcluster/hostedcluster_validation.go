@@ -32,6 +32,13 @@ func validateCluster(hc *hcplinkv1beta1.HostedCluster, cfg Config, existing *cor
 		problems = append(problems, problem{Reason: hcplinkv1beta1.UnsupportedPrivatePlatformReason, Message: fmt.Sprintf(
 			"%s is %s, which needs %s, but this operator's private platform is %s; use %s Public, or run the operator with --private-platform=%s",
 			field, value, p.Mechanism, served, setting, p.Name)})
+	} else if p == nil && hc.Spec.Platform.IsPrivate() {
+		// The API may know a cloud before this operator serves its private
+		// path (GCP's API came first): refuse rather than report a private
+		// cluster Available with no private path.
+		problems = append(problems, problem{Reason: hcplinkv1beta1.UnsupportedPrivatePlatformReason, Message: fmt.Sprintf(
+			"the cluster asks for a private path on %s, which this operator cannot build (it builds private paths on %s); make the cluster Public, or run a version of hcplink that serves private %s clusters",
+			hc.Spec.Platform.Type, strings.Join(cfg.Platforms.Names(), " and "), hc.Spec.Platform.Type)})
 	}
 	if p := cfg.Platforms.ForType(hc.Spec.Platform.Type); p != nil && p.Validate != nil {
 		problems = append(problems, p.Validate(hc, p.Name == served)...)

@@ -49,6 +49,9 @@ func TestValidateCluster(t *testing.T) {
 			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"topology is Private", "--private-platform=Azure"}},
 		{name: "(c) PublicAndPrivate Azure cluster without private platform", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPublicAndPrivate),
 			cfg: Config{PrivatePlatform: PrivatePlatformNone}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"PublicAndPrivate"}},
+		{name: "(c) private cluster on a cloud with no private platform registered", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPrivate),
+			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"private path on GCP", "AWS and Azure", "Public"}},
+		{name: "public cluster on a cloud with no private platform registered", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPublic), cfg: awsConfig()},
 		{name: "(d) namespace name of 64 characters", hc: awsCluster("clusters", longName+"x", hcplinkv1beta1.AWSEndpointAccessPublic),
 			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.NamespaceNameTooLongReason}, contains: []string{"64 characters", "63"}},
 		{name: "(d) dots count after replacement", hc: awsCluster("clusters", strings.Repeat("a.", 28)+"b", hcplinkv1beta1.AWSEndpointAccessPublic),
@@ -101,4 +104,13 @@ func TestValidateCluster(t *testing.T) {
 func withRegion(hc *hcplinkv1beta1.HostedCluster, region string) *hcplinkv1beta1.HostedCluster {
 	hc.Spec.Platform.AWS.Region = region
 	return hc
+}
+
+// gcpCluster is a GCP cluster with the given endpoint access.
+func gcpCluster(access hcplinkv1beta1.GCPEndpointAccessType) *hcplinkv1beta1.HostedCluster {
+	return &hcplinkv1beta1.HostedCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "demo"},
+		Spec: hcplinkv1beta1.HostedClusterSpec{Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.GCPPlatform,
+			GCP: &hcplinkv1beta1.GCPPlatformSpec{Project: "customer-project", Region: "us-central1", EndpointAccess: access}}},
+	}
 }
