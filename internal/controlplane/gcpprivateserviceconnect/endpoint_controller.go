@@ -1,0 +1,360 @@
+package gcpprivateserviceconnect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
+	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// EndpointFieldOwner is the field manager of the endpoint controller's
+// writes: its three conditions are applied server-side under this name, so
+// the operator's condition on the same object is never touched.
+const EndpointFieldOwner = "hcplink-gcp-endpoint"
+
+// InfraIDAnnotation keeps the cluster's infraID on the CR: it names and
+// labels the customer-side resources, and deletion must find them when the
+// HostedControlPlane is gone.
+const InfraIDAnnotation = "hcplink.io/infra-id"
+
+// ownedConditions are the condition types this controller writes.
+var ownedConditions = []string{
+	hcplinkv1beta1.GCPEndpointAvailableCondition,
+	hcplinkv1beta1.GCPDNSAvailableCondition,
+	hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition,
+}
+
+// Reconciler is the control-plane operator's endpoint controller: for the
+// GCPPrivateServiceConnect of its namespace it keeps, in the customer's
+// project, the PSC endpoint (a reserved internal address and a forwarding
+// rule targeting the operator's service attachment), the private zone
+// visible to the customer's network with the api and *.apps records, and
+// the ExternalName Services of a Private cluster; and removes them in
+// order on deletion. It orchestrates and sets conditions; the cloud calls
+// are the providers'.
+type Reconciler struct {
+	Client client.Client
+	// Cloud signs in as the cluster's identity and gives the providers of
+	// the customer's project and region.
+	Cloud CloudFactory
+	// DriftInterval is how often a healthy private path is checked; zero
+	// means DefaultDriftInterval. Each check is jittered by ±15%.
+	DriftInterval time.Duration
+	// Tracker grows the delays of repeated trouble per CR; nil uses a
+	// private one.
+	Tracker *outcome.Tracker
+	// MaxConcurrentReconciles is the worker count; zero means
+	// DefaultMaxConcurrentReconciles.
+	MaxConcurrentReconciles int
+	// OperationPoll is the first look at an operation of ours still
+	// running; zero means operationPoll.
+	OperationPoll time.Duration
+	// Events tells people what was created or deleted and how the
+	// conditions changed; nil tells nothing.
+	Events *events.Recorder
+
+	initOnce sync.Once
+	tracker  *outcome.Tracker
+	// operations are the Compute Engine operations of ours still running,
+	// per CR and step: a pass starts one and a later pass waits on it. One
+	// lost to a restart costs a read: the names are fixed, so the next
+	// insert finds the resource and adopts it.
+	operations sync.Map // opKey → gcpcloud.Operation
+}
+
+type opKey struct {
+	uid  types.UID
+	step string
+}
+
+// Steps whose operations are kept.
+const (
+	opAddressReserve = "address-reserve"
+	opAddressRelease = "address-release"
+	opRuleInsert     = "rule-insert"
+	opRuleDelete     = "rule-delete"
+)
+
+func (r *Reconciler) outcomes() *outcome.Tracker {
+	r.initOnce.Do(func() {
+		r.tracker = r.Tracker
+		if r.tracker == nil {
+			r.tracker = &outcome.Tracker{}
+		}
+	})
+	return r.tracker
+}
+
+func (r *Reconciler) poll() time.Duration {
+	if r.OperationPoll > 0 {
+		return r.OperationPoll
+	}
+	return operationPoll
+}
+
+func (r *Reconciler) driftInterval() time.Duration {
+	if r.DriftInterval > 0 {
+		return r.DriftInterval
+	}
+	return DefaultDriftInterval
+}
+
+// kept returns the operation of step still running, if any.
+func (r *Reconciler) kept(cr *hcplinkv1beta1.GCPPrivateServiceConnect, step string) (gcpcloud.Operation, bool) {
+	v, ok := r.operations.Load(opKey{cr.UID, step})
+	if !ok {
+		return gcpcloud.Operation{}, false
+	}
+	return v.(gcpcloud.Operation), true
+}
+
+// await waits once on op (just started, or kept from an earlier pass) and
+// reports whether it is done; one still running is kept for the next pass.
+func (r *Reconciler) await(ctx context.Context, s *scope, step string, op gcpcloud.Operation) (bool, error) {
+	key := opKey{s.cr.UID, step}
+	if op.IsZero() {
+		r.operations.Delete(key)
+		return true, nil
+	}
+	got, err := s.cloud.Operations.Wait(ctx, op)
+	if err != nil || got.Done {
+		r.operations.Delete(key)
+		return err == nil, err
+	}
+	r.operations.Store(key, got)
+	return false, nil
+}
+
+// awaitKept waits once on the operation kept for step; waiting is true
+// (with the outcome to return) while it still runs or when it failed.
+func (r *Reconciler) awaitKept(ctx context.Context, s *scope, step, reason, message string) (outcome.Outcome, bool) {
+	op, ok := r.kept(s.cr, step)
+	if !ok {
+		return outcome.Continue(), false
+	}
+	done, err := r.await(ctx, s, step, op)
+	if err != nil {
+		return outcome.FromError(err), true
+	}
+	if !done {
+		return outcome.Poll(reason, message, r.poll(), mostPoll), true
+	}
+	return outcome.Continue(), false
+}
+
+func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
+	r.outcomes().Forget(string(cr.UID))
+	r.operations.Range(func(k, _ any) bool {
+		if k.(opKey).uid == cr.UID {
+			r.operations.Delete(k)
+		}
+		return true
+	})
+}
+
+// SetupWithManager registers the controller: GCPPrivateServiceConnects
+// (their spec, deletion and the operator's attachment URI), the
+// HostedControlPlane (its spec) and the ExternalName Services it owns.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	workers := r.MaxConcurrentReconciles
+	if workers <= 0 {
+		workers = DefaultMaxConcurrentReconciles
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("gcpendpoint").
+		// Our own status writes do not bring the CR back; the operator's
+		// attachment URI does, so that it is acted on at once.
+		For(&hcplinkv1beta1.GCPPrivateServiceConnect{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{},
+			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+				o, okOld := e.ObjectOld.(*hcplinkv1beta1.GCPPrivateServiceConnect)
+				n, okNew := e.ObjectNew.(*hcplinkv1beta1.GCPPrivateServiceConnect)
+				return okOld && okNew && (o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI ||
+					o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero())
+			}}))).
+		Owns(&corev1.Service{}).
+		Watches(&hcplinkv1beta1.HostedControlPlane{}, handler.EnqueueRequestsFromMapFunc(r.crsOfNamespace),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: workers}).
+		Complete(r)
+}
+
+func (r *Reconciler) crsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list hcplinkv1beta1.GCPPrivateServiceConnectList
+	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}
+
+// scope is what one pass works with.
+type scope struct {
+	cr   *hcplinkv1beta1.GCPPrivateServiceConnect
+	base *hcplinkv1beta1.GCPPrivateServiceConnect // status as last written
+	hcp  *hcplinkv1beta1.HostedControlPlane       // nil when gone (deletion only)
+	// cloud are the providers in the customer's project and region.
+	cloud Providers
+	// owner names and labels the cluster's resources.
+	owner gcpcloud.Owner
+}
+
+// network and subnetwork are the customer's, as relative names.
+func (s *scope) network() string { return "projects/" + s.cr.Spec.Project + "/global/networks/" + s.cr.Spec.Network }
+func (s *scope) subnetwork() string {
+	return "projects/" + s.cr.Spec.Project + "/regions/" + s.cr.Spec.Region + "/subnetworks/" + s.cr.Spec.Subnet
+}
+
+// Reconcile builds or removes the customer side of the private path.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	hcp, err := hcpref.Find(ctx, r.Client, cr.Namespace, cr.OwnerReferences)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	s := &scope{cr: cr, base: cr.DeepCopy(), hcp: hcp}
+	if !cr.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	if !PrivateConfigured(hcp) || !hcp.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // nothing to build for; the operator deletes the CR in order
+	}
+	// What deletion needs, kept before anything is created: the finalizer,
+	// the infraID that names and labels the resources and the identity that
+	// signs in (the HostedControlPlane may be gone by then).
+	id := IdentityOf(hcp)
+	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) || cr.Annotations[InfraIDAnnotation] != hcp.Spec.InfraID ||
+		cr.Annotations[PoolProviderAnnotation] != id.PoolProvider || cr.Annotations[ServiceAccountAnnotation] != id.ServiceAccount {
+		patch := client.MergeFrom(cr.DeepCopy())
+		controllerutil.AddFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer)
+		if cr.Annotations == nil {
+			cr.Annotations = map[string]string{}
+		}
+		cr.Annotations[InfraIDAnnotation] = hcp.Spec.InfraID
+		cr.Annotations[PoolProviderAnnotation], cr.Annotations[ServiceAccountAnnotation] = id.PoolProvider, id.ServiceAccount
+		if err := r.Client.Patch(ctx, cr, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
+		}
+		s.base = cr.DeepCopy()
+	}
+	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, time.Now()); paused {
+		o := outcome.Unknown(hcplinkv1beta1.ReconciliationPausedReason,
+			"Reconciliation is paused by the cluster's pausedUntil; the Private Service Connect endpoint and DNS are left as they are", remaining)
+		return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition)}, o)
+	}
+	s.owner = gcpcloud.Owner{InfraID: hcp.Spec.InfraID, Name: cr.Name}
+	if s.cloud, err = r.Cloud.For(id, gcpcloud.Location{Project: cr.Spec.Project, Region: cr.Spec.Region}); err != nil {
+		o := signInOutcome(err)
+		return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition)}, o)
+	}
+	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
+	defer cancel()
+	res := r.reconcileNormal(passCtx, s)
+	return r.finish(ctx, s, res.conditions(s), res.overall)
+}
+
+// signInOutcome says, in the condition, that no client could be built and
+// what to fix; it grows like any wait on a person.
+func signInOutcome(err error) outcome.Outcome {
+	if isMissingIdentity(err) {
+		return outcome.WaitOnPerson(hcplinkv1beta1.IdentityNotConfiguredReason, identityNotConfiguredMessage)
+	}
+	return outcome.FromError(fmt.Errorf("signing in to Google Cloud: %w", err))
+}
+
+// finish resolves the pass's outcome (growing repeated trouble), writes the
+// status and the conditions, and asks for the next look.
+func (r *Reconciler) finish(ctx context.Context, s *scope, conds []metav1.Condition, o outcome.Outcome) (ctrl.Result, error) {
+	resolved := r.outcomes().Resolve(string(s.cr.UID), o)
+	for i := range conds {
+		if conds[i].Reason == o.Reason && conds[i].Message == o.Message {
+			conds[i].Message = resolved.Message // the "Next check at" wording
+		}
+	}
+	if err := r.persist(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
+	w := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions, Events: r.Events, Now: r.outcomes().Now}
+	if _, err := w.Apply(ctx, s.cr, &s.cr.Status.Conditions, conds...); err != nil {
+		return ctrl.Result{}, err
+	}
+	if resolved.Err != nil {
+		return ctrl.Result{}, resolved.Err
+	}
+	return ctrl.Result{RequeueAfter: resolved.After}, nil
+}
+
+// persist writes the status fields this controller owns (not conditions,
+// not the operator's) when they changed since the last write.
+func (r *Reconciler) persist(ctx context.Context, s *scope) error {
+	want, have := s.cr.Status, s.base.Status
+	if want.EndpointName == have.EndpointName && want.EndpointIP == have.EndpointIP &&
+		want.DNSZoneName == have.DNSZoneName && slices.Equal(want.DNSRecords, have.DNSRecords) {
+		return nil
+	}
+	var records any
+	if len(want.DNSRecords) > 0 {
+		records = want.DNSRecords
+	}
+	patch := map[string]any{"status": map[string]any{
+		"endpointName": nullIfEmpty(want.EndpointName),
+		"endpointIP":   nullIfEmpty(want.EndpointIP),
+		"dnsZoneName":  nullIfEmpty(want.DNSZoneName),
+		"dnsRecords":   records,
+	}}
+	raw, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Status().Patch(ctx, s.cr, client.RawPatch(types.MergePatchType, raw)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing the status of GCPPrivateServiceConnect %s: %w", s.cr.Name, err)
+	}
+	conds := s.base.Status.Conditions
+	s.base = s.cr.DeepCopy()
+	s.base.Status.Conditions = conds
+	s.cr.Status.Conditions = conds
+	return nil
+}
+
+func nullIfEmpty(v string) any {
+	if v == "" {
+		return nil
+	}
+	return v
+}

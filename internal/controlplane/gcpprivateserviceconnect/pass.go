@@ -1,0 +1,43 @@
+package gcpprivateserviceconnect
+
+import (
+	"context"
+	"fmt"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// reconcileNormal runs the phases in order: the attachment's URI, the
+// endpoint (address, forwarding rule, its connection), the zone and its
+// records, the ExternalName Services. At steady state a pass reads three
+// things: the forwarding rule, the zone and the zone's record sets.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
+	var res passResult
+	cr := s.cr
+	if cr.Status.ServiceAttachmentURI == "" {
+		o := outcome.WaitForEvent(hcplinkv1beta1.WaitingForServiceAttachmentReason,
+			"Waiting for the operator to create the service attachment and publish its URI")
+		res.endpointOutcome, res.overall = o, o
+		return res
+	}
+	res.ip, res.endpointOutcome = r.reconcileEndpoint(ctx, s)
+	if !res.endpointOutcome.Done() {
+		res.overall = res.endpointOutcome
+		return res
+	}
+	res.dnsRan = true
+	res.dnsOutcome = r.reconcileDNS(ctx, s, res.ip)
+	if !res.dnsOutcome.Done() {
+		res.overall = res.dnsOutcome
+		return res
+	}
+	if err := r.reconcileExternalNames(ctx, cr, hcplinkv1beta1.GCPExternalNames(s.hcp), externalNameTarget(s.hcp.Name)); err != nil {
+		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
+		return res
+	}
+	res.overall = outcome.Ready(hcplinkv1beta1.GCPSuccessReason, fmt.Sprintf(
+		"Private Service Connect endpoint %s is accepted at %s; private DNS zone %s resolves api and *.apps to it in the cluster's network",
+		cr.Status.EndpointName, res.ip, cr.Status.DNSZoneName), r.driftInterval())
+	return res
+}
