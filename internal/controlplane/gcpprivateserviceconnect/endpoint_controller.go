@@ -230,7 +230,9 @@ type scope struct {
 }
 
 // network and subnetwork are the customer's, as relative names.
-func (s *scope) network() string { return "projects/" + s.cr.Spec.Project + "/global/networks/" + s.cr.Spec.Network }
+func (s *scope) network() string {
+	return "projects/" + s.cr.Spec.Project + "/global/networks/" + s.cr.Spec.Network
+}
 func (s *scope) subnetwork() string {
 	return "projects/" + s.cr.Spec.Project + "/regions/" + s.cr.Spec.Region + "/subnetworks/" + s.cr.Spec.Subnet
 }
