@@ -2,7 +2,6 @@ package gcpprivateserviceconnect
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -74,10 +73,23 @@ type CloudFactory interface {
 }
 
 // MissingIdentityError: the cluster names no workload identity for the
-// control-plane operator, or the operator has no token file to present.
-type MissingIdentityError struct{ Missing string }
+// control-plane operator, or the operator has no token file to present
+// (TokenFile).
+type MissingIdentityError struct {
+	Missing   string
+	TokenFile bool
+}
 
 func (e *MissingIdentityError) Error() string { return "no GCP workload identity: " + e.Missing }
+
+// Message says, in a condition, what to set.
+func (e *MissingIdentityError) Message() string {
+	if e.TokenFile {
+		return "The control-plane operator has no ServiceAccount token to sign in to GCP with (" + EnvTokenFile +
+			" names no file); it uses no other sign-in: the operator renders the token into the control-plane operator's Deployment"
+	}
+	return identityNotConfiguredMessage
+}
 
 // Environment of the control-plane operator's GCP sign-in, besides
 // internal/cloud/gcp's endpoint variables.
@@ -147,6 +159,9 @@ func (f *WIFFactory) signIn(id Identity) (*gcpcloud.Clients, error) {
 	if id.PoolProvider == "" || id.ServiceAccount == "" {
 		return nil, &MissingIdentityError{Missing: "spec.platform.gcp.workloadIdentity names no pool provider or service account"}
 	}
+	if f.TokenFile == "" {
+		return nil, &MissingIdentityError{Missing: "no ServiceAccount token file", TokenFile: true}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if c, ok := f.clients[id]; ok {
@@ -178,10 +193,4 @@ func (f *WIFFactory) signIn(id Identity) (*gcpcloud.Clients, error) {
 func isNotOurs(err error) bool {
 	ce, ok := cloud.AsError(err)
 	return ok && ce.Code == gcpcloud.CodeNotOurs
-}
-
-// isMissingIdentity reports whether err says the identity is not configured.
-func isMissingIdentity(err error) bool {
-	var m *MissingIdentityError
-	return errors.As(err, &m)
 }

@@ -54,7 +54,7 @@ func GCPCredentialsCondition(err error) metav1.Condition {
 		cond.Message = "The control-plane operator's GCP workload identity signs in and impersonates its service account"
 	case errors.As(err, &missing):
 		cond.Status, cond.Reason = metav1.ConditionFalse, hcplinkv1beta1.IdentityNotConfiguredReason
-		cond.Message = identityNotConfiguredMessage
+		cond.Message = missing.Message()
 	case refused(err):
 		cond.Status, cond.Reason = metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason
 		cond.Message = "Google Cloud refused the control-plane operator's sign-in (" + gcpcloud.Reason(err) + "): check spec.platform.gcp.workloadIdentity.poolProvider, " +

@@ -3,6 +3,7 @@ package gcpprivateserviceconnect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -291,8 +292,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // signInOutcome says, in the condition, that no client could be built and
 // what to fix; it grows like any wait on a person.
 func signInOutcome(err error) outcome.Outcome {
-	if isMissingIdentity(err) {
-		return outcome.WaitOnPerson(hcplinkv1beta1.IdentityNotConfiguredReason, identityNotConfiguredMessage)
+	var missing *MissingIdentityError
+	if errors.As(err, &missing) {
+		return outcome.WaitOnPerson(hcplinkv1beta1.IdentityNotConfiguredReason, missing.Message())
 	}
 	return outcome.FromError(fmt.Errorf("signing in to Google Cloud: %w", err))
 }
