@@ -59,6 +59,9 @@ type world struct {
 	nats    []string // self links
 	wi      *cloudsimtest.WorkloadIdentity
 	factory *WIFFactory
+	// clusters counts newCluster's clusters: each takes the next NAT
+	// subnet (GCP lets one serve only one attachment).
+	clusters int
 }
 
 func newWorld(t *testing.T) *world {
@@ -202,7 +205,8 @@ func (w *world) newCluster(name string, access hcplinkv1beta1.GCPEndpointAccessT
 		w.t.Fatal(err)
 	}
 	c := &cluster{w: w, hcp: hcp, cr: cr, owner: gcpcloud.Owner{ManagementCluster: managementID, InfraID: hcp.Spec.InfraID, Name: cr.Name}}
-	c.publishURI(w.publish(c.owner, 0))
+	c.publishURI(w.publish(c.owner, w.clusters))
+	w.clusters++
 	c.r = &Reconciler{Client: env.Client, Cloud: w.factory, Tracker: &outcome.Tracker{Now: w.clock.Now}}
 	return c
 }
