@@ -43,7 +43,6 @@ func TestConnectionStatuses(t *testing.T) {
 	w.settle(op, err)
 	c.until("available once accepted", available)
 
-
 	// Another cluster, whose project the producer rejects.
 	r := w.newCluster("rejected", hcplinkv1beta1.GCPEndpointAccessPrivate)
 	op, err = w.mgmt.ServiceAttachments.SetConsumers(w.ctx, w.attachment(r.owner), []gcpcloud.Consumer{{Project: "partner-project"}})
