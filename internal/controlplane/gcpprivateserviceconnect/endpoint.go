@@ -71,7 +71,9 @@ func (r *Reconciler) createRule(ctx context.Context, s *scope) (*compute.Forward
 	if err != nil {
 		return nil, outcome.FromError(err)
 	}
-	if !op.IsZero() {
+	if op.IsZero() {
+		r.Events.Adopted(s.cr, "Private Service Connect endpoint", name)
+	} else {
 		r.Events.Created(s.cr, "Private Service Connect endpoint", name)
 	}
 	done, err := r.await(ctx, s, opRuleInsert, op)
@@ -107,6 +109,9 @@ func (r *Reconciler) reconcileAddress(ctx context.Context, s *scope) (*compute.A
 		op, err := s.cloud.Addresses.Reserve(ctx, s.owner, s.subnetwork())
 		if err != nil {
 			return nil, outcome.FromError(err)
+		}
+		if op.IsZero() {
+			r.Events.Adopted(s.cr, "address", name)
 		}
 		done, err := r.await(ctx, s, opAddressReserve, op)
 		if err != nil {

@@ -85,6 +85,8 @@ type Reconciler struct {
 	// lost to a restart costs a read: the names are fixed, so the next
 	// insert finds the resource and adopts it.
 	operations sync.Map // opKey → gcpcloud.Operation
+	// converged remembers the last Ready pass per CR (see proven.go).
+	converged sync.Map // types.UID → readyProof
 }
 
 type opKey struct {
@@ -169,6 +171,7 @@ func (r *Reconciler) awaitKept(ctx context.Context, s *scope, step, reason, mess
 
 func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 	r.outcomes().Forget(string(cr.UID))
+	r.converged.Delete(cr.UID)
 	r.operations.Range(func(k, _ any) bool {
 		if k.(opKey).uid == cr.UID {
 			r.operations.Delete(k)

@@ -296,3 +296,22 @@ func (c *cluster) reconcileGone() time.Duration {
 	}
 	return res.RequeueAfter
 }
+
+// A pass an event brings soon after a Ready one (the ExternalName Services
+// it created, a change of endpoint access) asks nothing of Google Cloud.
+func TestQuietAfterReady(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("quiet", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	c.until("available", available)
+	before, _ := w.calls()
+	w.clock.Advance(time.Minute)
+	c.reconcile()
+	c.setAccess(hcplinkv1beta1.GCPEndpointAccessPublicAndPrivate)
+	c.reconcile()
+	if after, _ := w.calls(); after != before {
+		t.Fatalf("passes soon after Ready made %d calls", after-before)
+	}
+	if !available(c.get()) {
+		t.Fatal("still available")
+	}
+}

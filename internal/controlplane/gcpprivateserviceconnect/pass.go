@@ -21,6 +21,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 		res.endpointOutcome, res.overall = o, o
 		return res
 	}
+	if r.stillReady(cr) {
+		return r.stillConverged(ctx, s)
+	}
+	r.converged.Delete(cr.UID) // proved again only by a Ready pass
 	res.ip, res.endpointOutcome = r.reconcileEndpoint(ctx, s)
 	if !res.endpointOutcome.Done() {
 		res.overall = res.endpointOutcome
@@ -36,8 +40,29 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 		return res
 	}
-	res.overall = outcome.Ready(hcplinkv1beta1.GCPSuccessReason, fmt.Sprintf(
+	r.proveReady(cr)
+	res.overall = r.readyOutcome(cr, res.ip)
+	return res
+}
+
+func (r *Reconciler) readyOutcome(cr *hcplinkv1beta1.GCPPrivateServiceConnect, ip string) outcome.Outcome {
+	return outcome.Ready(hcplinkv1beta1.GCPSuccessReason, fmt.Sprintf(
 		"Private Service Connect endpoint %s is accepted at %s; private DNS zone %s resolves api and *.apps to it in the cluster's network",
-		cr.Status.EndpointName, res.ip, cr.Status.DNSZoneName), r.driftInterval())
+		cr.Status.EndpointName, ip, cr.Status.DNSZoneName), r.driftInterval())
+}
+
+// stillConverged is a pass that an event brought soon after a Ready one
+// (the ExternalName Services that pass created, the HostedControlPlane's
+// endpoint access) with nothing of the cloud's side changed: only the
+// ExternalName Services are kept; the drift check that pass scheduled
+// stays the earlier requeue.
+func (r *Reconciler) stillConverged(ctx context.Context, s *scope) passResult {
+	cr := s.cr
+	res := passResult{ip: cr.Status.EndpointIP, dnsRan: true}
+	if err := r.reconcileExternalNames(ctx, cr, hcplinkv1beta1.GCPExternalNames(s.hcp), externalNameTarget(s.hcp.Name)); err != nil {
+		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
+		return res
+	}
+	res.overall = r.readyOutcome(cr, res.ip)
 	return res
 }
