@@ -21,6 +21,9 @@ type SetupOptions struct {
 	// DriftInterval is how often a healthy private path is checked; zero
 	// means DefaultDriftInterval.
 	DriftInterval time.Duration
+	// OperationPoll is the first look at an operation still running; zero
+	// means 5 seconds.
+	OperationPoll time.Duration
 	Events        *events.Recorder
 }
 
@@ -40,7 +43,8 @@ func Setup(mgr ctrl.Manager, opts SetupOptions) error {
 	if err := (&Observer{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the GCP private router observer: %w", err)
 	}
-	if err := (&Reconciler{Client: mgr.GetClient(), Cloud: factory, DriftInterval: opts.DriftInterval, Events: opts.Events}).SetupWithManager(mgr); err != nil {
+	if err := (&Reconciler{Client: mgr.GetClient(), Cloud: factory, DriftInterval: opts.DriftInterval,
+		OperationPoll: opts.OperationPoll, Events: opts.Events}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the GCP endpoint controller: %w", err)
 	}
 	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &CredentialsChecker{Cloud: factory}, Events: opts.Events}).SetupWithManager(mgr); err != nil {
