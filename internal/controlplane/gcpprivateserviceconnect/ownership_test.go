@@ -1,0 +1,55 @@
+package gcpprivateserviceconnect
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	dns "google.golang.org/api/dns/v1"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+)
+
+// A zone of the cluster's zone name that hcplink did not make (the
+// customer's own): reported as DNSZoneConflict, never written to, and left
+// with its records when the cluster is deleted; everything of ours goes.
+func TestForeignZoneLeftAlone(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("owned", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	zoneName := gcpcloud.ZoneName(c.ownerHere().InfraID)
+	if _, err := w.dns.ManagedZones.Create(customerProject, &dns.ManagedZone{Name: zoneName, DnsName: "owned.hypershift.local.",
+		Description: "the customer's own", Visibility: "private"}).Do(); err != nil {
+		t.Fatal(err)
+	}
+	theirs := &dns.ResourceRecordSet{Name: "api.owned.hypershift.local.", Type: "A", Ttl: 300, Rrdatas: []string{"192.168.1.200"}}
+	if _, err := w.dns.Changes.Create(customerProject, zoneName, &dns.Change{Additions: []*dns.ResourceRecordSet{theirs}}).Do(); err != nil {
+		t.Fatal(err)
+	}
+	c.until("the zone conflict is reported", func(cr *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
+		return condition(cr, hcplinkv1beta1.GCPDNSAvailableCondition).Reason == hcplinkv1beta1.DNSZoneConflictReason
+	})
+	cr := c.get()
+	checkMessages(t, cr)
+	if available(cr) {
+		t.Fatal("available with a zone that is not ours")
+	}
+	if got := w.records(zoneName)["api.owned.hypershift.local."]; !slices.Equal(got, []string{"192.168.1.200"}) {
+		t.Fatalf("the customer's record was changed: %v", got)
+	}
+	if err := env.Client.Delete(w.ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; c.reconcileGone() >= 0; i++ {
+		if i > 40 {
+			t.Fatalf("never finished deleting; left %v", w.customerResources())
+		}
+		w.clock.Advance(10 * time.Second)
+	}
+	if got := w.customerResources(); !slices.Equal(got, []string{"zone/" + zoneName}) {
+		t.Fatalf("after deletion the project holds %v; want only the customer's zone", got)
+	}
+	if got := w.records(zoneName)["api.owned.hypershift.local."]; !slices.Equal(got, []string{"192.168.1.200"}) {
+		t.Fatalf("the customer's record was changed by the deletion: %v", got)
+	}
+}
