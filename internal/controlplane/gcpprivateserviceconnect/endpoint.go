@@ -2,11 +2,13 @@ package gcpprivateserviceconnect
 
 import (
 	"context"
+	"path"
 	"strings"
 
 	"google.golang.org/api/compute/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloud"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -68,6 +70,14 @@ func (r *Reconciler) createRule(ctx context.Context, s *scope) (*compute.Forward
 	name := gcpcloud.EndpointName(s.owner)
 	op, err := s.cloud.Endpoints.Insert(ctx, gcpcloud.EndpointSpec{Owner: s.owner, Network: s.network(), Address: addr.SelfLink,
 		Target: s.cr.Status.ServiceAttachmentURI})
+	if ce, ok := cloud.AsError(err); ok && ce.Class == cloud.ClassNotFound {
+		// The attachment is gone; the operator makes it again, usually
+		// under the same URI (no event), so it is looked at again, less
+		// and less often.
+		return nil, outcome.Poll(hcplinkv1beta1.ServiceAttachmentNotFoundReason, "Service attachment "+
+			path.Base(s.cr.Status.ServiceAttachmentURI)+" does not exist, so endpoint "+name+
+			" cannot be made; waiting for the operator to make it again (see GCPServiceAttachmentAvailable)", attachmentFirstPoll, attachmentMostPoll)
+	}
 	if err != nil {
 		return nil, outcome.FromError(err)
 	}

@@ -21,6 +21,11 @@ const (
 	// yet; Compute Engine's operations take seconds.
 	operationPoll = 5 * time.Second
 	mostPoll      = 2 * time.Minute
+	// attachmentFirstPoll and attachmentMostPoll pace the looks at an
+	// attachment that is gone: the operator makes it again within a pass
+	// of its own, or waits on a person.
+	attachmentFirstPoll = 30 * time.Second
+	attachmentMostPoll  = 10 * time.Minute
 	// passTimeout bounds one pass; each call inside it has its own shorter
 	// timeout in the providers.
 	passTimeout = 2 * time.Minute
