@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/api/compute/v1"
 	dns "google.golang.org/api/dns/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -51,5 +52,34 @@ func TestForeignZoneLeftAlone(t *testing.T) {
 	}
 	if got := w.records(zoneName)["api.owned.hypershift.local."]; !slices.Equal(got, []string{"192.168.1.200"}) {
 		t.Fatalf("the customer's record was changed by the deletion: %v", got)
+	}
+}
+
+// An address of the endpoint's address name that the customer made: the
+// endpoint is not made on it (ResourceNotOurs), and the deletion leaves it.
+func TestForeignAddressLeftAlone(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("taken", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	addrName := gcpcloud.EndpointAddressName(c.ownerHere())
+	w.adminDone(w.admin.Addresses.Insert(customerProject, region, &compute.Address{Name: addrName, AddressType: "INTERNAL",
+		Subnetwork: "projects/" + customerProject + "/regions/" + region + "/subnetworks/workers"}).Do())
+	c.until("the foreign address is reported", func(cr *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
+		return condition(cr, hcplinkv1beta1.GCPEndpointAvailableCondition).Reason == NotOursReason
+	})
+	checkMessages(t, c.get())
+	if got := w.customerResources(); !slices.Equal(got, []string{"address/" + addrName}) {
+		t.Fatalf("the project holds %v; want only the customer's address", got)
+	}
+	if err := env.Client.Delete(w.ctx, c.get()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; c.reconcileGone() >= 0; i++ {
+		if i > 40 {
+			t.Fatalf("never finished deleting; left %v", w.customerResources())
+		}
+		w.clock.Advance(10 * time.Second)
+	}
+	if got := w.customerResources(); !slices.Equal(got, []string{"address/" + addrName}) {
+		t.Fatalf("after deletion the project holds %v; want the customer's address, untouched", got)
 	}
 }
