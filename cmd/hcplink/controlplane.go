@@ -4,18 +4,20 @@ import (
 	"flag"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/hcplink/hcplink/internal/controlplane"
-	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
-	"github.com/hcplink/hcplink/internal/intervals"
+	"github.com/hcplink/hcplink/internal/controlplane/platform"
+	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
 )
 
 func newControlPlaneOperatorCommand() *cobra.Command {
 	opts := controlplane.Options{}
+	var flags controlPlaneFlags
 	zapOpts := zap.Options{}
 	cmd := &cobra.Command{
 		Use:   "control-plane-operator",
@@ -48,17 +50,17 @@ AZURE_CA_BUNDLE) so that the same binary runs on Azure or cloudsim.`,
 				return err
 			}
 			opts.RestConfig = cfg
-			oneDriftInterval(&opts, cmd.Flags().Changed("azure-drift-interval"))
+			opts.Platforms = flags.settings(cmd.Flags().Changed("azure-drift-interval"))
 			return controlplane.Run(ctrl.LoggerInto(ctx, log.WithName("control-plane-operator")), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Namespace, "namespace", "", "the hosted control plane's namespace (required)")
 	cmd.Flags().StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the metrics endpoint; "0" disables it`)
 	cmd.Flags().StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of the health and readiness probes; "0" disables them`)
-	cmd.Flags().DurationVar(&opts.AWSDriftInterval, "drift-interval", 0, "how often a healthy private path (AWS: VPC endpoint, security group, records; Azure: Private Endpoint, private zone, link, records) is checked for drift, jittered (0: the platform's default: "+intervals.DriftHelp()+")")
-	cmd.Flags().DurationVar(&opts.AzureDriftInterval, "azure-drift-interval", 0, "--drift-interval for the Azure path alone")
+	cmd.Flags().DurationVar(&flags.drift, "drift-interval", 0, "how often a healthy private path (AWS: VPC endpoint, security group, records; Azure: Private Endpoint, private zone, link, records) is checked for drift, jittered (0: the platform's default: "+controlplane.Platforms().DriftHelp()+")")
+	cmd.Flags().DurationVar(&flags.azureDrift, "azure-drift-interval", 0, "--drift-interval for the Azure path alone")
 	_ = cmd.Flags().MarkDeprecated("azure-drift-interval", "use --drift-interval, which applies to either cloud")
-	cmd.Flags().IntVar(&opts.AWSMaxConcurrentReconciles, "max-concurrent-reconciles", awsprivatelink.DefaultMaxConcurrentReconciles, "workers of the AWS endpoint controller, so that one hung call never holds the others")
+	cmd.Flags().IntVar(&flags.workers, "max-concurrent-reconciles", platform.DefaultMaxConcurrentReconciles, "workers of the cluster's endpoint controller (AWS or Azure), so that one hung call never holds the others")
 	_ = cmd.MarkFlagRequired("namespace")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	zapOpts.BindFlags(goFlags)
@@ -66,11 +68,25 @@ AZURE_CA_BUNDLE) so that the same binary runs on Azure or cloudsim.`,
 	return cmd
 }
 
-// oneDriftInterval applies --drift-interval to whichever cloud the control
-// plane is on; the older --azure-drift-interval, when given, still wins
-// for Azure.
-func oneDriftInterval(opts *controlplane.Options, azureGiven bool) {
-	if !azureGiven {
-		opts.AzureDriftInterval = opts.AWSDriftInterval
+// controlPlaneFlags are the control-plane operator's per-platform flags,
+// each given once for every platform.
+type controlPlaneFlags struct {
+	drift, azureDrift time.Duration
+	workers           int
+}
+
+// settings gives every platform --drift-interval and
+// --max-concurrent-reconciles; the older --azure-drift-interval, when
+// given, still wins for Azure.
+func (f controlPlaneFlags) settings(azureGiven bool) map[string]platform.Settings {
+	out := map[string]platform.Settings{}
+	for _, name := range controlplane.Platforms().Names() {
+		out[name] = platform.Settings{DriftInterval: f.drift, MaxConcurrentReconciles: f.workers}
 	}
+	if azureGiven {
+		s := out[azureplatform.Name]
+		s.DriftInterval = f.azureDrift
+		out[azureplatform.Name] = s
+	}
+	return out
 }

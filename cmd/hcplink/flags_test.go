@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/hcplink/hcplink/internal/controlplane"
+	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
 	"github.com/hcplink/hcplink/internal/install"
 )
 
@@ -76,12 +77,13 @@ func TestDriftIntervalFlagsNameEachPlatformsDefault(t *testing.T) {
 			if err := cmd.Flags().Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			opts := controlplane.Options{}
-			opts.AWSDriftInterval, _ = cmd.Flags().GetDuration("drift-interval")
-			opts.AzureDriftInterval, _ = cmd.Flags().GetDuration("azure-drift-interval")
-			oneDriftInterval(&opts, cmd.Flags().Changed("azure-drift-interval"))
-			if opts.AWSDriftInterval != tc.wantAWS || opts.AzureDriftInterval != tc.wantAzure {
-				t.Fatalf("AWS %v, Azure %v; want %v, %v", opts.AWSDriftInterval, opts.AzureDriftInterval, tc.wantAWS, tc.wantAzure)
+			var flags controlPlaneFlags
+			flags.drift, _ = cmd.Flags().GetDuration("drift-interval")
+			flags.azureDrift, _ = cmd.Flags().GetDuration("azure-drift-interval")
+			settings := flags.settings(cmd.Flags().Changed("azure-drift-interval"))
+			aws, azure := settings[awsplatform.Name].DriftInterval, settings[azureplatform.Name].DriftInterval
+			if aws != tc.wantAWS || azure != tc.wantAzure {
+				t.Fatalf("AWS %v, Azure %v; want %v, %v", aws, azure, tc.wantAWS, tc.wantAzure)
 			}
 		})
 	}

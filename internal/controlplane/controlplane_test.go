@@ -21,6 +21,8 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
+	"github.com/hcplink/hcplink/internal/controlplane/platform"
+	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -180,7 +182,8 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 	ctx, cancel := context.WithCancel(ctrl.LoggerInto(t.Context(), testenv.Logger(t)))
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{RestConfig: asServiceAccount(ns), Namespace: ns, AWS: &awsConfig,
+		done <- Run(ctx, Options{RestConfig: asServiceAccount(ns), Namespace: ns,
+			Platforms:          map[string]platform.Settings{awsplatform.Name: {Cloud: &awsConfig}},
 			MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
 	}()
 	t.Cleanup(func() {

@@ -25,6 +25,9 @@ import (
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/controlplane"
+	cpplatform "github.com/hcplink/hcplink/internal/controlplane/platform"
+	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
 )
 
 // The control-plane operator's Deployment as the management operator makes it.
@@ -155,12 +158,12 @@ func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identit
 		err := controlplane.Run(runCtx, controlplane.Options{
 			RestConfig:             kube,
 			Namespace:              key.Namespace,
-			AWS:                    awsConfig,
 			MetricsBindAddress:     "0",
 			HealthProbeBindAddress: "0",
-			AWSDriftInterval:       r.currentDriftInterval(),
-			Azure:                  azureConfig,
-			AzureDriftInterval:     r.currentDriftInterval(),
+			Platforms: map[string]cpplatform.Settings{
+				awsplatform.Name:   {Cloud: awsConfig, DriftInterval: r.currentDriftInterval()},
+				azureplatform.Name: {Cloud: azureConfig, DriftInterval: r.currentDriftInterval()},
+			},
 		})
 		if err != nil && runCtx.Err() == nil {
 			r.log.Error(err, "control-plane operator stopped", "namespace", key.Namespace)
