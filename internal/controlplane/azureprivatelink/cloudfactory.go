@@ -1,11 +1,14 @@
 package azureprivatelink
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
@@ -79,4 +82,33 @@ func (f *ARMFactory) GuestNetwork(subscriptionID string) (GuestNetwork, error) {
 	g := f.cache[subscriptionID].GuestNetwork
 	g.Timeouts = f.Timeouts
 	return g, nil
+}
+
+// TokenCheck asks Entra ID for a Resource Manager token with the factory's
+// identity (which needs no role): the credentials check. azidentity caches
+// the token, so most checks cost no call at all.
+func (f *ARMFactory) TokenCheck(ctx context.Context) error {
+	f.mu.Lock()
+	if f.Credential == nil {
+		if err := f.fromConfig(); err != nil {
+			f.mu.Unlock()
+			return err
+		}
+	}
+	cred, audience := f.Credential, f.audience()
+	f.mu.Unlock()
+	_, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{audience + "/.default"}})
+	return err
+}
+
+// audience is Resource Manager's token audience for the factory's cloud.
+func (f *ARMFactory) audience() string {
+	c := cloud.AzurePublic
+	if f.Options != nil && f.Options.Cloud.Services != nil {
+		c = f.Options.Cloud
+	}
+	if rm, ok := c.Services[cloud.ResourceManager]; ok && rm.Audience != "" {
+		return rm.Audience
+	}
+	return cloud.AzurePublic.Services[cloud.ResourceManager].Audience
 }

@@ -1,7 +1,8 @@
 // Package credentials is the control-plane operator's credentials check: it
-// asks the cluster's cloud whether the operator's identity works (AWS: STS
-// GetCallerIdentity; Azure: an Entra ID token; neither needs a permission)
-// and records the answer in the HostedControlPlane's ValidCloudCredentials
+// asks the cluster's cloud, through that cloud's Checker (in its platform
+// package: AWS, STS GetCallerIdentity; Azure, an Entra ID token; neither
+// needs a permission), whether the operator's identity works, and records
+// the answer in the HostedControlPlane's ValidCloudCredentials
 // condition. The operator reads that condition to
 // decide whether a deletion stuck on cloud cleanup may give up: only when
 // the credentials are known to be invalid, never while they are valid or
@@ -32,19 +33,19 @@ import (
 const FieldOwner = "hcplink-credentials"
 
 // How often the credentials are checked again. Each interval gets up to
-// recheckJitter more, so that many control planes do not call STS at once.
+// RecheckJitter more, so that many control planes do not call STS at once.
 const (
 	// ValidRecheckInterval: see intervals.ControlPlaneCredentialsRecheck.
 	ValidRecheckInterval = intervals.ControlPlaneCredentialsRecheck
 	// ProofWindow: see intervals.CredentialsProofWindow.
 	ProofWindow = intervals.CredentialsProofWindow
-	// invalidRecheckInterval: a fixed role should unblock a waiting deletion
+	// InvalidRecheckInterval: a fixed role should unblock a waiting deletion
 	// soon, and one call a minute is cheap.
-	invalidRecheckInterval = time.Minute
-	// unknownRecheckInterval: throttling and outages pass; try again soon.
-	unknownRecheckInterval = 30 * time.Second
-	// recheckJitter is the largest random addition to an interval.
-	recheckJitter = 0.2
+	InvalidRecheckInterval = time.Minute
+	// UnknownRecheckInterval: throttling and outages pass; try again soon.
+	UnknownRecheckInterval = 30 * time.Second
+	// RecheckJitter is the largest random addition to an interval.
+	RecheckJitter = 0.2
 	// callTimeout bounds one GetCallerIdentity (with its credential
 	// exchange), so that a hung endpoint never holds a worker.
 	callTimeout = 20 * time.Second
@@ -133,12 +134,12 @@ func recheckInterval(status metav1.ConditionStatus) time.Duration {
 	case metav1.ConditionTrue:
 		return ValidRecheckInterval
 	case metav1.ConditionFalse:
-		return invalidRecheckInterval
+		return InvalidRecheckInterval
 	default:
-		return unknownRecheckInterval
+		return UnknownRecheckInterval
 	}
 }
 
 func jittered(d time.Duration) time.Duration {
-	return d + time.Duration(rand.Float64()*recheckJitter*float64(d))
+	return d + time.Duration(rand.Float64()*RecheckJitter*float64(d))
 }

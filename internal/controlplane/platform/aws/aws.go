@@ -17,7 +17,6 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/cloud/awshttp"
 	"github.com/hcplink/hcplink/internal/controlplane/awsprivatelink"
-	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/outcome"
@@ -85,5 +84,5 @@ func setup(ctx context.Context, mgr manager.Manager, opts platform.SetupOptions)
 	if err := mgr.Add(&awsprivatelink.Sweeper{Client: mgr.GetClient(), EC2: ec2Client, Namespace: opts.Namespace, Events: opts.Events}); err != nil {
 		return platform.Started{}, fmt.Errorf("adding the AWS endpoint sweeper: %w", err)
 	}
-	return platform.Started{Credentials: &credentials.AWSChecker{AWS: cfg, Proof: proof}}, nil
+	return platform.Started{Credentials: &CredentialsChecker{AWS: cfg, Proof: proof}}, nil
 }

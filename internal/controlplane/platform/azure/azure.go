@@ -65,5 +65,5 @@ func setup(_ context.Context, mgr manager.Manager, opts platform.SetupOptions) (
 	if err := (&azureprivatelink.Validator{Client: mgr.GetClient(), Cloud: factory}).SetupWithManager(mgr); err != nil {
 		return platform.Started{}, fmt.Errorf("setting up the Azure settings check: %w", err)
 	}
-	return platform.Started{Credentials: &azureprivatelink.CredentialsChecker{Cloud: factory}}, nil
+	return platform.Started{Credentials: &CredentialsChecker{Cloud: factory}}, nil
 }

@@ -1,4 +1,4 @@
-package credentials
+package aws
 
 import (
 	"context"
@@ -24,6 +24,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -69,7 +70,7 @@ func createPrivateHCP(t *testing.T) *hcplinkv1beta1.HostedControlPlane {
 	return hcp
 }
 
-func reconcile(t *testing.T, r *Reconciler, hcp *hcplinkv1beta1.HostedControlPlane) ctrl.Result {
+func reconcile(t *testing.T, r *credentials.Reconciler, hcp *hcplinkv1beta1.HostedControlPlane) ctrl.Result {
 	t.Helper()
 	res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(hcp)})
 	if err != nil {
@@ -105,18 +106,18 @@ func requireCondition(t *testing.T, hcp *hcplinkv1beta1.HostedControlPlane, stat
 
 func requireRequeue(t *testing.T, res ctrl.Result, base time.Duration) {
 	t.Helper()
-	if res.RequeueAfter < base || res.RequeueAfter > base+time.Duration(recheckJitter*float64(base)) {
-		t.Errorf("RequeueAfter %v, want %v plus at most %.0f%% jitter", res.RequeueAfter, base, recheckJitter*100)
+	if res.RequeueAfter < base || res.RequeueAfter > base+time.Duration(credentials.RecheckJitter*float64(base)) {
+		t.Errorf("RequeueAfter %v, want %v plus at most %.0f%% jitter", res.RequeueAfter, base, credentials.RecheckJitter*100)
 	}
 }
 
 func TestValidKeys(t *testing.T) {
 	f := cloudsimtest.Start(t, cloudsim.Options{})
 	hcp := createPrivateHCP(t)
-	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
+	r := &credentials.Reconciler{Client: env.Client, Checker: &CredentialsChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
 	res := reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "arn:aws:iam::"+cloudsimtest.CustomerAccount+":root")
-	requireRequeue(t, res, ValidRecheckInterval)
+	requireRequeue(t, res, credentials.ValidRecheckInterval)
 	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 1 {
 		t.Errorf("%d GetCallerIdentity calls, want 1", n)
 	}
@@ -127,12 +128,12 @@ func TestValidKeys(t *testing.T) {
 func TestInvalidThenFixed(t *testing.T) {
 	f := cloudsimtest.Start(t, cloudsim.Options{})
 	hcp := createPrivateHCP(t)
-	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: f.ConfigWithKeys(t, "ASIAUNKNOWN", "secret", "session")}}
+	r := &credentials.Reconciler{Client: env.Client, Checker: &CredentialsChecker{AWS: f.ConfigWithKeys(t, "ASIAUNKNOWN", "secret", "session")}}
 	res := reconcile(t, r, hcp)
 	invalid := requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, "InvalidClientTokenId")
-	requireRequeue(t, res, invalidRecheckInterval)
+	requireRequeue(t, res, credentials.InvalidRecheckInterval)
 
-	r.Checker = &AWSChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}
+	r.Checker = &CredentialsChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}
 	reconcile(t, r, hcp)
 	valid := requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "authenticate")
 	if valid.LastTransitionTime.Before(&invalid.LastTransitionTime) {
@@ -145,17 +146,17 @@ func TestThrottledIsUnknown(t *testing.T) {
 		Service: "sts", Operation: "GetCallerIdentity", Code: "Throttling", Message: "Rate exceeded", HTTPStatus: 400, Rate: 1,
 	}}}})
 	hcp := createPrivateHCP(t)
-	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
+	r := &credentials.Reconciler{Client: env.Client, Checker: &CredentialsChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
 	res := reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionUnknown, hcplinkv1beta1.ThrottledReason, "Throttling")
-	requireRequeue(t, res, unknownRecheckInterval)
+	requireRequeue(t, res, credentials.UnknownRecheckInterval)
 }
 
 func TestUnreachableIsUnknown(t *testing.T) {
 	hcp := createPrivateHCP(t)
 	// Nothing listens on port 1.
 	cfg := aws.Config{Region: cloudsimtest.Region, BaseEndpoint: aws.String("http://127.0.0.1:1"), RetryMaxAttempts: 1, Credentials: staticKeys{}}
-	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: cfg}}
+	r := &credentials.Reconciler{Client: env.Client, Checker: &CredentialsChecker{AWS: cfg}}
 	reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionUnknown, hcplinkv1beta1.CredentialCheckFailedReason, "Could not reach AWS STS")
 }
@@ -186,7 +187,7 @@ func TestOnlyAWSPrivateClusters(t *testing.T) {
 			if err := env.Client.Create(t.Context(), hcp); err != nil {
 				t.Fatal(err)
 			}
-			r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
+			r := &credentials.Reconciler{Client: env.Client, Checker: &CredentialsChecker{AWS: f.Config(t, cloudsimtest.CustomerAccount)}}
 			if res := reconcile(t, r, hcp); res != (ctrl.Result{}) {
 				t.Errorf("Reconcile = %+v, want no requeue", res)
 			}
@@ -254,13 +255,13 @@ func TestWebIdentity(t *testing.T) {
 		return cfg
 	}
 
-	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: load(aws.ToString(trusting.Role.Arn))}}
+	r := &credentials.Reconciler{Client: env.Client, Checker: &CredentialsChecker{AWS: load(aws.ToString(trusting.Role.Arn))}}
 	reconcile(t, r, hcp)
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, ":assumed-role/demo-cpo/")
 
 	// A role that does not trust the service account: the message names
 	// the role, the issuer and the subject its trust policy must allow.
-	r.Checker = &AWSChecker{AWS: load(aws.ToString(other.Role.Arn))}
+	r.Checker = &CredentialsChecker{AWS: load(aws.ToString(other.Role.Arn))}
 	reconcile(t, r, hcp)
 	c := requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, "AccessDenied")
 	for _, want := range []string{aws.ToString(other.Role.Arn), issuer, sa} {
@@ -271,7 +272,7 @@ func TestWebIdentity(t *testing.T) {
 
 	// A role that does not exist: the same.
 	missing := "arn:aws:iam::" + cloudsimtest.CustomerAccount + ":role/missing-cpo"
-	r.Checker = &AWSChecker{AWS: load(missing)}
+	r.Checker = &CredentialsChecker{AWS: load(missing)}
 	reconcile(t, r, hcp)
 	c = requireCondition(t, hcp, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, missing)
 	for _, want := range []string{issuer, sa} {
@@ -302,24 +303,24 @@ func TestSuccessfulCallsProveTheCredentials(t *testing.T) {
 	proof := &awscloud.LastSuccess{Now: func() time.Time { return now }}
 	cfg := f.Config(t, cloudsimtest.CustomerAccount)
 	proof.Observe(&cfg)
-	r := &Reconciler{Client: env.Client, Checker: &AWSChecker{AWS: cfg, Proof: proof}}
+	r := &credentials.Reconciler{Client: env.Client, Checker: &CredentialsChecker{AWS: cfg, Proof: proof}}
 
 	reconcile(t, r, hcp) // the first check asks STS: nothing has proven anything yet
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "")
 	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 1 {
 		t.Fatalf("%d GetCallerIdentity calls on the first check, want 1", n)
 	}
-	now = now.Add(ValidRecheckInterval)
+	now = now.Add(credentials.ValidRecheckInterval)
 	res := reconcile(t, r, hcp)
 	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 1 {
 		t.Errorf("%d GetCallerIdentity calls after a recent success, want still 1", n)
 	}
-	requireRequeue(t, res, ValidRecheckInterval)
+	requireRequeue(t, res, credentials.ValidRecheckInterval)
 	requireCondition(t, hcp, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, "")
 
-	now = now.Add(ProofWindow)
+	now = now.Add(credentials.ProofWindow)
 	reconcile(t, r, hcp)
 	if n := f.Calls(cloudsimtest.CustomerAccount)[stsCall].Total; n != 2 {
-		t.Errorf("%d GetCallerIdentity calls once no call succeeded for %v, want 2", n, ProofWindow)
+		t.Errorf("%d GetCallerIdentity calls once no call succeeded for %v, want 2", n, credentials.ProofWindow)
 	}
 }

@@ -1,17 +1,16 @@
-package azureprivatelink
+package azure
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/controlplane/azureprivatelink"
 )
 
 // CredentialsChecker checks the control-plane operator's Azure identity
@@ -19,9 +18,8 @@ import (
 // Manager token (which needs no role), and the answer becomes the
 // HostedControlPlane's ValidCloudCredentials condition, which the
 // operator's escape hatch reads when a deletion is stuck on cloud cleanup.
-// azidentity caches the token, so most checks cost no call at all.
 type CredentialsChecker struct {
-	Cloud *ARMFactory
+	Cloud *azureprivatelink.ARMFactory
 }
 
 // Name names the Azure check's controller.
@@ -29,7 +27,7 @@ func (c *CredentialsChecker) Name() string { return "azurecredentials" }
 
 // Serves: Azure clusters with the private configuration.
 func (c *CredentialsChecker) Serves(hcp *hcplinkv1beta1.HostedControlPlane) bool {
-	return PrivateConfigured(hcp)
+	return azureprivatelink.PrivateConfigured(hcp)
 }
 
 // Proven is false: nothing records successful Azure calls yet, and the
@@ -38,16 +36,16 @@ func (c *CredentialsChecker) Proven() bool { return false }
 
 // Check asks Entra ID for a token.
 func (c *CredentialsChecker) Check(ctx context.Context, _ *hcplinkv1beta1.HostedControlPlane) (metav1.Condition, error) {
-	err := c.Cloud.checkToken(ctx)
-	return AzureCredentialsCondition(err), err
+	err := c.Cloud.TokenCheck(ctx)
+	return CredentialsCondition(err), err
 }
 
-// AzureCredentialsCondition turns the answer of a token request into the
+// CredentialsCondition turns the answer of a token request into the
 // ValidCloudCredentials condition: True when Entra ID issued a token; False
 // when it refused the identity; Unknown when the check could not tell.
 // Messages carry the HTTP status at most, never the authority's answer
 // (it holds URLs, trace and correlation IDs).
-func AzureCredentialsCondition(err error) metav1.Condition {
+func CredentialsCondition(err error) metav1.Condition {
 	cond := metav1.Condition{Type: hcplinkv1beta1.ValidCloudCredentialsCondition}
 	var authErr *azidentity.AuthenticationFailedError
 	var missing *azurecloud.MissingWorkloadIdentityError
@@ -69,31 +67,4 @@ func AzureCredentialsCondition(err error) metav1.Condition {
 		cond.Message = "Could not obtain a token from Entra ID to check the control-plane operator's Azure identity; retrying"
 	}
 	return cond
-}
-
-// checkToken asks for a Resource Manager token with the factory's identity.
-func (f *ARMFactory) checkToken(ctx context.Context) error {
-	f.mu.Lock()
-	if f.Credential == nil {
-		if err := f.fromConfig(); err != nil {
-			f.mu.Unlock()
-			return err
-		}
-	}
-	cred, audience := f.Credential, f.audience()
-	f.mu.Unlock()
-	_, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{audience + "/.default"}})
-	return err
-}
-
-// audience is Resource Manager's token audience for the factory's cloud.
-func (f *ARMFactory) audience() string {
-	c := cloud.AzurePublic
-	if f.Options != nil && f.Options.Cloud.Services != nil {
-		c = f.Options.Cloud
-	}
-	if rm, ok := c.Services[cloud.ResourceManager]; ok && rm.Audience != "" {
-		return rm.Audience
-	}
-	return cloud.AzurePublic.Services[cloud.ResourceManager].Audience
 }

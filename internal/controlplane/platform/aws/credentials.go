@@ -1,4 +1,4 @@
-package credentials
+package aws
 
 import (
 	"context"
@@ -10,10 +10,11 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 )
 
-// AWSChecker checks AWS credentials with STS GetCallerIdentity.
-type AWSChecker struct {
+// CredentialsChecker checks AWS credentials with STS GetCallerIdentity.
+type CredentialsChecker struct {
 	// AWS is the operator's AWS configuration (its credentials). When its
 	// region is empty the cluster's region is used.
 	AWS aws.Config
@@ -24,18 +25,20 @@ type AWSChecker struct {
 }
 
 // Name names the AWS check's controller.
-func (c *AWSChecker) Name() string { return "credentials" }
+func (c *CredentialsChecker) Name() string { return "credentials" }
 
 // Serves: AWS clusters whose control plane is private.
-func (c *AWSChecker) Serves(hcp *hcplinkv1beta1.HostedControlPlane) bool {
-	return hcp.Spec.Platform.Type == hcplinkv1beta1.AWSPlatform && hcp.Spec.Platform.IsPrivate()
+func (c *CredentialsChecker) Serves(hcp *hcplinkv1beta1.HostedControlPlane) bool {
+	return IsPrivate(hcp)
 }
 
-// Proven reports whether an AWS call succeeded within ProofWindow.
-func (c *AWSChecker) Proven() bool { return c.Proof != nil && c.Proof.Within(ProofWindow) }
+// Proven reports whether an AWS call succeeded within credentials.ProofWindow.
+func (c *CredentialsChecker) Proven() bool {
+	return c.Proof != nil && c.Proof.Within(credentials.ProofWindow)
+}
 
 // Check asks STS who the credentials are.
-func (c *AWSChecker) Check(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane) (metav1.Condition, error) {
+func (c *CredentialsChecker) Check(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane) (metav1.Condition, error) {
 	cfg := c.AWS.Copy()
 	if cfg.Region == "" {
 		cfg.Region = hcp.Spec.Platform.AWS.Region
