@@ -1,4 +1,4 @@
-package azureprivatelink
+package reconcilekit
 
 import (
 	"context"
@@ -15,12 +15,16 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
 
-// reconcileExternalNames keeps the ExternalName Services, comparing before
-// writing; those not wanted (and ours) are deleted. want nil deletes all.
-func (r *Reconciler) reconcileExternalNames(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, want map[string]string, target string) error {
+// ExternalNames keeps the ExternalName Services of a private cluster
+// pointing at target, owned by owner (a private-link object of kind): want
+// maps each wanted Service to its external-dns hostname. A wanted Service
+// is created, or corrected when it reads differently; one not wanted is
+// deleted when it is ours. A Service of the name that is not ours is left
+// alone. want nil deletes all of ours.
+func ExternalNames(ctx context.Context, c client.Client, owner client.Object, kind string, want map[string]string, target string) error {
 	for _, name := range hcplinkv1beta1.PrivateExternalServiceNames {
 		have := &corev1.Service{}
-		err := r.Client.Get(ctx, types.NamespacedName{Namespace: cr.Namespace, Name: name}, have)
+		err := c.Get(ctx, types.NamespacedName{Namespace: owner.GetNamespace(), Name: name}, have)
 		if apierrors.IsNotFound(err) {
 			have = nil
 		} else if err != nil {
@@ -29,25 +33,25 @@ func (r *Reconciler) reconcileExternalNames(ctx context.Context, cr *hcplinkv1be
 		hostname, wanted := want[name]
 		switch {
 		case !wanted:
-			if have != nil && metav1.IsControlledBy(have, cr) {
-				if err := r.Client.Delete(ctx, have, client.Preconditions{UID: ptr.To(have.UID)}); client.IgnoreNotFound(err) != nil {
+			if have != nil && metav1.IsControlledBy(have, owner) {
+				if err := c.Delete(ctx, have, client.Preconditions{UID: ptr.To(have.UID)}); client.IgnoreNotFound(err) != nil {
 					return fmt.Errorf("deleting Service %s: %w", name, err)
 				}
 				ctrl.LoggerFrom(ctx).Info("Deleted ExternalName Service", "service", name)
 			}
 		case have == nil:
 			svc := &corev1.Service{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cr.Namespace,
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: owner.GetNamespace(),
 					Annotations: map[string]string{hcplinkv1beta1.ExternalDNSHostnameAnnotation: hostname},
-					OwnerReferences: []metav1.OwnerReference{{APIVersion: hcplinkv1beta1.GroupVersion.String(), Kind: "AzurePrivateLinkService",
-						Name: cr.Name, UID: cr.UID, Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}},
+					OwnerReferences: []metav1.OwnerReference{{APIVersion: hcplinkv1beta1.GroupVersion.String(), Kind: kind,
+						Name: owner.GetName(), UID: owner.GetUID(), Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}},
 				Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: target},
 			}
-			if err := r.Client.Create(ctx, svc); err != nil {
+			if err := c.Create(ctx, svc); err != nil {
 				return fmt.Errorf("creating Service %s: %w", name, err)
 			}
 			ctrl.LoggerFrom(ctx).Info("Created ExternalName Service", "service", name, "hostname", hostname)
-		case !metav1.IsControlledBy(have, cr):
+		case !metav1.IsControlledBy(have, owner):
 			// not ours: left alone
 		case have.Spec.Type == corev1.ServiceTypeExternalName && have.Spec.ExternalName == target && have.Annotations[hcplinkv1beta1.ExternalDNSHostnameAnnotation] == hostname:
 			// as wanted
@@ -58,7 +62,7 @@ func (r *Reconciler) reconcileExternalNames(ctx context.Context, cr *hcplinkv1be
 				have.Annotations = map[string]string{}
 			}
 			have.Annotations[hcplinkv1beta1.ExternalDNSHostnameAnnotation] = hostname
-			if err := r.Client.Patch(ctx, have, patch); err != nil {
+			if err := c.Patch(ctx, have, patch); err != nil {
 				return fmt.Errorf("updating Service %s: %w", name, err)
 			}
 		}

@@ -1,0 +1,71 @@
+package reconcilekit
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+func TestWithResolvedWords(t *testing.T) {
+	o := outcome.Wait("Pending", "Waiting for the endpoint", time.Minute)
+	resolved := o
+	resolved.Message = "Waiting for the endpoint Next check at 12:00:00 UTC."
+	conds := []metav1.Condition{
+		{Type: "A", Reason: "Pending", Message: "Waiting for the endpoint"},
+		{Type: "B", Reason: "Pending", Message: "Another message"},
+		{Type: "C", Reason: "Other", Message: "Waiting for the endpoint"},
+	}
+	got := WithResolvedWords(conds, o, resolved)
+	want := []string{resolved.Message, "Another message", "Waiting for the endpoint"}
+	for i := range got {
+		if got[i].Message != want[i] {
+			t.Errorf("condition %s: message %q, want %q", got[i].Type, got[i].Message, want[i])
+		}
+	}
+}
+
+func TestLogKey(t *testing.T) {
+	for kind, want := range map[string]string{
+		"AWSEndpointService":      "awsEndpointService",
+		"AzurePrivateLinkService": "azurePrivateLinkService",
+		"HostedControlPlane":      "hostedControlPlane",
+		"GCP":                     "gcp",
+	} {
+		if got := logKey(kind); got != want {
+			t.Errorf("logKey(%q) = %q, want %q", kind, got, want)
+		}
+	}
+}
+
+func TestSpecOrStatusChanged(t *testing.T) {
+	alias := func(o client.Object) string { return o.(*hcplinkv1beta1.AzurePrivateLinkService).Status.PrivateLinkServiceAlias }
+	p := SpecOrStatusChanged(func(old, new client.Object) bool { return alias(old) != alias(new) })
+	cr := func(generation int64, alias string, deleting bool) *hcplinkv1beta1.AzurePrivateLinkService {
+		o := &hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: "private-router", Generation: generation}}
+		o.Status.PrivateLinkServiceAlias = alias
+		if deleting {
+			o.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+		}
+		return o
+	}
+	for _, tt := range []struct {
+		name     string
+		old, new client.Object
+		want     bool
+	}{
+		{"a new generation", cr(1, "", false), cr(2, "", false), true},
+		{"the watched status field", cr(1, "", false), cr(1, "pls.alias", false), true},
+		{"deletion starts", cr(1, "", false), cr(1, "", true), true},
+		{"our own status write", cr(1, "a", false), cr(1, "a", false), false},
+	} {
+		if got := p.Update(event.UpdateEvent{ObjectOld: tt.old, ObjectNew: tt.new}); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
