@@ -20,12 +20,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // CleanupFieldOwner is the field manager of the final sweep's condition
@@ -73,13 +73,9 @@ func (r *CleanupReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("awscloudcleanup").
 		For(&hcplinkv1beta1.HostedControlPlane{}, builder.WithPredicates(deleting)).
-		Watches(&hcplinkv1beta1.AWSEndpointService{}, handler.EnqueueRequestsFromMapFunc(r.hcpsOfNamespace), builder.WithPredicates(crGone)).
+		Watches(&hcplinkv1beta1.AWSEndpointService{}, handler.EnqueueRequestsFromMapFunc(reconcilekit.AllInNamespace(mgr.GetClient(), &hcplinkv1beta1.HostedControlPlaneList{})), builder.WithPredicates(crGone)).
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
 		Complete(r)
-}
-
-func (r *CleanupReconciler) hcpsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
-	return requestsInNamespace(ctx, r.Client, &hcplinkv1beta1.HostedControlPlaneList{}, obj.GetNamespace())
 }
 
 func (r *CleanupReconciler) outcomes() *outcome.Tracker {
@@ -108,15 +104,9 @@ func (r *CleanupReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		o = r.sweep(passCtx, hcp)
 		cancel()
 	}
-	o = r.outcomes().Resolve(key, o)
-	w := conditions.Writer{Client: r.Client, FieldOwner: CleanupFieldOwner, Types: []string{hcplinkv1beta1.CloudCleanupCompleteCondition}}
-	if _, err := w.Apply(ctx, hcp, &hcp.Status.Conditions, o.Condition(hcplinkv1beta1.CloudCleanupCompleteCondition)); err != nil {
-		return ctrl.Result{}, err
-	}
-	if o.Err != nil {
-		return ctrl.Result{}, o.Err
-	}
-	return ctrl.Result{RequeueAfter: o.After}, nil
+	finisher := reconcilekit.Finisher{Tracker: r.outcomes(), Type: hcplinkv1beta1.CloudCleanupCompleteCondition,
+		Writer: conditions.Writer{Client: r.Client, FieldOwner: CleanupFieldOwner, Types: []string{hcplinkv1beta1.CloudCleanupCompleteCondition}}}
+	return finisher.Finish(ctx, reconcilekit.Target{Object: hcp, Conditions: &hcp.Status.Conditions, Key: key}, o)
 }
 
 func (r *CleanupReconciler) endpointServicesLeft(ctx context.Context, namespace string) ([]string, error) {

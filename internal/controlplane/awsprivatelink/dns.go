@@ -132,7 +132,7 @@ func (r *Reconciler) rememberEndpoint(ctx context.Context, s *scope, id string) 
 	if len(ids) > maxPreviousEndpoints {
 		ids = ids[len(ids)-maxPreviousEndpoints:]
 	}
-	return r.patchAnnotation(ctx, s.cr, PreviousEndpointsAnnotation, strings.Join(ids, ","))
+	return s.patchAnnotation(ctx, PreviousEndpointsAnnotation, strings.Join(ids, ","))
 }
 
 // reconcileDNS makes the zone's records match, writing only differences.
@@ -194,7 +194,7 @@ func (r *Reconciler) syncRecords(ctx context.Context, s *scope, zoneID string, w
 	}
 	sort.Strings(tracked)
 	s.cr.Status.DNSNames = tracked
-	if err := r.persist(ctx, s); err != nil {
+	if err := s.persist(ctx); err != nil {
 		return err
 	}
 	if err := s.records.ChangeRecords(ctx, zoneID, "hcplink: VPC endpoint "+s.cr.Status.EndpointID, changes); err != nil {

@@ -106,7 +106,7 @@ func (r *Reconciler) currentEndpoint(ctx context.Context, s *scope) (*ec2types.V
 		return nil, err
 	}
 	cr.Status.EndpointID = aws.ToString(ep.VpcEndpointId)
-	return ep, r.persist(ctx, s)
+	return ep, s.persist(ctx)
 }
 
 // errEndpointNotShownYet: the endpoint in status was created moments ago
@@ -128,17 +128,17 @@ func (r *Reconciler) replaceEndpoint(ctx context.Context, s *scope) error {
 		return err
 	}
 	s.cr.Status.EndpointID = ""
-	if err := r.persist(ctx, s); err != nil {
+	if err := s.persist(ctx); err != nil {
 		return err
 	}
-	return r.patchAnnotation(ctx, s.cr, TokenGenerationAnnotation, strconv.FormatInt(tokenGeneration(s.cr)+1, 10))
+	return s.patchAnnotation(ctx, TokenGenerationAnnotation, strconv.FormatInt(s.tokenGeneration()+1, 10))
 }
 
 // adoptEndpoint finds an endpoint of ours by the stable tag pair (cluster
 // + endpoint service), in the VPC, to the same service; extra ones (should
 // never exist) are deleted.
 func (r *Reconciler) adoptEndpoint(ctx context.Context, s *scope) (*ec2types.VpcEndpoint, error) {
-	filters := append(ownFilters(s), awscloud.Filter("service-name", s.cr.Status.EndpointServiceName))
+	filters := append(s.ownFilters(), awscloud.Filter("service-name", s.cr.Status.EndpointServiceName))
 	eps, err := s.endpoints.List(ctx, filters)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, subnets []ec2
 		ServiceName:      cr.Status.EndpointServiceName,
 		SubnetIDs:        subnetIDs(subnets),
 		SecurityGroupIDs: []string{cr.Status.SecurityGroupID},
-		ClientToken:      awscloud.ClientToken(clientTokenPurpose, string(cr.UID), tokenGeneration(cr)),
+		ClientToken:      awscloud.ClientToken(clientTokenPurpose, string(cr.UID), s.tokenGeneration()),
 		Tags:             s.desiredTags(nil),
 	})
 	if err != nil {
@@ -181,10 +181,10 @@ func (r *Reconciler) createEndpoint(ctx context.Context, s *scope, subnets []ec2
 	cr.Status.EndpointID = aws.ToString(ep.VpcEndpointId)
 	ctrl.LoggerFrom(ctx).Info("Created VPC endpoint", "endpoint", cr.Status.EndpointID, "subnets", subnetIDs(subnets))
 	r.Events.Created(cr, "VPC endpoint", cr.Status.EndpointID)
-	if err := r.persist(ctx, s); err != nil {
+	if err := s.persist(ctx); err != nil {
 		return nil, err
 	}
-	if err := r.patchAnnotation(ctx, cr, EndpointCreatedAtAnnotation, r.now().UTC().Format(time.RFC3339)); err != nil {
+	if err := s.patchAnnotation(ctx, EndpointCreatedAtAnnotation, r.now().UTC().Format(time.RFC3339)); err != nil {
 		return nil, err
 	}
 	return ep, nil

@@ -2,35 +2,15 @@ package awsprivatelink
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
@@ -38,6 +18,7 @@ import (
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // EndpointFieldOwner is the field manager of the endpoint controller's
@@ -119,12 +100,6 @@ type Reconciler struct {
 	proven map[types.UID]*proven
 }
 
-// refusal: the zones a service refused, while it served these zones.
-type refusal struct {
-	service string
-	served  string // the served zone IDs, joined, when the refusal was seen
-}
-
 func (r *Reconciler) outcomes() *outcome.Tracker {
 	r.initOnce.Do(func() { r.tracker = trackerOr(r.Tracker) })
 	return r.tracker
@@ -141,7 +116,8 @@ func trackerOr(given *outcome.Tracker) *outcome.Tracker {
 
 // SetupWithManager registers the controller: AWSEndpointServices, the
 // HostedControlPlane (its spec feeds every CR) and the ExternalName
-// Services it owns.
+// Services it owns. Our own status writes do not bring a CR back; the
+// operator's endpointServiceName (a status field) does.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
@@ -150,45 +126,26 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if workers <= 0 {
 		workers = DefaultMaxConcurrentReconciles
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("awsendpoint").
-		// Our own status writes do not bring the CR back; the operator's
-		// endpointServiceName (a status field) does.
-		For(&hcplinkv1beta1.AWSEndpointService{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{},
-			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-				o, okOld := e.ObjectOld.(*hcplinkv1beta1.AWSEndpointService)
-				n, okNew := e.ObjectNew.(*hcplinkv1beta1.AWSEndpointService)
-				return okOld && okNew && (o.Status.EndpointServiceName != n.Status.EndpointServiceName ||
-					o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero())
-			}}))).
-		Owns(&corev1.Service{}).
-		// Only spec changes of the HostedControlPlane matter; its status
-		// (other controllers' conditions) does not.
-		Watches(&hcplinkv1beta1.HostedControlPlane{}, handler.EnqueueRequestsFromMapFunc(r.crsOfNamespace),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: workers}).
-		Complete(r)
+	return reconcilekit.EndpointController{
+		Name: "awsendpoint",
+		For:  &hcplinkv1beta1.AWSEndpointService{},
+		List: &hcplinkv1beta1.AWSEndpointServiceList{},
+		StatusChanged: func(old, new client.Object) bool {
+			o, okOld := old.(*hcplinkv1beta1.AWSEndpointService)
+			n, okNew := new.(*hcplinkv1beta1.AWSEndpointService)
+			return okOld && okNew && o.Status.EndpointServiceName != n.Status.EndpointServiceName
+		},
+		Workers: workers,
+	}.Setup(mgr, r)
 }
 
-func (r *Reconciler) crsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
-	return requestsInNamespace(ctx, r.Client, &hcplinkv1beta1.AWSEndpointServiceList{}, obj.GetNamespace())
-}
-
-// requestsInNamespace lists the kind of list in namespace (from the
-// cache) and returns a request for each object; none when it cannot list.
-func requestsInNamespace(ctx context.Context, c client.Reader, list client.ObjectList, namespace string) []reconcile.Request {
-	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		return nil
-	}
-	var out []reconcile.Request
-	_ = apimeta.EachListItem(list, func(o runtime.Object) error {
-		if obj, ok := o.(client.Object); ok {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
-		}
-		return nil
-	})
-	return out
+// finisher ends the controller's passes with AWSEndpointAvailable, under this
+// controller's field owner (the only type it writes on the kind), so the
+// operator's AWSEndpointServiceAvailable on the same object is never
+// touched.
+func (r *Reconciler) finisher() reconcilekit.Finisher {
+	return reconcilekit.Finisher{Tracker: r.outcomes(), Writer: conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner,
+		Types: []string{hcplinkv1beta1.AWSEndpointAvailableCondition}, Events: r.Events}, Type: hcplinkv1beta1.AWSEndpointAvailableCondition}
 }
 
 func (r *Reconciler) driftInterval() time.Duration {
@@ -196,68 +153,6 @@ func (r *Reconciler) driftInterval() time.Duration {
 		return r.DriftInterval
 	}
 	return DefaultDriftInterval
-}
-
-// scope is what one pass works with.
-type scope struct {
-	cr   *hcplinkv1beta1.AWSEndpointService
-	base *hcplinkv1beta1.AWSEndpointService // status as last written
-	hcp  *hcplinkv1beta1.HostedControlPlane // nil when gone (deletion only)
-
-	// The providers, in the region kept in status.
-	groups    awscloud.SecurityGroups
-	endpoints awscloud.VPCEndpoints
-	records   awscloud.Records
-
-	// notes are what the ready message must add (zones not reached).
-	notes []string
-	// missingSubnets are NodePool subnets that no longer exist.
-	missingSubnets []string
-	// otherVPCSubnets are NodePool subnets of another VPC than the
-	// cluster's: an endpoint cannot have a network interface there.
-	otherVPCSubnets []string
-}
-
-func (s *scope) infraID() string { return s.cr.Status.InfraID }
-func (s *scope) vpcID() string   { return s.cr.Status.VPCID }
-
-// desiredTags are resourceTags plus the ownership tags.
-func (s *scope) desiredTags(extra map[string]string) map[string]string {
-	return awscloud.ResourceTags(s.cr.Spec.ResourceTags, s.infraID(), s.cr.Name, extra)
-}
-
-// managedTag says whether we may remove a tag key: ours, or a resourceTags
-// key we put there earlier.
-func (s *scope) managedTag(key string) bool {
-	if _, ok := awscloud.OwnershipTags(s.infraID(), s.cr.Name)[key]; ok {
-		return true
-	}
-	for _, k := range strings.Split(s.cr.Annotations[ResourceTagKeysAnnotation], ",") {
-		if k != "" && k == key {
-			return true
-		}
-	}
-	return false
-}
-
-// ownFilters select this CR's resources: the ownership pair, in the VPC.
-func ownFilters(s *scope) []ec2types.Filter {
-	f := awscloud.OwnershipFilters(s.infraID(), s.cr.Name)
-	if s.vpcID() != "" {
-		f = append(f, awscloud.Filter("vpc-id", s.vpcID()))
-	}
-	return f
-}
-
-func (r *Reconciler) newScope(cr *hcplinkv1beta1.AWSEndpointService, hcp *hcplinkv1beta1.HostedControlPlane) *scope {
-	return &scope{cr: cr, base: cr.DeepCopy(), hcp: hcp}
-}
-
-// useRegion points the providers at the region kept in status.
-func (r *Reconciler) useRegion(s *scope) {
-	s.groups = awscloud.SecurityGroups{EC2: r.EC2, Region: s.cr.Status.Region}
-	s.endpoints = awscloud.VPCEndpoints{EC2: r.EC2, Region: s.cr.Status.Region}
-	s.records = awscloud.Records{Route53: r.Route53}
 }
 
 // Reconcile drives one AWSEndpointService toward a usable VPC endpoint.
@@ -279,17 +174,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
-		patch := client.MergeFrom(cr.DeepCopy())
-		controllerutil.AddFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer)
-		if err := r.Client.Patch(ctx, cr, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
-		}
+	if added, err := reconcilekit.EnsureFinalizer(ctx, r.Client, cr, hcplinkv1beta1.ControlPlaneFinalizer, nil); err != nil {
+		return ctrl.Result{}, err
+	} else if added {
 		s.base = cr.DeepCopy()
 	}
 
 	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, time.Now()); paused {
-		return r.finish(ctx, s, outcome.Unknown(hcplinkv1beta1.ReconciliationPausedReason,
+		return r.finisher().Finish(ctx, s.target(), outcome.Unknown(hcplinkv1beta1.ReconciliationPausedReason,
 			"Reconciliation is paused by the cluster's pausedUntil; the VPC endpoint is left as it is", remaining))
 	}
 
@@ -305,23 +197,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
 	o := r.reconcileNormal(passCtx, s)
-	return r.finish(ctx, s, withCredentialsCause(o, hcp))
-}
-
-// finish resolves the pass's outcome (growing repeated trouble), writes
-// the status and the condition, and asks for the next look.
-func (r *Reconciler) finish(ctx context.Context, s *scope, o outcome.Outcome) (ctrl.Result, error) {
-	o = r.outcomes().Resolve(string(s.cr.UID), o)
-	if err := r.persist(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.applyCondition(ctx, s.cr, o.Condition(hcplinkv1beta1.AWSEndpointAvailableCondition)); err != nil {
-		return ctrl.Result{}, err
-	}
-	if o.Err != nil {
-		return ctrl.Result{}, o.Err
-	}
-	return ctrl.Result{RequeueAfter: o.After}, nil
+	return r.finisher().Finish(ctx, s.target(), withCredentialsCause(o, hcp))
 }
 
 // reconcileNormal runs the phases in order; the first that cannot finish
@@ -393,7 +269,7 @@ func (r *Reconciler) runPhases(ctx context.Context, s *scope, p *proven, wanted 
 		if o := r.reconcileDNS(ctx, s, target); !o.Done() {
 			return o
 		}
-		if err := r.reconcileExternalNames(ctx, s, target); err != nil {
+		if err := s.externalNames(ctx, target); err != nil {
 			return outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 		}
 		p.recordsFor, p.recordsAt = target, now
@@ -434,7 +310,7 @@ func (r *Reconciler) endpointOf(ctx context.Context, s *scope, p *proven, now ti
 	if !o.Done() {
 		return nil, o
 	}
-	if err := r.recordTagKeys(ctx, s); err != nil {
+	if err := s.recordTagKeys(ctx); err != nil {
 		return nil, outcome.FromError(err)
 	}
 	p.endpoint, p.notes, p.endpointAt = ep, s.notes, now
@@ -445,326 +321,4 @@ func (r *Reconciler) endpointOf(ctx context.Context, s *scope, p *proven, now ti
 // the one in the namespace), nil when there is none.
 func (r *Reconciler) hostedControlPlane(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService) (*hcplinkv1beta1.HostedControlPlane, error) {
 	return hcpref.Find(ctx, r.Client, cr.Namespace, cr.OwnerReferences)
-}
-
-// persist writes the status fields this controller owns (not conditions)
-// when they changed since the last write.
-func (r *Reconciler) persist(ctx context.Context, s *scope) error {
-	want, have := s.cr.Status.DeepCopy(), s.base.Status.DeepCopy()
-	want.Conditions, have.Conditions = nil, nil
-	want.EndpointServiceName, have.EndpointServiceName = "", ""
-	if equality.Semantic.DeepEqual(want, have) {
-		return nil
-	}
-	// A merge patch merges maps: keys no longer wanted are sent as null.
-	zones := map[string]any{}
-	for k := range have.SubnetZoneIDs {
-		zones[k] = nil
-	}
-	for k, v := range want.SubnetZoneIDs {
-		zones[k] = v
-	}
-	patch := map[string]any{"status": map[string]any{
-		"endpointID":      nullIfEmpty(want.EndpointID),
-		"dnsNames":        want.DNSNames,
-		"dnsZoneID":       nullIfEmpty(want.DNSZoneID),
-		"securityGroupID": nullIfEmpty(want.SecurityGroupID),
-		"region":          nullIfEmpty(want.Region),
-		"infraID":         nullIfEmpty(want.InfraID),
-		"vpcID":           nullIfEmpty(want.VPCID),
-		"subnetZoneIDs":   zones,
-	}}
-	raw, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if err := r.Client.Status().Patch(ctx, s.cr, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing the status of AWSEndpointService %s: %w", s.cr.Name, err)
-	}
-	conds := s.base.Status.Conditions
-	s.base = s.cr.DeepCopy()
-	s.base.Status.Conditions = conds
-	s.cr.Status.Conditions = conds
-	return nil
-}
-
-func nullIfEmpty(v string) any {
-	if v == "" {
-		return nil
-	}
-	return v
-}
-
-// applyCondition sets AWSEndpointAvailable, server-side, under this
-// controller's field owner (the only type it writes on the kind), when it
-// reads differently: the operator's AWSEndpointServiceAvailable on the same
-// object is never touched.
-func (r *Reconciler) applyCondition(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, cond metav1.Condition) error {
-	_, err := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner,
-		Types: []string{hcplinkv1beta1.AWSEndpointAvailableCondition}, Events: r.Events}.Apply(ctx, cr, &cr.Status.Conditions, cond)
-	return err
-}
-
-// patchAnnotation sets (or removes, when value is "") one annotation.
-func (r *Reconciler) patchAnnotation(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, key, value string) error {
-	if cr.Annotations[key] == value {
-		return nil
-	}
-	var v any = value
-	if value == "" {
-		v = nil
-	}
-	raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
-	if err := r.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		return fmt.Errorf("writing annotation %s: %w", key, err)
-	}
-	if cr.Annotations == nil {
-		cr.Annotations = map[string]string{}
-	}
-	if value == "" {
-		delete(cr.Annotations, key)
-	} else {
-		cr.Annotations[key] = value
-	}
-	return nil
-}
-
-// recordTagKeys remembers the resourceTags keys now on the resources.
-func (r *Reconciler) recordTagKeys(ctx context.Context, s *scope) error {
-	keys := make([]string, 0, len(s.cr.Spec.ResourceTags))
-	for _, t := range s.cr.Spec.ResourceTags {
-		keys = append(keys, t.Key)
-	}
-	sort.Strings(keys)
-	return r.patchAnnotation(ctx, s.cr, ResourceTagKeysAnnotation, strings.Join(keys, ","))
-}
-
-func tokenGeneration(cr *hcplinkv1beta1.AWSEndpointService) int64 {
-	g, _ := strconv.ParseInt(cr.Annotations[TokenGenerationAnnotation], 10, 64)
-	return g
-}
-
-// --- subnets ---
-
-// WantedSubnetIDs are the subnets the endpoint may use: spec.subnetIDs (the
-// operator's list, capped) and every NodePool's subnet, sorted, once each.
-func WantedSubnetIDs(cr *hcplinkv1beta1.AWSEndpointService, hcp *hcplinkv1beta1.HostedControlPlane) []string {
-	ids := append([]string(nil), cr.Spec.SubnetIDs...)
-	if hcp != nil {
-		for _, np := range hcp.Spec.NodePools {
-			if strings.HasPrefix(np.SubnetID, "subnet-") {
-				ids = append(ids, np.SubnetID)
-			}
-		}
-	}
-	sort.Strings(ids)
-	return slices.Compact(ids)
-}
-
-// selectSubnets describes the wanted subnets, records each one's zone ID in
-// status (the operator caps spec.subnetIDs per zone with it), drops the
-// ones that no longer exist (kept in s.missingSubnets) and those of another
-// VPC (kept in s.otherVPCSubnets: no endpoint call may name them, so a
-// wrong NodePool never moves or breaks the endpoint; it and its records go
-// on with the rest) and keeps one per zone ID.
-func (r *Reconciler) selectSubnets(ctx context.Context, s *scope, wanted []string) ([]ec2types.Subnet, outcome.Outcome) {
-	described, missing, err := s.endpoints.Subnets(ctx, wanted)
-	if err != nil {
-		return nil, outcome.FromError(err)
-	}
-	found, otherVPC := SubnetsOfVPC(described, s.vpcID())
-	zones := map[string]string{}
-	for _, sn := range found {
-		zones[aws.ToString(sn.SubnetId)] = aws.ToString(sn.AvailabilityZoneId)
-	}
-	if len(zones) > maxSubnetZoneIDs {
-		zones = firstKeys(zones, maxSubnetZoneIDs)
-	}
-	if len(zones) == 0 {
-		zones = nil
-	}
-	s.cr.Status.SubnetZoneIDs = zones
-	s.missingSubnets, s.otherVPCSubnets = missing, otherVPC
-	switch {
-	case len(found) == 0 && len(otherVPC) > 0:
-		return nil, otherVPCSubnetsOutcome("", s.vpcID(), append(otherVPC, missing...))
-	case len(found) == 0:
-		return nil, outcome.WaitOnPerson(hcplinkv1beta1.SubnetNotFoundReason, fmt.Sprintf(
-			"None of the subnets the cluster's NodePools name exist in the customer account (%s); fix the NodePools' subnets", strings.Join(missing, ", ")))
-	}
-	return SubnetsPerZone(found), outcome.Continue()
-}
-
-// SubnetsOfVPC splits subnets into those of vpc and the IDs of the others.
-func SubnetsOfVPC(subnets []ec2types.Subnet, vpc string) (in []ec2types.Subnet, otherIDs []string) {
-	for _, sn := range subnets {
-		if aws.ToString(sn.VpcId) == vpc {
-			in = append(in, sn)
-		} else {
-			otherIDs = append(otherIDs, aws.ToString(sn.SubnetId))
-		}
-	}
-	return in, otherIDs
-}
-
-// maxSubnetZoneIDs is the API's bound on status.subnetZoneIDs.
-const maxSubnetZoneIDs = 100
-
-func firstKeys(m map[string]string, n int) map[string]string {
-	keys := slices.Sorted(maps.Keys(m))
-	out := map[string]string{}
-	for _, k := range keys[:n] {
-		out[k] = m[k]
-	}
-	return out
-}
-
-// SubnetsPerZone keeps one subnet per availability-zone ID, the one with
-// the lexicographically smallest subnet ID, sorted by subnet ID. Zone IDs,
-// not names: names are per-account aliases.
-func SubnetsPerZone(subnets []ec2types.Subnet) []ec2types.Subnet {
-	best := map[string]ec2types.Subnet{}
-	for _, sn := range subnets {
-		zone := aws.ToString(sn.AvailabilityZoneId)
-		if zone == "" {
-			zone = "name:" + aws.ToString(sn.AvailabilityZone)
-		}
-		if cur, ok := best[zone]; !ok || aws.ToString(sn.SubnetId) < aws.ToString(cur.SubnetId) {
-			best[zone] = sn
-		}
-	}
-	out := make([]ec2types.Subnet, 0, len(best))
-	for _, sn := range best {
-		out = append(out, sn)
-	}
-	sort.Slice(out, func(i, j int) bool { return aws.ToString(out[i].SubnetId) < aws.ToString(out[j].SubnetId) })
-	return out
-}
-
-func subnetIDs(subnets []ec2types.Subnet) []string {
-	ids := make([]string, 0, len(subnets))
-	for _, sn := range subnets {
-		ids = append(ids, aws.ToString(sn.SubnetId))
-	}
-	return ids
-}
-
-// serviceInfo is what the customer account sees of the endpoint service.
-type serviceInfo struct {
-	name    string
-	zoneIDs []string // zone IDs the service's load balancer serves; nil when unknown
-}
-
-// serviceZones describes the endpoint service as the customer sees it and
-// turns its zones into zone IDs.
-func (r *Reconciler) serviceZones(ctx context.Context, s *scope) (serviceInfo, outcome.Outcome) {
-	name := s.cr.Status.EndpointServiceName
-	zones, byName, visible, err := s.endpoints.ServiceZones(ctx, name)
-	if err != nil {
-		return serviceInfo{}, outcome.FromError(err)
-	}
-	if !visible {
-		return serviceInfo{}, outcome.Wait(hcplinkv1beta1.WaitingForEndpointServiceReason,
-			"The endpoint service "+name+" is not visible to this cluster's AWS account yet: the operator allows the cluster's control-plane operator role on it; waiting", outcome.Jitter(notVisibleRequeue))
-	}
-	if byName {
-		if zones, err = r.zoneIDsOf(ctx, s, zones); err != nil {
-			return serviceInfo{}, outcome.FromError(err)
-		}
-	}
-	sorted := append([]string{}, zones...)
-	sort.Strings(sorted)
-	return serviceInfo{name: name, zoneIDs: sorted}, outcome.Continue()
-}
-
-// zoneIDsOf maps this account's zone names to zone IDs, from a per-region
-// cache: the mapping of an account never changes.
-func (r *Reconciler) zoneIDsOf(ctx context.Context, s *scope, names []string) ([]string, error) {
-	region := s.cr.Status.Region
-	r.zonesMu.Lock()
-	m := r.zoneIDs[region]
-	r.zonesMu.Unlock()
-	if m == nil {
-		var err error
-		if m, err = s.endpoints.ZoneIDsByName(ctx); err != nil {
-			return nil, err
-		}
-		r.zonesMu.Lock()
-		if r.zoneIDs == nil {
-			r.zoneIDs = map[string]map[string]string{}
-		}
-		r.zoneIDs[region] = m
-		r.zonesMu.Unlock()
-	}
-	ids := make([]string, 0, len(names))
-	for _, n := range names {
-		if id, ok := m[n]; ok {
-			ids = append(ids, id)
-		}
-	}
-	return ids, nil
-}
-
-// UnservedSubnets lists the subnets ("subnet (zone ID)") whose zone ID the
-// service does not serve; nil when served is unknown.
-func UnservedSubnets(subnets []ec2types.Subnet, served []string) []string {
-	if served == nil {
-		return nil
-	}
-	var out []string
-	for _, sn := range subnets {
-		if z := aws.ToString(sn.AvailabilityZoneId); !slices.Contains(served, z) {
-			out = append(out, fmt.Sprintf("%s (%s)", aws.ToString(sn.SubnetId), z))
-		}
-	}
-	return out
-}
-
-// ServedSubnets keeps the subnets in zones the service serves; all of them
-// when served is unknown.
-func ServedSubnets(subnets []ec2types.Subnet, served []string) []ec2types.Subnet {
-	if served == nil {
-		return subnets
-	}
-	var out []ec2types.Subnet
-	for _, sn := range subnets {
-		if slices.Contains(served, aws.ToString(sn.AvailabilityZoneId)) {
-			out = append(out, sn)
-		}
-	}
-	return out
-}
-
-// zoneRefusal reports whether err is the service refusing subnets outside
-// the zones it serves (InvalidParameter while some subnets lie there): its
-// load balancer does not balance across zones, which the customer account
-// cannot see beforehand.
-func zoneRefusal(err error, subnets []ec2types.Subnet, svc serviceInfo) bool {
-	return awscloud.ErrorCode(err) == awscloud.CodeInvalidParameter && len(UnservedSubnets(subnets, svc.zoneIDs)) > 0
-}
-
-// usableSubnets are the subnets to give the endpoint: all of them, minus
-// those in zones the service refused before (while it serves the same
-// zones).
-func (r *Reconciler) usableSubnets(s *scope, subnets []ec2types.Subnet, svc serviceInfo) []ec2types.Subnet {
-	r.zonesMu.Lock()
-	ref, ok := r.refused[s.cr.UID]
-	r.zonesMu.Unlock()
-	if !ok || ref.service != svc.name || ref.served != strings.Join(svc.zoneIDs, ",") {
-		return subnets
-	}
-	return ServedSubnets(subnets, svc.zoneIDs)
-}
-
-// rememberRefusal notes that the service refused the unserved zones.
-func (r *Reconciler) rememberRefusal(s *scope, svc serviceInfo) {
-	r.zonesMu.Lock()
-	defer r.zonesMu.Unlock()
-	if r.refused == nil {
-		r.refused = map[types.UID]refusal{}
-	}
-	r.refused[s.cr.UID] = refusal{service: svc.name, served: strings.Join(svc.zoneIDs, ",")}
 }

@@ -9,12 +9,12 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // reconcileDelete removes, in order, the DNS records, the VPC endpoint
@@ -50,7 +50,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		o.Reason = hcplinkv1beta1.DeletingReason
 	}
 	o.Status = metav1.ConditionFalse
-	return r.finish(ctx, s, o)
+	return r.finisher().Finish(ctx, s.target(), o)
 }
 
 // deleteResources runs the deletion phases; Continue when all is gone.
@@ -75,10 +75,8 @@ func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outc
 }
 
 func (r *Reconciler) dropFinalizer(ctx context.Context, s *scope) (ctrl.Result, error) {
-	patch := client.MergeFrom(s.cr.DeepCopy())
-	controllerutil.RemoveFinalizer(s.cr, hcplinkv1beta1.ControlPlaneFinalizer)
-	if err := r.Client.Patch(ctx, s.cr, patch); client.IgnoreNotFound(err) != nil {
-		return ctrl.Result{}, fmt.Errorf("removing the finalizer: %w", err)
+	if err := reconcilekit.RemoveFinalizer(ctx, r.Client, s.cr, hcplinkv1beta1.ControlPlaneFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 	r.outcomes().Forget(string(s.cr.UID))
 	r.zonesMu.Lock()
@@ -126,7 +124,7 @@ func (r *Reconciler) deleteRecords(ctx context.Context, s *scope) error {
 // found by tags — and reports whether they are all gone (not just
 // deleting): the IDs of those still there.
 func (r *Reconciler) deleteEndpoints(ctx context.Context, s *scope) ([]string, error) {
-	eps, err := s.endpoints.List(ctx, ownFilters(s))
+	eps, err := s.endpoints.List(ctx, s.ownFilters())
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +173,7 @@ func endpointsToDelete(eps []ec2types.VpcEndpoint) (toDelete, remaining []string
 
 // deleteSecurityGroups revokes the rules of our group(s) and deletes them.
 func (r *Reconciler) deleteSecurityGroups(ctx context.Context, s *scope) error {
-	groups, err := s.groups.List(ctx, ownFilters(s))
+	groups, err := s.groups.List(ctx, s.ownFilters())
 	if err != nil {
 		return err
 	}

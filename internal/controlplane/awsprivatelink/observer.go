@@ -14,22 +14,15 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // ObserverFieldOwner is the field manager of the observers' writes.
@@ -51,17 +44,8 @@ func (o *Observer) SetupWithManager(mgr ctrl.Manager) error {
 	if o.Client == nil {
 		o.Client = mgr.GetClient()
 	}
-	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == o.ServiceName })
-	toSelf := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: o.ServiceName}}}
-	})
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("awsobserver-"+o.ServiceName).
-		For(&corev1.Service{}, builder.WithPredicates(named)).
-		Watches(&hcplinkv1beta1.HostedControlPlane{}, toSelf).
-		Watches(&hcplinkv1beta1.AWSEndpointService{}, toSelf, builder.WithPredicates(named)).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
-		Complete(o)
+	return reconcilekit.Observer{Name: "awsobserver-" + o.ServiceName, ServiceName: o.ServiceName,
+		For: &hcplinkv1beta1.AWSEndpointService{}}.Setup(mgr, o)
 }
 
 // NLBNameFromHostname returns the load balancer's name from its DNS name:
@@ -86,27 +70,19 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		return ctrl.Result{}, nil // the operator deletes the CRs in order
 	}
 
-	svc := &corev1.Service{}
-	if err := o.Client.Get(ctx, name, svc); apierrors.IsNotFound(err) {
-		svc = nil
-	} else if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading Service %s: %w", o.ServiceName, err)
-	}
 	cr := &hcplinkv1beta1.AWSEndpointService{}
-	if err := o.Client.Get(ctx, name, cr); apierrors.IsNotFound(err) {
-		cr = nil
-	} else if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading AWSEndpointService %s: %w", o.ServiceName, err)
+	svc, found, err := reconcilekit.ReadObserved(ctx, o.Client, name, cr, "AWSEndpointService")
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-
-	if svc == nil || !svc.DeletionTimestamp.IsZero() {
+	if !found {
+		cr = nil
+	}
+	if reconcilekit.Gone(svc) {
 		// Endpoint access or publishing changed: the private path goes,
 		// with its cloud resources (the CR's finalizers clean them).
-		if cr != nil && cr.DeletionTimestamp.IsZero() {
-			if err := o.Client.Delete(ctx, cr, client.Preconditions{UID: ptr.To(cr.UID)}); client.IgnoreNotFound(err) != nil {
-				return ctrl.Result{}, fmt.Errorf("deleting AWSEndpointService %s: %w", o.ServiceName, err)
-			}
-			ctrl.LoggerFrom(ctx).Info("Deleted AWSEndpointService whose Service is gone", "awsEndpointService", o.ServiceName)
+		if cr != nil {
+			return ctrl.Result{}, reconcilekit.DeleteWithService(ctx, o.Client, cr, "AWSEndpointService")
 		}
 		return ctrl.Result{}, nil
 	}

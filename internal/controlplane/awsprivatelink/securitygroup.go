@@ -57,7 +57,7 @@ func (r *Reconciler) reconcileSecurityGroup(ctx context.Context, s *scope) outco
 
 func (r *Reconciler) syncSecurityGroup(ctx context.Context, s *scope) error {
 	name := awscloud.SecurityGroupName(s.infraID(), s.cr.Name)
-	sg, err := s.groups.Find(ctx, s.cr.Status.SecurityGroupID, ownFilters(s))
+	sg, err := s.groups.Find(ctx, s.cr.Status.SecurityGroupID, s.ownFilters())
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (r *Reconciler) syncSecurityGroup(ctx context.Context, s *scope) error {
 	id := aws.ToString(sg.GroupId)
 	if s.cr.Status.SecurityGroupID != id {
 		s.cr.Status.SecurityGroupID = id
-		if err := r.persist(ctx, s); err != nil {
+		if err := s.persist(ctx); err != nil {
 			return err
 		}
 	}

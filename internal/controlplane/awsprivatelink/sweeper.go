@@ -17,7 +17,7 @@ import (
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/metrics"
-	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 const (
@@ -50,27 +50,20 @@ type Sweeper struct {
 
 // Start runs sweeps until ctx ends (a manager Runnable).
 func (s *Sweeper) Start(ctx context.Context) error {
+	return s.loop().Start(ctx)
+}
+
+// NeedLeaderElection: the control-plane operator runs without election.
+func (s *Sweeper) NeedLeaderElection() bool { return s.loop().NeedLeaderElection() }
+
+func (s *Sweeper) loop() reconcilekit.Periodic {
 	interval := s.Interval
 	if interval <= 0 {
 		interval = DefaultSweepInterval
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(outcome.Jitter(interval)):
-		}
-		sweepCtx, cancel := context.WithTimeout(ctx, passTimeout)
-		err := s.Sweep(sweepCtx)
-		cancel()
-		if err != nil {
-			ctrl.LoggerFrom(ctx).Info("Sweeping orphaned VPC endpoints failed; trying again at the next sweep", "reason", err.Error())
-		}
-	}
+	return reconcilekit.Periodic{Interval: interval, Timeout: passTimeout, Run: s.Sweep,
+		Failed: "Sweeping orphaned VPC endpoints failed; trying again at the next sweep"}
 }
-
-// NeedLeaderElection: the control-plane operator runs without election.
-func (s *Sweeper) NeedLeaderElection() bool { return false }
 
 // Sweep makes one pass.
 func (s *Sweeper) Sweep(ctx context.Context) error {
