@@ -11,8 +11,6 @@ import (
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
-func (s *scope) linkName() string { return azurecloud.VNetLinkName(s.infraID) }
-
 // ZoneIsOurs reports whether the zone was created by hcplink for this CR
 // of this cluster (its infraID): only such a zone is ever written to or
 // deleted.

@@ -23,8 +23,6 @@ const (
 	opLinkDelete     = "link-delete"
 )
 
-func (s *scope) endpointName() string { return azurecloud.PrivateEndpointName(s.infraID, s.cr.Name) }
-
 // viewOf reads what the controller needs of a Private Endpoint.
 func viewOf(ep *armnetwork.PrivateEndpoint) endpointView {
 	v := endpointView{ID: deref(ep.ID)}

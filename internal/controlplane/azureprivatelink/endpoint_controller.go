@@ -2,26 +2,13 @@ package azureprivatelink
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
@@ -29,6 +16,7 @@ import (
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // EndpointFieldOwner is the field manager of the endpoint controller's
@@ -173,7 +161,10 @@ func (r *Reconciler) driftInterval() time.Duration {
 
 // SetupWithManager registers the controller: AzurePrivateLinkServices
 // (their spec, deletion and the operator's alias), the HostedControlPlane
-// (its spec) and the ExternalName Services it owns.
+// (its spec) and the ExternalName Services it owns. Our own status writes
+// do not bring a CR back; the operator's status fields (the alias, the
+// endpoint's connection state) do, so that an approval is acted on at
+// once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
@@ -182,49 +173,18 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if workers <= 0 {
 		workers = DefaultMaxConcurrentReconciles
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("azureendpoint").
-		// Our own status writes do not bring the CR back; the operator's
-		// status fields (the alias, the endpoint's connection state) do, so
-		// that an approval is acted on at once.
-		For(&hcplinkv1beta1.AzurePrivateLinkService{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{},
-			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-				o, okOld := e.ObjectOld.(*hcplinkv1beta1.AzurePrivateLinkService)
-				n, okNew := e.ObjectNew.(*hcplinkv1beta1.AzurePrivateLinkService)
-				return okOld && okNew && (o.Status.PrivateLinkServiceAlias != n.Status.PrivateLinkServiceAlias ||
-					o.Status.PrivateEndpointConnectionState != n.Status.PrivateEndpointConnectionState ||
-					o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero())
-			}}))).
-		Owns(&corev1.Service{}).
-		Watches(&hcplinkv1beta1.HostedControlPlane{}, handler.EnqueueRequestsFromMapFunc(r.crsOfNamespace),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: workers}).
-		Complete(r)
-}
-
-func (r *Reconciler) crsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
-	var list hcplinkv1beta1.AzurePrivateLinkServiceList
-	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return out
-}
-
-// scope is what one pass works with.
-type scope struct {
-	cr   *hcplinkv1beta1.AzurePrivateLinkService
-	base *hcplinkv1beta1.AzurePrivateLinkService // status as last written
-	hcp  *hcplinkv1beta1.HostedControlPlane      // nil when gone (deletion only)
-	// The providers, in the customer's subscription.
-	endpoints Endpoints
-	dns       DNS
-	// infraID names the cluster's resources; kept in the ownership tags.
-	infraID string
+	return reconcilekit.EndpointController{
+		Name: "azureendpoint",
+		For:  &hcplinkv1beta1.AzurePrivateLinkService{},
+		List: &hcplinkv1beta1.AzurePrivateLinkServiceList{},
+		StatusChanged: func(old, new client.Object) bool {
+			o, okOld := old.(*hcplinkv1beta1.AzurePrivateLinkService)
+			n, okNew := new.(*hcplinkv1beta1.AzurePrivateLinkService)
+			return okOld && okNew && (o.Status.PrivateLinkServiceAlias != n.Status.PrivateLinkServiceAlias ||
+				o.Status.PrivateEndpointConnectionState != n.Status.PrivateEndpointConnectionState)
+		},
+		Workers: workers,
+	}.Setup(mgr, r)
 }
 
 // Reconcile builds or removes the customer side of the private path.
@@ -237,7 +197,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	s := &scope{cr: cr, base: cr.DeepCopy(), hcp: hcp}
+	s := &scope{client: r.Client, cr: cr, base: cr.DeepCopy(), hcp: hcp}
 	if !cr.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)
 	}
@@ -247,22 +207,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// What deletion needs, kept before anything is created: the finalizer
 	// and the infraID that names and tags the resources (the
 	// HostedControlPlane may be gone by then).
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) || cr.Annotations[InfraIDAnnotation] != hcp.Spec.InfraID {
-		patch := client.MergeFrom(cr.DeepCopy())
-		controllerutil.AddFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer)
-		if cr.Annotations == nil {
-			cr.Annotations = map[string]string{}
-		}
-		cr.Annotations[InfraIDAnnotation] = hcp.Spec.InfraID
-		if err := r.Client.Patch(ctx, cr, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
-		}
+	if added, err := reconcilekit.EnsureFinalizer(ctx, r.Client, cr, hcplinkv1beta1.ControlPlaneFinalizer,
+		map[string]string{InfraIDAnnotation: hcp.Spec.InfraID}); err != nil {
+		return ctrl.Result{}, err
+	} else if added {
 		s.base = cr.DeepCopy()
 	}
 	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, time.Now()); paused {
 		o := outcome.Unknown(hcplinkv1beta1.ReconciliationPausedReason,
 			"Reconciliation is paused by the cluster's pausedUntil; the Private Endpoint and DNS are left as they are", remaining)
-		return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)}, o)
+		return r.finisher().Finish(ctx, s.target(), o)
 	}
 	cr.Status.DNSZoneName = azurecloud.PrivateDNSZoneName(hcp.Name)
 	s.infraID = hcp.Spec.InfraID
@@ -270,72 +224,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// A missing or broken identity configuration is said in the
 		// condition, not only in the log.
 		o := outcome.FromError(fmt.Errorf("building the Azure clients: %w", err))
-		return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)}, o)
+		return r.finisher().Finish(ctx, s.target(), o)
 	}
 	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
 	res := r.reconcileNormal(passCtx, s)
-	return r.finish(ctx, s, res.conditions(s), res.overall)
+	return r.finisher().Finish(ctx, s.target(), res.overall, res.conditions(s)...)
 }
 
-// finish resolves the pass's outcome (growing repeated trouble), writes the
-// status and the conditions, and asks for the next look.
-func (r *Reconciler) finish(ctx context.Context, s *scope, conds []metav1.Condition, o outcome.Outcome) (ctrl.Result, error) {
-	resolved := r.outcomes().Resolve(string(s.cr.UID), o)
-	for i := range conds {
-		if conds[i].Reason == o.Reason && conds[i].Message == o.Message {
-			conds[i].Message = resolved.Message // the "Next check at" wording
-		}
-	}
-	if err := r.persist(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	w := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions, Events: r.Events}
-	if _, err := w.Apply(ctx, s.cr, &s.cr.Status.Conditions, conds...); err != nil {
-		return ctrl.Result{}, err
-	}
-	if resolved.Err != nil {
-		return ctrl.Result{}, resolved.Err
-	}
-	return ctrl.Result{RequeueAfter: resolved.After}, nil
-}
-
-// persist writes the status fields this controller owns (not conditions,
-// not the operator's) when they changed since the last write.
-func (r *Reconciler) persist(ctx context.Context, s *scope) error {
-	want, have := s.cr.Status, s.base.Status
-	if want.PrivateEndpointID == have.PrivateEndpointID && want.PrivateEndpointIP == have.PrivateEndpointIP &&
-		want.PrivateDNSZoneID == have.PrivateDNSZoneID && want.DNSZoneName == have.DNSZoneName {
-		return nil
-	}
-	patch := map[string]any{"status": map[string]any{
-		"privateEndpointID": nullIfEmpty(want.PrivateEndpointID),
-		"privateEndpointIP": nullIfEmpty(want.PrivateEndpointIP),
-		"privateDNSZoneID":  nullIfEmpty(want.PrivateDNSZoneID),
-		"dnsZoneName":       nullIfEmpty(want.DNSZoneName),
-	}}
-	raw, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if err := r.Client.Status().Patch(ctx, s.cr, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing the status of AzurePrivateLinkService %s: %w", s.cr.Name, err)
-	}
-	conds := s.base.Status.Conditions
-	s.base = s.cr.DeepCopy()
-	s.base.Status.Conditions = conds
-	if !equality.Semantic.DeepEqual(s.cr.Status.Conditions, conds) {
-		s.cr.Status.Conditions = conds
-	}
-	return nil
-}
-
-func nullIfEmpty(v string) any {
-	if v == "" {
-		return nil
-	}
-	return v
+// finisher ends the controller's passes with its three conditions, under
+// this controller's field owner, so the operator's two conditions on the
+// same object are never touched. A pass that gives no conditions of its
+// own says its outcome in AzurePrivateLinkServiceAvailable.
+func (r *Reconciler) finisher() reconcilekit.Finisher {
+	return reconcilekit.Finisher{Tracker: r.outcomes(), Type: hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
+		Writer: conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions, Events: r.Events}}
 }

@@ -6,12 +6,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // reconcileDelete removes, in order, the records, the VNet link, the zone
@@ -36,7 +36,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		// A missing or broken identity configuration is said in the
 		// condition, not only in the log.
 		o := outcome.FromError(fmt.Errorf("building the Azure clients: %w", err))
-		return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)}, o)
+		return r.finisher().Finish(ctx, s.target(), o)
 	}
 	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
@@ -48,7 +48,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 		o.Reason = hcplinkv1beta1.DeletingReason
 	}
 	o.Status = metav1.ConditionFalse
-	return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)}, o)
+	return r.finisher().Finish(ctx, s.target(), o)
 }
 
 // deleteResources runs the deletion phases; Continue when all is gone.
@@ -60,7 +60,7 @@ func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outc
 		}
 		cr.Status.PrivateDNSZoneID = ""
 	}
-	if err := r.reconcileExternalNames(ctx, cr, nil, ""); err != nil {
+	if err := s.externalNames(ctx, nil); err != nil {
 		return outcome.FromError(fmt.Errorf("deleting the ExternalName Services: %w", err))
 	}
 	name := s.endpointName()
@@ -132,10 +132,8 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, rg, zoneName strin
 }
 
 func (r *Reconciler) dropFinalizer(ctx context.Context, s *scope) (ctrl.Result, error) {
-	patch := client.MergeFrom(s.cr.DeepCopy())
-	controllerutil.RemoveFinalizer(s.cr, hcplinkv1beta1.ControlPlaneFinalizer)
-	if err := r.Client.Patch(ctx, s.cr, patch); client.IgnoreNotFound(err) != nil {
-		return ctrl.Result{}, fmt.Errorf("removing the finalizer: %w", err)
+	if err := reconcilekit.RemoveFinalizer(ctx, r.Client, s.cr, hcplinkv1beta1.ControlPlaneFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 	r.forget(s.cr)
 	ctrl.LoggerFrom(ctx).Info("Removed the Private Endpoint and DNS of AzurePrivateLinkService", "azurePrivateLinkService", s.cr.Name)

@@ -14,21 +14,16 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // ObserverFieldOwner is the field manager of the observer's writes.
@@ -48,17 +43,8 @@ func (o *Observer) SetupWithManager(mgr ctrl.Manager) error {
 	if o.Client == nil {
 		o.Client = mgr.GetClient()
 	}
-	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == hcplinkv1beta1.PrivateRouterServiceName })
-	toSelf := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: hcplinkv1beta1.PrivateRouterServiceName}}}
-	})
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("azureobserver").
-		For(&corev1.Service{}, builder.WithPredicates(named)).
-		Watches(&hcplinkv1beta1.HostedControlPlane{}, toSelf, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&hcplinkv1beta1.AzurePrivateLinkService{}, toSelf, builder.WithPredicates(named)).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
-		Complete(o)
+	return reconcilekit.Observer{Name: "azureobserver", ServiceName: hcplinkv1beta1.PrivateRouterServiceName,
+		For: &hcplinkv1beta1.AzurePrivateLinkService{}, ControlPlaneChanges: []predicate.Predicate{predicate.GenerationChangedPredicate{}}}.Setup(mgr, o)
 }
 
 // internalIP is the Service's internal load-balancer address, "" while it
@@ -83,27 +69,19 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if hcp == nil || !hcp.DeletionTimestamp.IsZero() || !PrivateConfigured(hcp) {
 		return ctrl.Result{}, nil // the operator deletes the CR in order
 	}
-	svc := &corev1.Service{}
-	if err := o.Client.Get(ctx, name, svc); apierrors.IsNotFound(err) {
-		svc = nil
-	} else if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading Service %s: %w", name.Name, err)
-	}
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{}
-	if err := o.Client.Get(ctx, name, cr); apierrors.IsNotFound(err) {
-		cr = nil
-	} else if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading AzurePrivateLinkService %s: %w", name.Name, err)
+	svc, found, err := reconcilekit.ReadObserved(ctx, o.Client, name, cr, "AzurePrivateLinkService")
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-
-	if svc == nil || !svc.DeletionTimestamp.IsZero() {
+	if !found {
+		cr = nil
+	}
+	if reconcilekit.Gone(svc) {
 		// The private path goes with its router; the CR's finalizers
 		// clean its cloud resources.
-		if cr != nil && cr.DeletionTimestamp.IsZero() {
-			if err := o.Client.Delete(ctx, cr, client.Preconditions{UID: ptr.To(cr.UID)}); client.IgnoreNotFound(err) != nil {
-				return ctrl.Result{}, fmt.Errorf("deleting AzurePrivateLinkService %s: %w", name.Name, err)
-			}
-			ctrl.LoggerFrom(ctx).Info("Deleted AzurePrivateLinkService whose Service is gone", "azurePrivateLinkService", name.Name)
+		if cr != nil {
+			return ctrl.Result{}, reconcilekit.DeleteWithService(ctx, o.Client, cr, "AzurePrivateLinkService")
 		}
 		return ctrl.Result{}, nil
 	}

@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -72,7 +71,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 		res.overall = res.dnsOutcome
 		return res
 	}
-	if err := r.reconcileExternalNames(ctx, cr, hcplinkv1beta1.AzureExternalNames(s.hcp), azurecloud.ExternalNameTarget(cr.Status.DNSZoneName)); err != nil {
+	if err := s.externalNames(ctx, hcplinkv1beta1.AzureExternalNames(s.hcp)); err != nil {
 		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 		return res
 	}
@@ -101,7 +100,7 @@ func (r *Reconciler) stillConverged(ctx context.Context, s *scope) passResult {
 	cr := s.cr
 	res := passResult{endpoint: endpointView{ID: cr.Status.PrivateEndpointID, IP: cr.Status.PrivateEndpointIP}, dnsRan: true}
 	res.endpointOutcome, res.dnsOutcome = outcome.Continue(), outcome.Continue()
-	if err := r.reconcileExternalNames(ctx, cr, hcplinkv1beta1.AzureExternalNames(s.hcp), azurecloud.ExternalNameTarget(cr.Status.DNSZoneName)); err != nil {
+	if err := s.externalNames(ctx, hcplinkv1beta1.AzureExternalNames(s.hcp)); err != nil {
 		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 		return res
 	}

@@ -19,6 +19,7 @@ import (
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // ValidatorFieldOwner is the field manager of the validator's condition.
@@ -80,16 +81,9 @@ func (v *Validator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		return ctrl.Result{}, nil
 	}
 	o := v.check(ctx, hcp)
-	resolved := v.Tracker.Resolve(string(hcp.UID)+"/validation", o)
-	cond := resolved.Condition(hcplinkv1beta1.AzureConfigurationValidCondition)
-	w := conditions.Writer{Client: v.Client, FieldOwner: ValidatorFieldOwner, Now: v.Tracker.Now}
-	if _, err := w.Apply(ctx, hcp, &hcp.Status.Conditions, cond); err != nil {
-		return ctrl.Result{}, err
-	}
-	if resolved.Err != nil {
-		return ctrl.Result{}, resolved.Err
-	}
-	return ctrl.Result{RequeueAfter: resolved.After}, nil
+	finisher := reconcilekit.Finisher{Tracker: v.Tracker, Type: hcplinkv1beta1.AzureConfigurationValidCondition,
+		Writer: conditions.Writer{Client: v.Client, FieldOwner: ValidatorFieldOwner, Now: v.Tracker.Now}}
+	return finisher.Finish(ctx, reconcilekit.Target{Object: hcp, Conditions: &hcp.Status.Conditions, Key: string(hcp.UID) + "/validation"}, o)
 }
 
 // check reads the VNet (its subnets inline) and, unless the VNet was
