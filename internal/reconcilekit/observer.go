@@ -13,10 +13,27 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ReadObserved reads an observer's Service and, into obj, the private-link
-// object of the same name (of kind, for messages): svc is nil and found
-// false for what does not exist.
-func ReadObserved(ctx context.Context, c client.Client, key types.NamespacedName, obj client.Object, kind string) (svc *corev1.Service, found bool, err error) {
+// Observe is the start of an observer's pass. It reads the observed
+// Service and, into obj, the private-link object named like it (of kind,
+// for messages); found is false when the object does not exist. When the
+// Service is gone (absent or deleting), the private path goes with it: the
+// object is deleted (its finalizers clean its cloud resources) and svc is
+// nil, the pass being over.
+func Observe(ctx context.Context, c client.Client, key types.NamespacedName, obj client.Object, kind string) (svc *corev1.Service, found bool, err error) {
+	svc, found, err = readObserved(ctx, c, key, obj, kind)
+	if err != nil || !gone(svc) {
+		return svc, found, err
+	}
+	if found {
+		return nil, found, deleteWithService(ctx, c, obj, kind)
+	}
+	return nil, found, nil
+}
+
+// readObserved reads an observer's Service and, into obj, the private-link
+// object of the same name: svc is nil and found false for what does not
+// exist.
+func readObserved(ctx context.Context, c client.Client, key types.NamespacedName, obj client.Object, kind string) (svc *corev1.Service, found bool, err error) {
 	svc = &corev1.Service{}
 	if err := c.Get(ctx, key, svc); apierrors.IsNotFound(err) {
 		svc = nil
@@ -31,14 +48,13 @@ func ReadObserved(ctx context.Context, c client.Client, key types.NamespacedName
 	return svc, true, nil
 }
 
-// Gone reports whether an observed Service no longer serves: absent or
+// gone reports whether an observed Service no longer serves: absent or
 // deleting.
-func Gone(svc *corev1.Service) bool { return svc == nil || !svc.DeletionTimestamp.IsZero() }
+func gone(svc *corev1.Service) bool { return svc == nil || !svc.DeletionTimestamp.IsZero() }
 
-// DeleteWithService deletes obj (of kind) because its Service is gone,
-// unless it is deleting already: the private path goes with its Service,
-// and obj's finalizers clean its cloud resources.
-func DeleteWithService(ctx context.Context, c client.Client, obj client.Object, kind string) error {
+// deleteWithService deletes obj (of kind) because its Service is gone,
+// unless it is deleting already.
+func deleteWithService(ctx context.Context, c client.Client, obj client.Object, kind string) error {
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return nil
 	}

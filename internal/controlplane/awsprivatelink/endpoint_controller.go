@@ -122,10 +122,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
-	workers := r.MaxConcurrentReconciles
-	if workers <= 0 {
-		workers = DefaultMaxConcurrentReconciles
-	}
 	return reconcilekit.EndpointController{
 		Name: "awsendpoint",
 		For:  &hcplinkv1beta1.AWSEndpointService{},
@@ -135,7 +131,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			n, okNew := new.(*hcplinkv1beta1.AWSEndpointService)
 			return okOld && okNew && o.Status.EndpointServiceName != n.Status.EndpointServiceName
 		},
-		Workers: workers,
+		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)
 }
 

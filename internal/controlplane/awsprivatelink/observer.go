@@ -71,20 +71,14 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	}
 
 	cr := &hcplinkv1beta1.AWSEndpointService{}
-	svc, found, err := reconcilekit.ReadObserved(ctx, o.Client, name, cr, "AWSEndpointService")
-	if err != nil {
+	// A Service gone (endpoint access or publishing changed) takes the CR
+	// with it.
+	svc, found, err := reconcilekit.Observe(ctx, o.Client, name, cr, "AWSEndpointService")
+	if err != nil || svc == nil {
 		return ctrl.Result{}, err
 	}
 	if !found {
 		cr = nil
-	}
-	if reconcilekit.Gone(svc) {
-		// Endpoint access or publishing changed: the private path goes,
-		// with its cloud resources (the CR's finalizers clean them).
-		if cr != nil {
-			return ctrl.Result{}, reconcilekit.DeleteWithService(ctx, o.Client, cr, "AWSEndpointService")
-		}
-		return ctrl.Result{}, nil
 	}
 	if len(svc.Status.LoadBalancer.Ingress) == 0 || svc.Status.LoadBalancer.Ingress[0].Hostname == "" {
 		return ctrl.Result{}, nil // the Service's update brings us back

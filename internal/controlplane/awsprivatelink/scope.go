@@ -10,7 +10,6 @@ import (
 
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -108,38 +107,23 @@ func (s *scope) persist(ctx context.Context) error {
 	for k, v := range want.SubnetZoneIDs {
 		zones[k] = v
 	}
-	patch := map[string]any{"status": map[string]any{
-		"endpointID":      nullIfEmpty(want.EndpointID),
+	if err := reconcilekit.PatchStatus(ctx, s.client, s.cr, "AWSEndpointService", map[string]any{
+		"endpointID":      reconcilekit.NullIfEmpty(want.EndpointID),
 		"dnsNames":        want.DNSNames,
-		"dnsZoneID":       nullIfEmpty(want.DNSZoneID),
-		"securityGroupID": nullIfEmpty(want.SecurityGroupID),
-		"region":          nullIfEmpty(want.Region),
-		"infraID":         nullIfEmpty(want.InfraID),
-		"vpcID":           nullIfEmpty(want.VPCID),
+		"dnsZoneID":       reconcilekit.NullIfEmpty(want.DNSZoneID),
+		"securityGroupID": reconcilekit.NullIfEmpty(want.SecurityGroupID),
+		"region":          reconcilekit.NullIfEmpty(want.Region),
+		"infraID":         reconcilekit.NullIfEmpty(want.InfraID),
+		"vpcID":           reconcilekit.NullIfEmpty(want.VPCID),
 		"subnetZoneIDs":   zones,
-	}}
-	raw, err := json.Marshal(patch)
-	if err != nil {
+	}); err != nil {
 		return err
-	}
-	if err := s.client.Status().Patch(ctx, s.cr, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing the status of AWSEndpointService %s: %w", s.cr.Name, err)
 	}
 	conds := s.base.Status.Conditions
 	s.base = s.cr.DeepCopy()
 	s.base.Status.Conditions = conds
 	s.cr.Status.Conditions = conds
 	return nil
-}
-
-func nullIfEmpty(v string) any {
-	if v == "" {
-		return nil
-	}
-	return v
 }
 
 // patchAnnotation sets (or removes, when value is "") one annotation.

@@ -169,10 +169,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
-	workers := r.MaxConcurrentReconciles
-	if workers <= 0 {
-		workers = DefaultMaxConcurrentReconciles
-	}
 	return reconcilekit.EndpointController{
 		Name: "azureendpoint",
 		For:  &hcplinkv1beta1.AzurePrivateLinkService{},
@@ -183,7 +179,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return okOld && okNew && (o.Status.PrivateLinkServiceAlias != n.Status.PrivateLinkServiceAlias ||
 				o.Status.PrivateEndpointConnectionState != n.Status.PrivateEndpointConnectionState)
 		},
-		Workers: workers,
+		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)
 }
 

@@ -70,20 +70,14 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 		return ctrl.Result{}, nil // the operator deletes the CR in order
 	}
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{}
-	svc, found, err := reconcilekit.ReadObserved(ctx, o.Client, name, cr, "AzurePrivateLinkService")
-	if err != nil {
+	// A Service gone (endpoint access or publishing changed) takes the CR
+	// with it.
+	svc, found, err := reconcilekit.Observe(ctx, o.Client, name, cr, "AzurePrivateLinkService")
+	if err != nil || svc == nil {
 		return ctrl.Result{}, err
 	}
 	if !found {
 		cr = nil
-	}
-	if reconcilekit.Gone(svc) {
-		// The private path goes with its router; the CR's finalizers
-		// clean its cloud resources.
-		if cr != nil {
-			return ctrl.Result{}, reconcilekit.DeleteWithService(ctx, o.Client, cr, "AzurePrivateLinkService")
-		}
-		return ctrl.Result{}, nil
 	}
 	ip := internalIP(svc)
 	if ip == "" {

@@ -2,12 +2,8 @@ package azureprivatelink
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -51,21 +47,13 @@ func (s *scope) persist(ctx context.Context) error {
 		want.PrivateDNSZoneID == have.PrivateDNSZoneID && want.DNSZoneName == have.DNSZoneName {
 		return nil
 	}
-	patch := map[string]any{"status": map[string]any{
-		"privateEndpointID": nullIfEmpty(want.PrivateEndpointID),
-		"privateEndpointIP": nullIfEmpty(want.PrivateEndpointIP),
-		"privateDNSZoneID":  nullIfEmpty(want.PrivateDNSZoneID),
-		"dnsZoneName":       nullIfEmpty(want.DNSZoneName),
-	}}
-	raw, err := json.Marshal(patch)
-	if err != nil {
+	if err := reconcilekit.PatchStatus(ctx, s.client, s.cr, "AzurePrivateLinkService", map[string]any{
+		"privateEndpointID": reconcilekit.NullIfEmpty(want.PrivateEndpointID),
+		"privateEndpointIP": reconcilekit.NullIfEmpty(want.PrivateEndpointIP),
+		"privateDNSZoneID":  reconcilekit.NullIfEmpty(want.PrivateDNSZoneID),
+		"dnsZoneName":       reconcilekit.NullIfEmpty(want.DNSZoneName),
+	}); err != nil {
 		return err
-	}
-	if err := s.client.Status().Patch(ctx, s.cr, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing the status of AzurePrivateLinkService %s: %w", s.cr.Name, err)
 	}
 	conds := s.base.Status.Conditions
 	s.base = s.cr.DeepCopy()
@@ -74,13 +62,6 @@ func (s *scope) persist(ctx context.Context) error {
 		s.cr.Status.Conditions = conds
 	}
 	return nil
-}
-
-func nullIfEmpty(v string) any {
-	if v == "" {
-		return nil
-	}
-	return v
 }
 
 func (s *scope) endpointName() string { return azurecloud.PrivateEndpointName(s.infraID, s.cr.Name) }
