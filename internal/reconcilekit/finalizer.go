@@ -3,9 +3,14 @@ package reconcilekit
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // EnsureFinalizer adds finalizer to obj, with the annotations its deletion
@@ -49,4 +54,17 @@ func RemoveFinalizer(ctx context.Context, c client.Client, obj client.Object, fi
 		return fmt.Errorf("removing the finalizer: %w", err)
 	}
 	return nil
+}
+
+// Deleting is how a deletion pass that cannot finish yet reads: False,
+// with reason Deleting when o has no status or says one of the pending
+// reasons of creation (a resource still provisioning is, during deletion,
+// one still going away); other reasons (throttled, denied, an unexpected
+// error...) stay, for they say what happened.
+func Deleting(o outcome.Outcome, pendingReasons ...string) outcome.Outcome {
+	if o.Status == "" || slices.Contains(pendingReasons, o.Reason) {
+		o.Reason = hcplinkv1beta1.DeletingReason
+	}
+	o.Status = metav1.ConditionFalse
+	return o
 }

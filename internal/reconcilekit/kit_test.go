@@ -1,6 +1,7 @@
 package reconcilekit
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -44,7 +45,9 @@ func TestLogKey(t *testing.T) {
 }
 
 func TestSpecOrStatusChanged(t *testing.T) {
-	alias := func(o client.Object) string { return o.(*hcplinkv1beta1.AzurePrivateLinkService).Status.PrivateLinkServiceAlias }
+	alias := func(o client.Object) string {
+		return o.(*hcplinkv1beta1.AzurePrivateLinkService).Status.PrivateLinkServiceAlias
+	}
 	p := SpecOrStatusChanged(func(old, new client.Object) bool { return alias(old) != alias(new) })
 	cr := func(generation int64, alias string, deleting bool) *hcplinkv1beta1.AzurePrivateLinkService {
 		o := &hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: "private-router", Generation: generation}}
@@ -66,6 +69,24 @@ func TestSpecOrStatusChanged(t *testing.T) {
 	} {
 		if got := p.Update(event.UpdateEvent{ObjectOld: tt.old, ObjectNew: tt.new}); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDeleting(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		o          outcome.Outcome
+		wantReason string
+	}{
+		{"no status", outcome.Outcome{Reason: "Something"}, hcplinkv1beta1.DeletingReason},
+		{"an unexpected error keeps its reason", outcome.FromError(errors.New("boom")), hcplinkv1beta1.InternalErrorReason},
+		{"a resource still provisioning", outcome.Wait("EndpointPending", "Waiting for the endpoint", time.Second), hcplinkv1beta1.DeletingReason},
+		{"a wait that says what to do", outcome.WaitOnPerson("AccessDenied", "Grant the role"), "AccessDenied"},
+	} {
+		got := Deleting(tt.o, "EndpointPending")
+		if got.Status != metav1.ConditionFalse || got.Reason != tt.wantReason {
+			t.Errorf("%s: %s/%s, want False/%s", tt.name, got.Status, got.Reason, tt.wantReason)
 		}
 	}
 }

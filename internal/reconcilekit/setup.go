@@ -125,3 +125,14 @@ func (o Observer) Setup(mgr ctrl.Manager, r reconcile.Reconciler) error {
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
 		Complete(r)
 }
+
+// OnControlPlaneSpec registers r, named name, for the HostedControlPlanes
+// of the manager's namespace: their creation and each change of their
+// spec (not their status, which other controllers write).
+func OnControlPlaneSpec(mgr ctrl.Manager, name string, r reconcile.Reconciler) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		For(&hcplinkv1beta1.HostedControlPlane{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
+		Complete(r)
+}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -46,11 +45,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if o.Done() {
 		return r.dropFinalizer(ctx, s)
 	}
-	if o.Status == "" || o.Reason == hcplinkv1beta1.EndpointPendingReason {
-		o.Reason = hcplinkv1beta1.DeletingReason
-	}
-	o.Status = metav1.ConditionFalse
-	return r.finisher().Finish(ctx, s.target(), o)
+	return r.finisher().Finish(ctx, s.target(), reconcilekit.Deleting(o, hcplinkv1beta1.EndpointPendingReason))
 }
 
 // deleteResources runs the deletion phases; Continue when all is gone.

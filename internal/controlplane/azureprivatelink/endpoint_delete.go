@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -44,11 +43,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if o.Done() {
 		return r.dropFinalizer(ctx, s)
 	}
-	if o.Status == "" || o.Reason == hcplinkv1beta1.PrivateEndpointPendingReason || o.Reason == DNSProvisioningReason {
-		o.Reason = hcplinkv1beta1.DeletingReason
-	}
-	o.Status = metav1.ConditionFalse
-	return r.finisher().Finish(ctx, s.target(), o)
+	return r.finisher().Finish(ctx, s.target(), reconcilekit.Deleting(o, hcplinkv1beta1.PrivateEndpointPendingReason, DNSProvisioningReason))
 }
 
 // deleteResources runs the deletion phases; Continue when all is gone.

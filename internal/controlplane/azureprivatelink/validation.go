@@ -8,12 +8,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
@@ -63,11 +59,7 @@ func (v *Validator) SetupWithManager(mgr ctrl.Manager) error {
 	if v.Tracker == nil {
 		v.Tracker = &outcome.Tracker{}
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("azurevalidation").
-		For(&hcplinkv1beta1.HostedControlPlane{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
-		Complete(v)
+	return reconcilekit.OnControlPlaneSpec(mgr, "azurevalidation", v)
 }
 
 // Reconcile checks the cluster's Azure settings unless this generation was

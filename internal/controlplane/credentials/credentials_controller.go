@@ -16,17 +16,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/intervals"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // FieldOwner is the field manager of this controller's writes.
@@ -86,11 +83,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(r.Checker.Name()).
-		For(&hcplinkv1beta1.HostedControlPlane{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
-		Complete(r)
+	return reconcilekit.OnControlPlaneSpec(mgr, r.Checker.Name(), r)
 }
 
 // Reconcile checks the identity and records the result.
