@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -39,8 +40,8 @@ const (
 	// after the pass gets its own context).
 	passTimeout = 2 * time.Minute
 	// DefaultMaxConcurrentReconciles is the endpoint controller's worker
-	// count: one control plane has at most two AWSEndpointServices.
-	DefaultMaxConcurrentReconciles = 2
+	// count: the platforms' one.
+	DefaultMaxConcurrentReconciles = platform.DefaultMaxConcurrentReconciles
 )
 
 // endpointStateOutcome maps the endpoint's state to the condition while

@@ -32,7 +32,8 @@ import (
 
 // DefaultMaxConcurrentReconciles is each platform's endpoint-controller
 // worker count when none is given: two, so that one hung cloud call never
-// holds the only worker of a control plane that has few objects.
+// holds the only worker (a control plane has at most two private-link
+// objects: AWS's private-router and kube-apiserver-private).
 const DefaultMaxConcurrentReconciles = 2
 
 // Settings are one platform's options, the same shape for every cloud.
