@@ -16,6 +16,7 @@ import (
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
+	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
@@ -78,7 +79,7 @@ type Reconciler struct {
 	// private one.
 	Tracker *outcome.Tracker
 	// MaxConcurrentReconciles is the worker count; zero means
-	// DefaultMaxConcurrentReconciles.
+	// platform.DefaultMaxConcurrentReconciles.
 	MaxConcurrentReconciles int
 	// Events tells people what was created, adopted or deleted and how the
 	// condition changed; nil tells nothing.
@@ -131,7 +132,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			n, okNew := new.(*hcplinkv1beta1.AWSEndpointService)
 			return okOld && okNew && o.Status.EndpointServiceName != n.Status.EndpointServiceName
 		},
-		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
+		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, platform.DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)
 }
 

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -39,9 +38,6 @@ const (
 	// that a slow or stuck cloud never holds a worker (the status write
 	// after the pass gets its own context).
 	passTimeout = 2 * time.Minute
-	// DefaultMaxConcurrentReconciles is the endpoint controller's worker
-	// count: the platforms' one.
-	DefaultMaxConcurrentReconciles = platform.DefaultMaxConcurrentReconciles
 )
 
 // endpointStateOutcome maps the endpoint's state to the condition while

@@ -14,6 +14,7 @@ import (
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
+	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
@@ -55,7 +56,7 @@ type Reconciler struct {
 	// private one.
 	Tracker *outcome.Tracker
 	// MaxConcurrentReconciles is the worker count; zero means
-	// DefaultMaxConcurrentReconciles.
+	// platform.DefaultMaxConcurrentReconciles.
 	MaxConcurrentReconciles int
 	// OperationPoll is the first look at a long-running operation this
 	// controller started, and the pace of deletion's steps; zero means 5
@@ -179,7 +180,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return okOld && okNew && (o.Status.PrivateLinkServiceAlias != n.Status.PrivateLinkServiceAlias ||
 				o.Status.PrivateEndpointConnectionState != n.Status.PrivateEndpointConnectionState)
 		},
-		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
+		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, platform.DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)
 }
 

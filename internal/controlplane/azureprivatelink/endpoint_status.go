@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -17,8 +16,6 @@ const (
 	// DefaultDriftInterval is how often a healthy private path is checked
 	// against the cloud (the platform's default), jittered.
 	DefaultDriftInterval = intervals.AzureDrift
-	// DefaultMaxConcurrentReconciles: the platforms' one.
-	DefaultMaxConcurrentReconciles = platform.DefaultMaxConcurrentReconciles
 	// pendingFirstPoll and pendingMostPoll bound the polls of an endpoint
 	// whose connection waits for approval or whose creation runs.
 	pendingFirstPoll = 5 * time.Second
