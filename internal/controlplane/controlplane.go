@@ -112,7 +112,7 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 
 	recorder := events.New(mgr.GetEventRecorder(EventSource))
 	registry := Platforms()
-	if err := (&routers.Reconciler{Client: mgr.GetClient(), MayCreate: registry.MayCreateRouters}).SetupWithManager(mgr); err != nil {
+	if err := (&routers.Reconciler{Client: mgr.GetClient(), MayCreate: registry.MayCreateRouters, Annotations: registry}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the router controller: %w", err)
 	}
 	for _, p := range registry.All() {

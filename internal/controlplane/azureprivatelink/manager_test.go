@@ -18,7 +18,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
 
 // TestManagerWiring runs the observer and the endpoint controller in a
@@ -61,7 +61,7 @@ func TestManagerWiring(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-stopped })
 
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: hcplinkv1beta1.PrivateRouterServiceName, Namespace: ns,
-		Annotations: map[string]string{routers.AzureLoadBalancerInternalAnnotation: "true"}},
+		Annotations: map[string]string{azurecloud.LoadBalancerInternalAnnotation: "true"}},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Name: "https", Port: 443}}}}
 	if err := env.Client.Create(w.ctx, svc); err != nil {
 		t.Fatal(err)

@@ -21,8 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
@@ -50,7 +50,7 @@ func (o *Observer) SetupWithManager(mgr ctrl.Manager) error {
 // internalIP is the Service's internal load-balancer address, "" while it
 // has none or is not an internal load balancer.
 func internalIP(svc *corev1.Service) string {
-	if svc.Annotations[routers.AzureLoadBalancerInternalAnnotation] != "true" {
+	if svc.Annotations[azurecloud.LoadBalancerInternalAnnotation] != "true" {
 		return ""
 	}
 	if len(svc.Status.LoadBalancer.Ingress) == 0 {
@@ -149,4 +149,11 @@ func (o *Observer) update(ctx context.Context, hcp *hcplinkv1beta1.HostedControl
 	}
 	ctrl.LoggerFrom(ctx).Info("Updated AzurePrivateLinkService", "azurePrivateLinkService", cr.Name, "loadBalancerIP", want.LoadBalancerIP)
 	return nil
+}
+
+// RouterAnnotations are an Azure cluster's router Service annotations:
+// internal or public, on the load-balancer configuration the operator
+// placed the cluster on, when it placed it.
+func RouterAnnotations(hcp *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string {
+	return azurecloud.RouterAnnotations(hcp.Spec.AzureLoadBalancerConfiguration, internal)
 }

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/routers"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
 
 // TestObserverCreatesUpdatesDeletes walks the observer through the private
@@ -66,7 +66,7 @@ func TestObserverCreatesUpdatesDeletes(t *testing.T) {
 		t.Fatal("CR for a Service without the internal annotation")
 	}
 	// Internal, no address yet: wait.
-	svc.Annotations = map[string]string{routers.AzureLoadBalancerInternalAnnotation: "true"}
+	svc.Annotations = map[string]string{azurecloud.LoadBalancerInternalAnnotation: "true"}
 	if err := env.Client.Update(ctx, svc); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -100,7 +102,8 @@ func TestInvalidSettingsCreateNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := &Validator{Client: env.Client, Cloud: &ARMFactory{Credential: w.cpoIdentity(), Options: w.f.AzureClientOptions()}, Tracker: &outcome.Tracker{Now: w.clk.Now}}
-	rt := &routers.Reconciler{Client: env.Client, MayCreate: MayCreateRouters}
+	rt := &routers.Reconciler{Client: env.Client, MayCreate: MayCreateRouters, Annotations: platform.New(platform.Platform{
+		Type: hcplinkv1beta1.AzurePlatform, RouterAnnotations: RouterAnnotations, RouterAnnotationKeys: azurecloud.RouterAnnotationKeys})}
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(hcp)}
 	get := func() *hcplinkv1beta1.HostedControlPlane {
 		got := &hcplinkv1beta1.HostedControlPlane{}

@@ -87,6 +87,12 @@ type Platform struct {
 	// router Services (for example until the cluster's cloud settings were
 	// found valid); nil never holds them.
 	MayCreateRouters func(hcp *hcplinkv1beta1.HostedControlPlane) bool
+	// RouterAnnotations are the load-balancer annotations of the
+	// platform's clusters' router Services, internal or public (public
+	// clusters too: their router is on the platform's load balancer).
+	RouterAnnotations func(hcp *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string
+	// RouterAnnotationKeys are the annotations RouterAnnotations may set.
+	RouterAnnotationKeys []string
 	// Setup registers the platform's controllers and returns its
 	// credentials check. The controllers act only on the platform's
 	// clusters and cost nothing otherwise.
@@ -176,6 +182,28 @@ func (r *Registry) ForControlPlane(hcp *hcplinkv1beta1.HostedControlPlane) *Plat
 		}
 	}
 	return nil
+}
+
+// RouterAnnotations are the load-balancer annotations of hcp's router
+// Service, internal or public, as the platform of hcp's type says; none
+// for a type no platform serves.
+func (r *Registry) RouterAnnotations(hcp *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string {
+	for _, p := range r.All() {
+		if p.Type == hcp.Spec.Platform.Type && p.RouterAnnotations != nil {
+			return p.RouterAnnotations(hcp, internal)
+		}
+	}
+	return map[string]string{}
+}
+
+// RouterAnnotationKeys are the annotations any platform may set on a
+// router Service: the routers controller owns them.
+func (r *Registry) RouterAnnotationKeys() []string {
+	var out []string
+	for _, p := range r.All() {
+		out = append(out, p.RouterAnnotationKeys...)
+	}
+	return out
 }
 
 // MayCreateRouters is the router controller's gate: false when a platform

@@ -5,7 +5,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/controlplane/platform"
+	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
+	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
 )
+
+// platforms gives the router Services their clouds' annotations, as the
+// operator's registry does.
+var platforms = platform.New(awsplatform.Platform(), azureplatform.Platform())
 
 const (
 	testCluster       = "clusters/demo"

@@ -47,6 +47,9 @@ type Reconciler struct {
 	// the cluster's cloud settings were validated; existing Services are
 	// never removed by it.
 	MayCreate func(*hcplinkv1beta1.HostedControlPlane) bool
+	// Annotations give each cloud's load-balancer annotations (the
+	// platform registry).
+	Annotations Annotations
 }
 
 // SetupWithManager registers the controller: it reconciles a
@@ -94,7 +97,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: remaining}, nil
 	}
 
-	desired := DesiredServices(hcp)
+	desired := DesiredServices(hcp, r.Annotations)
 	actual, err := r.reconcileServices(ctx, hcp, desired)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -166,7 +169,7 @@ func (r *Reconciler) reconcileServices(ctx context.Context, hcp *hcplinkv1beta1.
 				actual[name] = have
 				continue
 			}
-			merged := MergeService(have, d)
+			merged := MergeService(have, d, r.Annotations.RouterAnnotationKeys())
 			if !equality.Semantic.DeepEqual(have, merged) {
 				if err := r.Client.Update(ctx, merged); err != nil {
 					return nil, fmt.Errorf("updating Service %s: %w", name, err)

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -198,7 +200,7 @@ func removeFinalizer(t *testing.T, ns, name string) {
 func TestEndpointAccessChanges(t *testing.T) {
 	ns := env.NewNamespace(t)
 	hcp := createHCP(t, awsHCP(ns, hcplinkv1beta1.AWSEndpointAccessPrivate, hcplinkv1beta1.RoutePublishing))
-	r := &Reconciler{Client: env.Client}
+	r := &Reconciler{Annotations: platforms, Client: env.Client}
 
 	// Private: only the internal private-router.
 	reconcile(t, r, hcp)
@@ -283,7 +285,7 @@ func TestEndpointAccessChanges(t *testing.T) {
 func TestKubeAPIServerPrivate(t *testing.T) {
 	ns := env.NewNamespace(t)
 	hcp := createHCP(t, awsHCP(ns, hcplinkv1beta1.AWSEndpointAccessPrivate, hcplinkv1beta1.LoadBalancerPublishing))
-	r := &Reconciler{Client: env.Client}
+	r := &Reconciler{Annotations: platforms, Client: env.Client}
 	reconcile(t, r, hcp)
 	svcs := requireServices(t, ns, "private-router", "kube-apiserver-private")
 	kas := svcs["kube-apiserver-private"]
@@ -312,7 +314,7 @@ func TestNoWriteWhenNothingChanged(t *testing.T) {
 	ns := env.NewNamespace(t)
 	hcp := createHCP(t, awsHCP(ns, hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate, hcplinkv1beta1.LoadBalancerPublishing))
 	counter := newWriteCounter(t)
-	r := &Reconciler{Client: counter}
+	r := &Reconciler{Annotations: platforms, Client: counter}
 	reconcile(t, r, hcp)
 	if n := counter.writes.Load(); n != 4 {
 		t.Errorf("first pass made %d writes, want 4 (three Services, one condition)", n)
@@ -368,18 +370,18 @@ func TestNoWriteWhenNothingChanged(t *testing.T) {
 func TestDriftIsRepaired(t *testing.T) {
 	ns := env.NewNamespace(t)
 	hcp := createHCP(t, awsHCP(ns, hcplinkv1beta1.AWSEndpointAccessPrivate, hcplinkv1beta1.RoutePublishing))
-	r := &Reconciler{Client: env.Client}
+	r := &Reconciler{Annotations: platforms, Client: env.Client}
 	reconcile(t, r, hcp)
 	svc := serviceNames(t, ns)["private-router"]
 	nodePort, clusterIP := svc.Spec.Ports[0].NodePort, svc.Spec.ClusterIP
-	delete(svc.Annotations, AWSLoadBalancerInternalAnnotation)
+	delete(svc.Annotations, awscloud.LoadBalancerInternalAnnotation)
 	svc.Spec.Selector = map[string]string{"app": "elsewhere"}
 	if err := env.Client.Update(t.Context(), svc); err != nil {
 		t.Fatal(err)
 	}
 	reconcile(t, r, hcp)
 	got := serviceNames(t, ns)["private-router"]
-	if got.Annotations[AWSLoadBalancerInternalAnnotation] != "true" || got.Spec.Selector["app"] != "private-router" {
+	if got.Annotations[awscloud.LoadBalancerInternalAnnotation] != "true" || got.Spec.Selector["app"] != "private-router" {
 		t.Errorf("drift not repaired: annotations %v selector %v", got.Annotations, got.Spec.Selector)
 	}
 	if got.Spec.Ports[0].NodePort != nodePort || got.Spec.ClusterIP != clusterIP {
@@ -400,9 +402,9 @@ func TestAzure(t *testing.T) {
 		t.Run(string(tt.topology), func(t *testing.T) {
 			ns := env.NewNamespace(t)
 			hcp := createHCP(t, azureHCP(ns, tt.topology))
-			reconcile(t, &Reconciler{Client: env.Client}, hcp)
+			reconcile(t, &Reconciler{Annotations: platforms, Client: env.Client}, hcp)
 			svcs := requireServices(t, ns, tt.want...)
-			if pr := svcs["private-router"]; pr != nil && pr.Annotations[AzureLoadBalancerInternalAnnotation] != "true" {
+			if pr := svcs["private-router"]; pr != nil && pr.Annotations[azurecloud.LoadBalancerInternalAnnotation] != "true" {
 				t.Errorf("private-router annotations %v", pr.Annotations)
 			}
 			if len(tt.want) == 0 {
@@ -420,7 +422,7 @@ func TestPaused(t *testing.T) {
 	hcp.Spec.PausedUntil = ptr.To("2030-01-01T00:00:00Z")
 	hcp = createHCP(t, hcp)
 	now := time.Date(2029, 12, 31, 23, 0, 0, 0, time.UTC)
-	r := &Reconciler{Client: env.Client, Now: func() time.Time { return now }}
+	r := &Reconciler{Annotations: platforms, Client: env.Client, Now: func() time.Time { return now }}
 
 	res := reconcile(t, r, hcp)
 	requireServices(t, ns)
@@ -455,7 +457,7 @@ func TestOtherConditionsKept(t *testing.T) {
 	if err := env.Client.Status().Update(t.Context(), hcp); err != nil {
 		t.Fatal(err)
 	}
-	reconcile(t, &Reconciler{Client: env.Client}, hcp)
+	reconcile(t, &Reconciler{Annotations: platforms, Client: env.Client}, hcp)
 	var got hcplinkv1beta1.HostedControlPlane
 	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(hcp), &got); err != nil {
 		t.Fatal(err)
@@ -480,12 +482,12 @@ func TestForeignServiceLeftAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	hcp := createHCP(t, awsHCP(ns, hcplinkv1beta1.AWSEndpointAccessPrivate, hcplinkv1beta1.RoutePublishing))
-	reconcile(t, &Reconciler{Client: env.Client}, hcp)
+	reconcile(t, &Reconciler{Annotations: platforms, Client: env.Client}, hcp)
 	requireServices(t, ns, "private-router", "router")
 }
 
 func TestMissingHostedControlPlane(t *testing.T) {
-	r := &Reconciler{Client: env.Client}
+	r := &Reconciler{Annotations: platforms, Client: env.Client}
 	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: env.NewNamespace(t), Name: "gone"}})
 	if err != nil || res != (ctrl.Result{}) {
 		t.Errorf("Reconcile of a missing HostedControlPlane = %v, %v; want nothing", res, err)

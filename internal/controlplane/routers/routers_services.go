@@ -12,29 +12,19 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
 
-// Annotations that cloud load-balancer controllers read. The AWS ones are
-// set for both the in-tree provider and the AWS Load Balancer Controller.
-const (
-	AWSLoadBalancerTypeAnnotation       = "service.beta.kubernetes.io/aws-load-balancer-type"
-	AWSLoadBalancerInternalAnnotation   = "service.beta.kubernetes.io/aws-load-balancer-internal"
-	AWSLoadBalancerSchemeAnnotation     = "service.beta.kubernetes.io/aws-load-balancer-scheme"
-	AWSLoadBalancerCrossZoneAnnotation  = "service.beta.kubernetes.io/aws-load-balancer-cross-zone-load-balancing-enabled"
-	AWSLoadBalancerAttributesAnnotation = "service.beta.kubernetes.io/aws-load-balancer-attributes"
-	AzureLoadBalancerInternalAnnotation = "service.beta.kubernetes.io/azure-load-balancer-internal"
-	// AzureLoadBalancerConfigurationsAnnotation names the cloud provider's
-	// load-balancer configurations a Service may be placed on
-	// (https://cloud-provider-azure.sigs.k8s.io/topics/multislb/).
-	AzureLoadBalancerConfigurationsAnnotation = "service.beta.kubernetes.io/azure-load-balancer-configurations"
-)
+// Annotations names the load-balancer annotations of a cluster's router
+// Services, per cloud: the control-plane operator's platform registry.
+type Annotations interface {
+	// RouterAnnotations are the annotations of hcp's internal or public
+	// router Service.
+	RouterAnnotations(hcp *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string
+	// RouterAnnotationKeys are every annotation RouterAnnotations may set:
+	// this controller owns them.
+	RouterAnnotationKeys() []string
+}
 
 // Values of those annotations.
 const (
-	awsLoadBalancerTypeNLB           = "nlb"
-	awsSchemeInternal                = "internal"
-	awsSchemeInternetFacing          = "internet-facing"
-	awsCrossZoneAttribute            = "load_balancing.cross_zone.enabled=true"
-	annotationTrue                   = "true"
-	annotationFalse                  = "false"
 	managedByLabel                   = "app.kubernetes.io/managed-by"
 	managedByValue                   = "hcplink"
 	routerSelectorValue              = "private-router"
@@ -46,81 +36,28 @@ const (
 	kubeAPIServerPort          int32 = 6443
 )
 
-// managedAnnotations are the annotation keys this controller owns on a
-// router Service: on update, each is set to its desired value or removed.
-// Annotations with other keys belong to someone else and stay.
-var managedAnnotations = []string{
-	hcplinkv1beta1.ClusterAnnotation,
-	AWSLoadBalancerTypeAnnotation,
-	AWSLoadBalancerInternalAnnotation,
-	AWSLoadBalancerSchemeAnnotation,
-	AWSLoadBalancerCrossZoneAnnotation,
-	AWSLoadBalancerAttributesAnnotation,
-	AzureLoadBalancerInternalAnnotation,
-	AzureLoadBalancerConfigurationsAnnotation,
-}
-
 // DesiredServices returns the router Services the HostedControlPlane calls
 // for (hcplinkv1beta1.WantedRouterServices says which), in
-// RouterServiceNames order, each owned by hcp: on AWS internal NLBs with
-// cross-zone load balancing (private-router, and kube-apiserver-private on
-// 6443) and an internet-facing NLB (router); on Azure an internal load
-// balancer (private-router) and a public one (router), both on the
-// load-balancer configuration the operator chose
-// (spec.azureLoadBalancerConfiguration), when it chose one.
-func DesiredServices(hcp *hcplinkv1beta1.HostedControlPlane) []*corev1.Service {
+// RouterServiceNames order, each owned by hcp and annotated for its cloud's
+// load balancer as annotations say (on AWS internal NLBs with cross-zone
+// load balancing and an internet-facing one; on Azure internal and public
+// load balancers on the configuration the operator chose).
+func DesiredServices(hcp *hcplinkv1beta1.HostedControlPlane, annotations Annotations) []*corev1.Service {
 	var out []*corev1.Service
 	for _, name := range hcplinkv1beta1.WantedRouterServices(hcp) {
-		out = append(out, desiredService(hcp, name))
+		internal := name != hcplinkv1beta1.RouterServiceName
+		out = append(out, desiredService(hcp, name, annotations.RouterAnnotations(hcp, internal)))
 	}
 	return out
 }
 
-// desiredService is one wanted router Service with its cloud's
-// annotations.
-func desiredService(hcp *hcplinkv1beta1.HostedControlPlane, name string) *corev1.Service {
-	internal := name != hcplinkv1beta1.RouterServiceName
-	if hcp.Spec.Platform.Type == hcplinkv1beta1.AzurePlatform {
-		return routerService(hcp, name, azureAnnotations(hcp, internal))
-	}
+// desiredService is one wanted router Service: the API server's own
+// private load balancer on 6443, or a router on 443.
+func desiredService(hcp *hcplinkv1beta1.HostedControlPlane, name string, annotations map[string]string) *corev1.Service {
 	if name == hcplinkv1beta1.KubeAPIServerPrivateServiceName {
-		return kubeAPIServerPrivateService(hcp)
+		return kubeAPIServerPrivateService(hcp, annotations)
 	}
-	return routerService(hcp, name, awsAnnotations(internal))
-}
-
-// azureAnnotations returns the annotations of an internal or public Azure
-// router: "false" is Azure's default (public) said explicitly, so that
-// every Service of an Azure cluster names its cloud; the load-balancer
-// configuration the operator placed the cluster on, when it placed it.
-func azureAnnotations(hcp *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string {
-	out := map[string]string{AzureLoadBalancerInternalAnnotation: annotationFalse}
-	if internal {
-		out[AzureLoadBalancerInternalAnnotation] = annotationTrue
-	}
-	if c := hcp.Spec.AzureLoadBalancerConfiguration; c != "" {
-		out[AzureLoadBalancerConfigurationsAnnotation] = c
-	}
-	return out
-}
-
-// awsAnnotations returns the annotations of an internal or internet-facing
-// NLB. Internal ones get cross-zone load balancing, because a worker's VPC
-// endpoint may sit in a zone where the router has no pod.
-func awsAnnotations(internal bool) map[string]string {
-	if !internal {
-		return map[string]string{
-			AWSLoadBalancerTypeAnnotation:   awsLoadBalancerTypeNLB,
-			AWSLoadBalancerSchemeAnnotation: awsSchemeInternetFacing,
-		}
-	}
-	return map[string]string{
-		AWSLoadBalancerTypeAnnotation:       awsLoadBalancerTypeNLB,
-		AWSLoadBalancerInternalAnnotation:   annotationTrue,
-		AWSLoadBalancerSchemeAnnotation:     awsSchemeInternal,
-		AWSLoadBalancerCrossZoneAnnotation:  annotationTrue,
-		AWSLoadBalancerAttributesAnnotation: awsCrossZoneAttribute,
-	}
+	return routerService(hcp, name, annotations)
 }
 
 func routerService(hcp *hcplinkv1beta1.HostedControlPlane, name string, annotations map[string]string) *corev1.Service {
@@ -132,8 +69,8 @@ func routerService(hcp *hcplinkv1beta1.HostedControlPlane, name string, annotati
 	}, routerSelectorValue)
 }
 
-func kubeAPIServerPrivateService(hcp *hcplinkv1beta1.HostedControlPlane) *corev1.Service {
-	return loadBalancerService(hcp, hcplinkv1beta1.KubeAPIServerPrivateServiceName, awsAnnotations(true), corev1.ServicePort{
+func kubeAPIServerPrivateService(hcp *hcplinkv1beta1.HostedControlPlane, annotations map[string]string) *corev1.Service {
+	return loadBalancerService(hcp, hcplinkv1beta1.KubeAPIServerPrivateServiceName, annotations, corev1.ServicePort{
 		Name:       kubeAPIServerPortName,
 		Protocol:   corev1.ProtocolTCP,
 		Port:       kubeAPIServerPort,
@@ -176,19 +113,20 @@ func ownerReference(hcp *hcplinkv1beta1.HostedControlPlane) metav1.OwnerReferenc
 }
 
 // MergeService returns a copy of existing with the fields this controller
-// owns set as in desired: its annotations (managedAnnotations), its labels,
+// owns set as in desired: its annotations (the cluster annotation and
+// managed, the load-balancer annotations of every cloud), its labels,
 // the owner reference, type, selector and ports. Everything else stays as
 // others wrote it: clusterIP(s), node ports the API server assigned (kept
 // per port name), other annotations and labels, finalizers (the
 // load-balancer controller's), status. The caller writes the result only
 // when it differs from existing.
-func MergeService(existing, desired *corev1.Service) *corev1.Service {
+func MergeService(existing, desired *corev1.Service, managed []string) *corev1.Service {
 	out := existing.DeepCopy()
 
 	if out.Annotations == nil {
 		out.Annotations = map[string]string{}
 	}
-	for _, key := range managedAnnotations {
+	for _, key := range append([]string{hcplinkv1beta1.ClusterAnnotation}, managed...) {
 		if v, ok := desired.Annotations[key]; ok {
 			out.Annotations[key] = v
 		} else {

@@ -11,6 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
 
 var (
@@ -69,7 +71,7 @@ func TestDesiredServices(t *testing.T) {
 	azurePlaced := azureHCP("ns", hcplinkv1beta1.AzureTopologyPublicAndPrivate)
 	azurePlaced.Spec.AzureLoadBalancerConfiguration = "lb-2"
 	placed := func(a map[string]string) map[string]string {
-		out := map[string]string{AzureLoadBalancerConfigurationsAnnotation: "lb-2"}
+		out := map[string]string{azurecloud.LoadBalancerConfigurationsAnnotation: "lb-2"}
 		for k, v := range a {
 			out[k] = v
 		}
@@ -96,7 +98,7 @@ func TestDesiredServices(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DesiredServices(tt.hcp)
+			got := DesiredServices(tt.hcp, platforms)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d Services %v, want %d", len(got), names(got), len(tt.want))
 			}
@@ -135,7 +137,7 @@ func TestDesiredServices(t *testing.T) {
 func TestDesiredServicesWithoutClusterAnnotation(t *testing.T) {
 	hcp := awsHCP("ns", hcplinkv1beta1.AWSEndpointAccessPrivate, hcplinkv1beta1.RoutePublishing)
 	hcp.Annotations = nil
-	got := DesiredServices(hcp)
+	got := DesiredServices(hcp, platforms)
 	if len(got) != 1 {
 		t.Fatalf("got %v, want private-router", names(got))
 	}
@@ -146,21 +148,21 @@ func TestDesiredServicesWithoutClusterAnnotation(t *testing.T) {
 
 func TestDesiredServicesDoNotShareMaps(t *testing.T) {
 	hcp := awsHCP("ns", hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate, hcplinkv1beta1.LoadBalancerPublishing)
-	got := DesiredServices(hcp)
+	got := DesiredServices(hcp, platforms)
 	got[0].Annotations["x"] = "y"
 	for _, svc := range got[1:] {
 		if _, ok := svc.Annotations["x"]; ok {
 			t.Fatalf("%s shares its annotations with %s", svc.Name, got[0].Name)
 		}
 	}
-	if _, ok := DesiredServices(hcp)[0].Annotations["x"]; ok {
+	if _, ok := DesiredServices(hcp, platforms)[0].Annotations["x"]; ok {
 		t.Fatal("a later call sees an earlier result's annotations")
 	}
 }
 
 func TestMergeService(t *testing.T) {
 	hcp := awsHCP("ns", hcplinkv1beta1.AWSEndpointAccessPrivate, hcplinkv1beta1.RoutePublishing)
-	desired := DesiredServices(hcp)[0] // private-router
+	desired := DesiredServices(hcp, platforms)[0] // private-router
 
 	// live is desired as the API server and others left it.
 	live := func() *corev1.Service {
@@ -195,15 +197,15 @@ func TestMergeService(t *testing.T) {
 		{
 			name: "missing and stale managed annotations are fixed, foreign ones kept",
 			mutate: func(s *corev1.Service) {
-				delete(s.Annotations, AWSLoadBalancerCrossZoneAnnotation)
-				s.Annotations[AzureLoadBalancerInternalAnnotation] = "true"
+				delete(s.Annotations, awscloud.LoadBalancerCrossZoneAnnotation)
+				s.Annotations[azurecloud.LoadBalancerInternalAnnotation] = "true"
 			},
 			changed: true,
 			check: func(t *testing.T, m *corev1.Service) {
-				if m.Annotations[AWSLoadBalancerCrossZoneAnnotation] != "true" {
+				if m.Annotations[awscloud.LoadBalancerCrossZoneAnnotation] != "true" {
 					t.Error("cross-zone annotation not restored")
 				}
-				if _, ok := m.Annotations[AzureLoadBalancerInternalAnnotation]; ok {
+				if _, ok := m.Annotations[azurecloud.LoadBalancerInternalAnnotation]; ok {
 					t.Error("stale managed annotation kept")
 				}
 				if m.Annotations["example.com/other"] != "kept" {
@@ -283,7 +285,7 @@ func TestMergeService(t *testing.T) {
 			have := live()
 			tt.mutate(have)
 			before := have.DeepCopy()
-			merged := MergeService(have, desired)
+			merged := MergeService(have, desired, platforms.RouterAnnotationKeys())
 			if !equality.Semantic.DeepEqual(before, have) {
 				t.Fatal("MergeService modified its input")
 			}
@@ -294,7 +296,7 @@ func TestMergeService(t *testing.T) {
 				tt.check(t, merged)
 			}
 			// Merging the result again changes nothing.
-			if again := MergeService(merged, desired); !equality.Semantic.DeepEqual(merged, again) {
+			if again := MergeService(merged, desired, platforms.RouterAnnotationKeys()); !equality.Semantic.DeepEqual(merged, again) {
 				t.Errorf("a second merge changes the Service:\n%s", diff(merged, again))
 			}
 		})

@@ -34,6 +34,10 @@ func Platform() platform.Platform {
 		// rates (see intervals.AWSDrift).
 		DefaultDriftInterval: intervals.AWSDrift,
 		IsPrivate:            IsPrivate,
+		RouterAnnotations: func(_ *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string {
+			return awscloud.RouterAnnotations(internal)
+		},
+		RouterAnnotationKeys: awscloud.RouterAnnotationKeys,
 		Setup:                setup,
 	}
 }

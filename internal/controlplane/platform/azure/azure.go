@@ -32,6 +32,8 @@ func Platform() platform.Platform {
 		DefaultDriftInterval: intervals.AzureDrift,
 		IsPrivate:            azureprivatelink.PrivateConfigured,
 		MayCreateRouters:     azureprivatelink.MayCreateRouters,
+		RouterAnnotations:    azureprivatelink.RouterAnnotations,
+		RouterAnnotationKeys: azurecloud.RouterAnnotationKeys,
 		Setup:                setup,
 	}
 }
