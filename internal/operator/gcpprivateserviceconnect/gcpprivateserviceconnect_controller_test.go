@@ -54,8 +54,8 @@ func TestHappyPath(t *testing.T) {
 	if !controllerutil.ContainsFinalizer(c.cr, hcplinkv1beta1.OperatorFinalizer) {
 		t.Error("no finalizer")
 	}
-	if inserts := w.calls("serviceAttachments.insert").Total; inserts != 1 {
-		t.Errorf("%d inserts, want 1", inserts)
+	if inserts, patches := w.calls("serviceAttachments.insert").Total, w.calls("serviceAttachments.patch").Total; inserts != 1 || patches != 0 {
+		t.Errorf("%d inserts and %d patches, want one insert made right at once", inserts, patches)
 	}
 	t.Logf("ready after %d passes, %d Compute Engine calls (%+v)", passes, w.calls("").Total, w.f.Calls(mgmtProject))
 }
