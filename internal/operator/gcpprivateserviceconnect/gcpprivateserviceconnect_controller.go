@@ -129,6 +129,9 @@ type Reconciler struct {
 	// pending holds, by UID, the Compute Engine operation a pass started
 	// and the next waits on.
 	pending sync.Map
+	// attachments is the fleet's shared listing of this management
+	// cluster's attachments, for drift checks.
+	attachments attachmentCache
 	// claims reserves NAT subnetworks between choosing one and the
 	// attachment's creation being visible, so that two clusters reconciled
 	// at once never pick the same.

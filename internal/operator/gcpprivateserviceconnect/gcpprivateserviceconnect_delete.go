@@ -84,6 +84,7 @@ func (r *Reconciler) deleteAttachment(ctx context.Context, s *scope) outcome.Out
 		return outcome.Continue()
 	}
 	if foreign := gcpcloud.ForeignProjects(sa); len(foreign) > 0 {
+		r.attachments.forget(name)
 		op, err := r.Cloud.ServiceAttachments.RejectProjects(ctx, sa, foreign)
 		if err == nil {
 			log.Info("rejected pending connections before deleting the service attachment", "serviceAttachment", name, "projects", foreign)
@@ -94,6 +95,7 @@ func (r *Reconciler) deleteAttachment(ctx context.Context, s *scope) outcome.Out
 		}
 		return deleting("rejecting the pending connections of service attachment " + name)
 	}
+	r.attachments.forget(name)
 	op, err := r.Cloud.ServiceAttachments.Delete(ctx, name, r.ManagementClusterID)
 	if err != nil {
 		return outcome.FromError(err)

@@ -353,3 +353,30 @@ func TestDeletionWaitsForTheControlPlaneOperator(t *testing.T) {
 		t.Fatalf("attachments left: %v", got)
 	}
 }
+
+// A drift pass over a fleet at steady state shares one listing of this
+// management cluster's attachments: one call for every cluster, no write.
+func TestDriftPassesOfAFleetShareOneListing(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	w.natSubnet("management", "psc-nat-c", "10.1.0.32/28")
+	fleet := []*cluster{w.cluster(), w.cluster(), w.cluster()}
+	for _, c := range fleet {
+		w.settle(r, c.cr)
+	}
+	for pass := 1; pass <= 2; pass++ {
+		w.clk.Advance(testDrift * 115 / 100)
+		before := w.calls("")
+		for _, c := range fleet {
+			w.reconcile(r, c.cr)
+			if cond := condition(t, c.cr); cond.Status != metav1.ConditionTrue {
+				t.Fatalf("drift pass %d: %s is %+v", pass, c.cr.Namespace, cond)
+			}
+		}
+		after := w.calls("")
+		if after.Total-before.Total != 1 || after.Mutating != before.Mutating {
+			t.Fatalf("drift pass %d over %d clusters made %d calls (%d mutating), want one listing: %+v",
+				pass, len(fleet), after.Total-before.Total, after.Mutating-before.Mutating, w.f.Calls(mgmtProject))
+		}
+	}
+}

@@ -3,6 +3,7 @@ package gcpprivateserviceconnect
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"google.golang.org/api/compute/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -87,7 +88,7 @@ func (r *Reconciler) ensureRule(ctx context.Context, s *scope) outcome.Outcome {
 func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Outcome {
 	log := ctrl.LoggerFrom(ctx)
 	name := r.attachmentName(s)
-	sa, err := r.Cloud.ServiceAttachments.Get(ctx, name)
+	sa, err := r.readAttachment(ctx, s, name)
 	if err != nil {
 		return outcome.FromError(err)
 	}
@@ -116,10 +117,12 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 		log.Info("the accept list differs; putting it back", "serviceAttachment", name,
 			"have", projectsOf(gcpcloud.ConsumersOf(sa)), "want", projectsOf(want))
 		doing := "updating the accept list of service attachment " + name
+		r.attachments.forget(name)
 		op, err := r.Cloud.ServiceAttachments.SetConsumers(ctx, sa, want)
 		return r.started(s, doing, op, err)
 	}
 	if foreign := gcpcloud.ForeignProjects(sa); len(foreign) > 0 {
+		r.attachments.forget(name)
 		op, err := r.Cloud.ServiceAttachments.RejectProjects(ctx, sa, foreign)
 		if err == nil {
 			log.Info("rejected pending connections from projects not on the accept list", "serviceAttachment", name, "projects", foreign)
@@ -130,6 +133,33 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 	return outcome.Ready(hcplinkv1beta1.GCPSuccessReason, readyMessage(name, s.status.ForwardingRuleName, len(want)), r.DriftInterval)
 }
 
+// readAttachment reads the object's attachment: from the fleet's shared
+// listing when status says it exists and the listed copy is as it must be
+// (the drift check of a healthy attachment), else by a read of its own — a
+// new attachment, one the listing misses, or one to be written, whose
+// write needs the fingerprint of a fresh read. nil: it does not exist.
+func (r *Reconciler) readAttachment(ctx context.Context, s *scope, name string) (*compute.ServiceAttachment, error) {
+	if s.status.ServiceAttachmentName == name {
+		list := func(ctx context.Context) ([]*compute.ServiceAttachment, error) {
+			return r.Cloud.ServiceAttachments.ListOwned(ctx, r.ManagementClusterID)
+		}
+		sa, ok, err := r.attachments.listed(ctx, list, r.Now(), r.listingTTL(), name)
+		if err != nil {
+			return nil, err
+		}
+		if ok && r.notOursBecause(sa, s) == "" && gcpcloud.SameConsumers(sa, desiredConsumers(s.hc, s.cr)) && len(gcpcloud.ForeignProjects(sa)) == 0 {
+			return sa, nil
+		}
+	}
+	return r.Cloud.ServiceAttachments.Get(ctx, name)
+}
+
+// listingTTL is how long one listing serves the fleet's drift checks: a
+// little less than the shortest jittered interval (-15 %), so that each
+// object's drift check sees a listing made since its last one and drift is
+// repaired within one interval.
+func (r *Reconciler) listingTTL() time.Duration { return r.DriftInterval * 4 / 5 }
+
 // createAttachment takes a NAT subnetwork and starts creating the
 // attachment in front of the router's rule.
 func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string) outcome.Outcome {
@@ -139,6 +169,7 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 	}
 	spec := gcpcloud.AttachmentSpec{Owner: r.owner(s), TargetService: s.rule.Link,
 		Consumers: desiredConsumers(s.hc, s.cr), NATSubnets: []string{nat.SelfLink}}
+	r.attachments.forget(name)
 	op, err := r.Cloud.ServiceAttachments.Insert(ctx, spec)
 	if err != nil {
 		r.claims.release(s.cr.UID)
