@@ -380,3 +380,28 @@ func TestDriftPassesOfAFleetShareOneListing(t *testing.T) {
 		}
 	}
 }
+
+// The router's load balancer replaced (its address now on a new rule): the
+// attachment, whose rule cannot change, is deleted and made again in front
+// of the new rule under the same name; one attachment remains.
+func TestANewRouterRuleReplacesTheAttachment(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	c := w.cluster()
+	w.settle(r, c.cr)
+	name := c.cr.Status.ServiceAttachmentName
+	newRule := w.internalRule("router-2", "management", "nodes", "10.0.0.60")
+	update(t, c.cr, func() { c.cr.Spec.LoadBalancerIP = "10.0.0.60" })
+	w.settle(r, c.cr)
+
+	sa := w.attachment(name)
+	if sa == nil || gcpcloud.RelativeName(sa.TargetService) != gcpcloud.RelativeName(newRule.SelfLink) {
+		t.Fatalf("attachment %s after the router moved: %+v", name, sa)
+	}
+	if got := w.attachments(); len(got) != 1 {
+		t.Fatalf("attachments %v, want one", got)
+	}
+	if c.cr.Status.ForwardingRuleName != "router-2" || c.cr.Status.ServiceAttachmentName != name {
+		t.Fatalf("status %+v", c.cr.Status)
+	}
+}

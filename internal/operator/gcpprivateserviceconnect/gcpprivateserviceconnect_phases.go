@@ -103,6 +103,9 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 	if why := r.notOursBecause(sa, s); why != "" {
 		return notOurs(name, why)
 	}
+	if target := gcpcloud.RelativeName(sa.TargetService); target != gcpcloud.RelativeName(s.rule.Link) {
+		return r.replaceAttachment(ctx, s, sa, s.rule.Name)
+	}
 	if s.status.ServiceAttachmentName == "" {
 		log.Info("adopting the service attachment marked for this object", "serviceAttachment", name)
 		r.Events.Adopted(s.cr, "service attachment", name)
@@ -159,6 +162,30 @@ func (r *Reconciler) readAttachment(ctx context.Context, s *scope, name string) 
 // object's drift check sees a listing made since its last one and drift is
 // repaired within one interval.
 func (r *Reconciler) listingTTL() time.Duration { return r.DriftInterval * 4 / 5 }
+
+// replaceAttachment deletes an attachment that publishes another rule
+// than the router's (the router's load balancer was replaced: its address
+// moved to a new rule); the next pass creates it again in front of the new
+// rule, under the same name. Compute Engine does not change an
+// attachment's targetService (serviceAttachments.patch in v1), and the old
+// rule cannot go while an attachment targets it. Status drops the URI
+// meanwhile, so that the control-plane operator waits for the new one.
+func (r *Reconciler) replaceAttachment(ctx context.Context, s *scope, sa *compute.ServiceAttachment, rule string) outcome.Outcome {
+	name := sa.Name
+	ctrl.LoggerFrom(ctx).Info("the service attachment publishes another forwarding rule than the router's; replacing it",
+		"serviceAttachment", name, "publishes", lastSegments([]string{sa.TargetService}), "router", rule)
+	r.attachments.forget(name)
+	op, err := r.Cloud.ServiceAttachments.Delete(ctx, name, r.ManagementClusterID)
+	if err != nil {
+		return outcome.FromError(err)
+	}
+	r.Events.Deleted(s.cr, "service attachment", name)
+	s.status.ServiceAttachmentName, s.status.ServiceAttachmentURI, s.status.NATSubnets = "", "", nil
+	r.started(s, "", op, nil)
+	return outcome.Wait(hcplinkv1beta1.WaitingForServiceAttachmentReason, fmt.Sprintf(
+		"Replacing service attachment %s: the router's address is now on forwarding rule %s, and an attachment's rule cannot change.", name, rule),
+		outcome.Between(operationPollMin, operationPollMax))
+}
 
 // createAttachment takes a NAT subnetwork and starts creating the
 // attachment in front of the router's rule.
