@@ -250,10 +250,12 @@ func TestQuotaAnswersConvergeWithBoundedCalls(t *testing.T) {
 	if used.Throttled == before.Throttled {
 		t.Fatal("the quota never refused a call; the test proves nothing")
 	}
-	// Seven calls create an attachment; refusals and retries may add as
-	// many again, never a loop.
-	if perCluster := float64(used.Total-before.Total) / float64(len(clusters)); perCluster > 15 {
-		t.Fatalf("%.1f calls per cluster (%d throttled): %+v", perCluster, used.Throttled-before.Throttled, w.f.Calls(mgmtProject))
+	// Seven calls create an attachment: a refusal costs at most a re-read
+	// besides its retry, and the retries, spread by the policy, are fewer
+	// than the calls that went through: never a loop.
+	answered := (used.Total - before.Total) - (used.Throttled - before.Throttled)
+	if perCluster := float64(answered) / float64(len(clusters)); perCluster > 10 || used.Throttled-before.Throttled > answered {
+		t.Fatalf("%.1f answered calls per cluster, %d throttled: %+v", perCluster, used.Throttled-before.Throttled, w.f.Calls(mgmtProject))
 	}
 	t.Logf("%d clusters: %d calls, %d throttled, %d mutating", len(clusters), used.Total-before.Total, used.Throttled-before.Throttled, used.Mutating-before.Mutating)
 	if n := w.calls("serviceAttachments.insert").Total - w.calls("serviceAttachments.insert").Failed; n != int64(len(clusters)) {
