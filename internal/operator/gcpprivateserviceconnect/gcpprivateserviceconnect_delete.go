@@ -86,13 +86,12 @@ func (r *Reconciler) deleteAttachment(ctx context.Context, s *scope) outcome.Out
 	if foreign := gcpcloud.ForeignProjects(sa); len(foreign) > 0 {
 		r.attachments.forget(name)
 		op, err := r.Cloud.ServiceAttachments.RejectProjects(ctx, sa, foreign)
-		if err == nil {
-			log.Info("rejected pending connections before deleting the service attachment", "serviceAttachment", name, "projects", foreign)
-			r.Events.Warning(s.cr, hcplinkv1beta1.ConnectionNotAllowedReason, "RejectConnection", rejectedNote(name, foreign))
+		if err != nil {
+			return outcome.FromError(err)
 		}
-		if o := r.started(s, "rejecting connections to service attachment "+name, op, err); err != nil {
-			return o
-		}
+		log.Info("rejected pending connections before deleting the service attachment", "serviceAttachment", name, "projects", foreign)
+		r.Events.Warning(s.cr, hcplinkv1beta1.ConnectionNotAllowedReason, "RejectConnection", rejectedNote(name, foreign))
+		r.keep(s, op)
 		return deleting("rejecting the pending connections of service attachment " + name)
 	}
 	r.attachments.forget(name)
@@ -102,6 +101,6 @@ func (r *Reconciler) deleteAttachment(ctx context.Context, s *scope) outcome.Out
 	}
 	log.Info("deleting the service attachment", "serviceAttachment", name)
 	r.Events.Deleted(s.cr, "service attachment", name)
-	r.started(s, "deleting service attachment "+name, op, nil)
+	r.keep(s, op)
 	return deleting("service attachment " + name + " is being deleted")
 }

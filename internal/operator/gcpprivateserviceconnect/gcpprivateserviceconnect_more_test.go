@@ -407,3 +407,57 @@ func TestANewRouterRuleReplacesTheAttachment(t *testing.T) {
 		t.Fatalf("status %+v", c.cr.Status)
 	}
 }
+
+// The cluster's own natSubnet is taken whatever the pool's order; one that
+// is not a PSC subnetwork of the management network is a condition saying
+// so, and nothing is created.
+func TestAGivenNATSubnet(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	given := func(name string) func(*hcplinkv1beta1.HostedCluster, *hcplinkv1beta1.GCPPrivateServiceConnect) {
+		return func(hc *hcplinkv1beta1.HostedCluster, cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
+			hc.Spec.Platform.GCP.Private.NATSubnet, cr.Spec.NATSubnet = name, name
+		}
+	}
+	ok := w.cluster(given("psc-nat-b"))
+	w.settle(r, ok.cr)
+	if !slices.Equal(ok.cr.Status.NATSubnets, []string{"psc-nat-b"}) {
+		t.Fatalf("NAT subnetworks %v, want the given psc-nat-b", ok.cr.Status.NATSubnets)
+	}
+	for _, name := range []string{"other-psc-nat", "nodes"} { // another network's; not of purpose PRIVATE_SERVICE_CONNECT
+		bad := w.cluster(given(name))
+		w.reconcile(r, bad.cr)
+		if cond := condition(t, bad.cr); cond.Reason != hcplinkv1beta1.NATSubnetNotFoundReason || !strings.Contains(cond.Message, name) {
+			t.Fatalf("natSubnet %s: condition %+v", name, cond)
+		}
+	}
+	if n := w.calls("serviceAttachments.insert").Total; n != 1 {
+		t.Fatalf("%d inserts, want 1", n)
+	}
+}
+
+// An attachment with the object's name that hcplink did not make for it is
+// left alone: a condition says so, nothing is changed, and deletion does
+// not delete it.
+func TestAnAttachmentNotOursIsLeftAlone(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	c := w.cluster()
+	name := gcpcloud.ServiceAttachmentName(gcpcloud.Owner{ManagementCluster: managerID, InfraID: c.hc.Spec.InfraID, Name: c.cr.Name})
+	w.adminDone(w.admin.ServiceAttachments.Insert(mgmtProject, region, &compute.ServiceAttachment{Name: name, Description: "someone's",
+		TargetService: w.router.SelfLink, ConnectionPreference: gcpcloud.ConnectionPreferenceManual,
+		ConsumerAcceptLists: []*compute.ServiceAttachmentConsumerProjectLimit{{ProjectIdOrNum: "someone-else", ConnectionLimit: 1}},
+		NatSubnets:          []string{"projects/" + mgmtProject + "/regions/" + region + "/subnetworks/psc-nat-a"}}).Do())
+	w.reconcile(r, c.cr)
+	if cond := condition(t, c.cr); cond.Reason != hcplinkv1beta1.OwnedByAnotherManagementClusterReason || !strings.Contains(cond.Message, "leaves it alone") {
+		t.Fatalf("condition %+v", cond)
+	}
+	w.deleteAndSettle(r, c.cr)
+	sa := w.attachment(name)
+	if sa == nil || !gcpcloud.SameConsumers(sa, []gcpcloud.Consumer{{Project: "someone-else", ConnectionLimit: 1}}) {
+		t.Fatalf("someone's attachment after hcplink's pass and deletion: %+v", sa)
+	}
+	if n := w.calls("serviceAttachments.patch").Total + w.calls("serviceAttachments.delete").Total; n != 0 {
+		t.Fatalf("%d writes to someone's attachment", n)
+	}
+}

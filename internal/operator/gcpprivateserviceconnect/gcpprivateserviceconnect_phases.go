@@ -48,10 +48,15 @@ func (r *Reconciler) started(s *scope, doing string, op gcpcloud.Operation, err 
 	if err != nil {
 		return outcome.FromError(err)
 	}
+	r.keep(s, op)
+	return operationRunning(doing)
+}
+
+// keep remembers an operation that is not done, for the next pass.
+func (r *Reconciler) keep(s *scope, op gcpcloud.Operation) {
 	if !op.IsZero() && !op.Done {
 		r.pending.Store(s.cr.UID, op)
 	}
-	return operationRunning(doing)
 }
 
 // ensureRule finds the INTERNAL forwarding rule holding
@@ -181,7 +186,7 @@ func (r *Reconciler) replaceAttachment(ctx context.Context, s *scope, sa *comput
 	}
 	r.Events.Deleted(s.cr, "service attachment", name)
 	s.status.ServiceAttachmentName, s.status.ServiceAttachmentURI, s.status.NATSubnets = "", "", nil
-	r.started(s, "", op, nil)
+	r.keep(s, op)
 	return outcome.Wait(hcplinkv1beta1.WaitingForServiceAttachmentReason, fmt.Sprintf(
 		"Replacing service attachment %s: the router's address is now on forwarding rule %s, and an attachment's rule cannot change.", name, rule),
 		outcome.Between(operationPollMin, operationPollMax))
