@@ -11,6 +11,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
@@ -191,6 +192,9 @@ func TestMissingPermissionIsAConditionWithoutAHotLoop(t *testing.T) {
 		cond := condition(t, c.cr)
 		if cond.Reason != hcplinkv1beta1.AccessDeniedReason || !strings.Contains(cond.Message, missing) {
 			t.Fatalf("pass %d: condition %+v, want AccessDenied naming %s", i+1, cond, missing)
+		}
+		if strings.Contains(cond.Message, "projects/") || strings.Contains(cond.Message, "://") || strings.Contains(cond.Message, cloudsimtest.ManagementProjectNumber) {
+			t.Fatalf("pass %d: the message carries a resource path, URL or project number: %q", i+1, cond.Message)
 		}
 		if res.RequeueAfter < 15*time.Second || res.RequeueAfter < last {
 			t.Fatalf("pass %d: next look in %v after %v; want at least 15 s and growing", i+1, res.RequeueAfter, last)
