@@ -465,3 +465,25 @@ func TestAnAttachmentNotOursIsLeftAlone(t *testing.T) {
 		t.Fatalf("%d writes to someone's attachment", n)
 	}
 }
+
+// A project off the accept list that connects waits PENDING; the next
+// drift pass rejects it and says so in an Event, and the attachment stays
+// ready.
+func TestAForeignConnectionIsRejectedAtTheDriftPass(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	c := w.cluster()
+	w.settle(r, c.cr)
+	res := w.reconcile(r, c.cr) // steady state: the fleet's listing is made
+	const intruder = "intruder-project"
+	endpoint := w.foreignEndpoint(intruder, w.attachment(c.cr.Status.ServiceAttachmentName))
+	w.clk.Advance(res.RequeueAfter)
+	w.settle(r, c.cr)
+	if got := w.endpointStatus(intruder, endpoint); got != gcpcloud.PSCRejected {
+		t.Fatalf("the foreign endpoint is %s after the drift pass, want REJECTED", got)
+	}
+	sa := w.attachment(c.cr.Status.ServiceAttachmentName)
+	if !slices.Equal(sa.ConsumerRejectLists, []string{intruder}) || !gcpcloud.SameConsumers(sa, []gcpcloud.Consumer{{Project: customerProject}}) {
+		t.Fatalf("reject list %v, accept list %+v", sa.ConsumerRejectLists, gcpcloud.ConsumersOf(sa))
+	}
+}
