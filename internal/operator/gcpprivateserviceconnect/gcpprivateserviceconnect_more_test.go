@@ -13,6 +13,7 @@ import (
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/events"
 )
 
 // Adding a project to additionalAllowedProjects reaches the attachment's
@@ -472,6 +473,7 @@ func TestAnAttachmentNotOursIsLeftAlone(t *testing.T) {
 func TestAForeignConnectionIsRejectedAtTheDriftPass(t *testing.T) {
 	w := newWorld(t)
 	r := w.reconciler(managerID, mgmtNetwork)
+	r.Events = events.New(newEventRecorder(t))
 	c := w.cluster()
 	w.settle(r, c.cr)
 	res := w.reconcile(r, c.cr) // steady state: the fleet's listing is made
@@ -485,5 +487,15 @@ func TestAForeignConnectionIsRejectedAtTheDriftPass(t *testing.T) {
 	sa := w.attachment(c.cr.Status.ServiceAttachmentName)
 	if !slices.Equal(sa.ConsumerRejectLists, []string{intruder}) || !gcpcloud.SameConsumers(sa, []gcpcloud.Consumer{{Project: customerProject}}) {
 		t.Fatalf("reject list %v, accept list %+v", sa.ConsumerRejectLists, gcpcloud.ConsumersOf(sa))
+	}
+	want := []string{events.ReasonCreated, hcplinkv1beta1.ConnectionNotAllowedReason}
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for got := eventReasons(t, c.cr); !containsAll(got, want); got = eventReasons(t, c.cr) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Events %v, want %v among them", got, want)
+		}
+		<-tick.C
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -11,10 +12,13 @@ import (
 
 	"google.golang.org/api/compute/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	clientevents "k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -368,4 +372,44 @@ func (w *world) endpointStatus(project, name string) string {
 		w.t.Fatal(err)
 	}
 	return fr.PscConnectionStatus
+}
+
+// newEventRecorder records Events to the test API server.
+func newEventRecorder(t *testing.T) clientevents.EventRecorder {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := clientevents.NewBroadcaster(&clientevents.EventSinkImpl{Interface: cs.EventsV1()})
+	if err := b.StartRecordingToSinkWithContext(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Shutdown)
+	return b.NewRecorder(env.Scheme, "hcplink-operator-test")
+}
+
+// eventReasons are the reasons of the Events about obj.
+func eventReasons(t *testing.T, obj client.Object) []string {
+	t.Helper()
+	var list eventsv1.EventList
+	if err := env.Client.List(t.Context(), &list, client.InNamespace(obj.GetNamespace())); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.Regarding.UID == obj.GetUID() {
+			out = append(out, e.Reason)
+		}
+	}
+	return out
+}
+
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
 }
