@@ -129,6 +129,9 @@ type Reconciler struct {
 	// pending holds, by UID, the Compute Engine operation a pass started
 	// and the next waits on.
 	pending sync.Map
+	// created remembers, by UID, the attachment this process started
+	// creating, so that finding it afterwards is not told as an adoption.
+	created sync.Map
 	// attachments is the fleet's shared listing of this management
 	// cluster's attachments, for drift checks.
 	attachments attachmentCache

@@ -57,6 +57,7 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 	r.Tracker.Forget(string(cr.UID))
 	r.rules.Delete(cr.UID)
 	r.pending.Delete(cr.UID)
+	r.created.Delete(cr.UID)
 	r.claims.release(cr.UID)
 }
 

@@ -480,7 +480,10 @@ func TestAForeignConnectionIsRejectedAtTheDriftPass(t *testing.T) {
 	const intruder = "intruder-project"
 	endpoint := w.foreignEndpoint(intruder, w.attachment(c.cr.Status.ServiceAttachmentName))
 	w.clk.Advance(res.RequeueAfter)
-	w.settle(r, c.cr)
+	if passes := w.settle(r, c.cr); passes != 1 {
+		t.Fatalf("the drift pass left the condition for %d passes", passes)
+	}
+	w.clk.Advance(time.Second) // the rejection's operation
 	if got := w.endpointStatus(intruder, endpoint); got != gcpcloud.PSCRejected {
 		t.Fatalf("the foreign endpoint is %s after the drift pass, want REJECTED", got)
 	}
@@ -492,10 +495,26 @@ func TestAForeignConnectionIsRejectedAtTheDriftPass(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	for got := eventReasons(t, c.cr); !containsAll(got, want); got = eventReasons(t, c.cr) {
+	got := eventReasons(t, c.cr)
+	for ; !containsAll(got, want); got = eventReasons(t, c.cr) {
 		if time.Now().After(deadline) {
 			t.Fatalf("Events %v, want %v among them", got, want)
 		}
 		<-tick.C
 	}
+	// The attachment this operator made is not "adopted", and it served
+	// the cluster throughout: the condition turned True once.
+	if slices.Contains(got, events.ReasonAdopted) || countOf(got, hcplinkv1beta1.GCPSuccessReason) != 1 {
+		t.Fatalf("Events %v: an adoption, or the condition left True while rejecting", got)
+	}
+}
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
 }

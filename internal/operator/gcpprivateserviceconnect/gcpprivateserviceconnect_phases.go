@@ -111,7 +111,7 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 	if target := gcpcloud.RelativeName(sa.TargetService); target != gcpcloud.RelativeName(s.rule.Link) {
 		return r.replaceAttachment(ctx, s, sa, s.rule.Name)
 	}
-	if s.status.ServiceAttachmentName == "" {
+	if made, _ := r.created.LoadAndDelete(s.cr.UID); s.status.ServiceAttachmentName == "" && made != name {
 		log.Info("adopting the service attachment marked for this object", "serviceAttachment", name)
 		r.Events.Adopted(s.cr, "service attachment", name)
 	}
@@ -130,13 +130,16 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 		return r.started(s, doing, op, err)
 	}
 	if foreign := gcpcloud.ForeignProjects(sa); len(foreign) > 0 {
+		// The attachment serves the cluster meanwhile: the condition stays
+		// True, and the next pass waits on the rejection.
 		r.attachments.forget(name)
 		op, err := r.Cloud.ServiceAttachments.RejectProjects(ctx, sa, foreign)
-		if err == nil {
-			log.Info("rejected pending connections from projects not on the accept list", "serviceAttachment", name, "projects", foreign)
-			r.Events.Warning(s.cr, hcplinkv1beta1.ConnectionNotAllowedReason, "RejectConnection", rejectedNote(name, foreign))
+		if err != nil {
+			return outcome.FromError(err)
 		}
-		return r.started(s, "rejecting connections to service attachment "+name, op, err)
+		log.Info("rejected pending connections from projects not on the accept list", "serviceAttachment", name, "projects", foreign)
+		r.Events.Warning(s.cr, hcplinkv1beta1.ConnectionNotAllowedReason, "RejectConnection", rejectedNote(name, foreign))
+		r.keep(s, op)
 	}
 	return outcome.Ready(hcplinkv1beta1.GCPSuccessReason, readyMessage(name, s.status.ForwardingRuleName, len(want)), r.DriftInterval)
 }
@@ -213,6 +216,7 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 	if !op.IsZero() {
 		ctrl.LoggerFrom(ctx).Info("creating the service attachment", "serviceAttachment", name, "natSubnet", nat.Name)
 		r.Events.Created(s.cr, "service attachment", name)
+		r.created.Store(s.cr.UID, name)
 	}
 	s.status.NATSubnets = []string{nat.Name}
 	return r.started(s, "creating service attachment "+name, op, nil)
