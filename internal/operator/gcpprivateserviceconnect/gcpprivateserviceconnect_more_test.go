@@ -505,7 +505,7 @@ func TestAForeignConnectionIsRejectedAtTheDriftPass(t *testing.T) {
 	// The attachment this operator made is not "adopted", and it served
 	// the cluster throughout: the condition turned True once.
 	if slices.Contains(got, events.ReasonAdopted) || countOf(got, hcplinkv1beta1.GCPSuccessReason) != 1 {
-		t.Fatalf("Events %v: an adoption, or the condition left True while rejecting", got)
+		t.Fatalf("Events %v: an adoption, or the condition turned False while rejecting", got)
 	}
 }
 
