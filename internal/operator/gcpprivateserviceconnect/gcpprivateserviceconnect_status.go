@@ -165,6 +165,11 @@ func natSubnetTaken(name string) outcome.Outcome {
 // (https://cloud.google.com/vpc/docs/about-vpc-hosted-services#psc-subnets:
 // a NAT subnetwork serves one service attachment).
 func natSubnetsExhausted(n int, network, region string) outcome.Outcome {
+	if n == 0 {
+		return outcome.WaitOnPerson(hcplinkv1beta1.NATSubnetsExhaustedReason, fmt.Sprintf(
+			"The management network %s has no subnetwork of purpose %s in %s that the operator may take; add one there (and to --gcp-nat-subnets when it is set): each service attachment needs its own.",
+			orUnnamed(network), gcpcloud.PurposePrivateServiceConnect, orUnnamed(region)))
+	}
 	return outcome.WaitOnPerson(hcplinkv1beta1.NATSubnetsExhaustedReason, fmt.Sprintf(
 		"Each of the %d NAT subnetworks of purpose %s in the management network %s in %s already serves a service attachment, and GCP lets one serve only one; add a subnetwork of purpose %s to that network in that region (and to --gcp-nat-subnets when it is set).",
 		n, gcpcloud.PurposePrivateServiceConnect, orUnnamed(network), orUnnamed(region), gcpcloud.PurposePrivateServiceConnect))

@@ -2,6 +2,7 @@ package gcpprivateserviceconnect
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/api/compute/v1"
@@ -89,5 +90,18 @@ func TestNATClaims(t *testing.T) {
 	c.release("uid-2")
 	if third, err := c.choose("uid-3", pool, nil, "sa-3"); err != nil || third.Name != "nat-b" {
 		t.Fatalf("after a release: %v, %v", third, err)
+	}
+}
+
+// The exhaustion condition names the network, the region and what to add,
+// whether the pool is full or empty.
+func TestNATSubnetsExhaustedSaysWhatToAdd(t *testing.T) {
+	for _, n := range []int{0, 3} {
+		o := natSubnetsExhausted(n, "projects/hcp-management/global/networks/management", "us-central1")
+		if o.Reason != hcplinkv1beta1.NATSubnetsExhaustedReason || !strings.Contains(o.Message, "management network management") ||
+			!strings.Contains(o.Message, "us-central1") || !strings.Contains(o.Message, "add") || strings.Contains(o.Message, "projects/") ||
+			strings.Contains(o.Message, "Each of the 0") {
+			t.Errorf("%d subnetworks: %+v", n, o)
+		}
 	}
 }
