@@ -43,6 +43,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,6 +60,7 @@ import (
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // ControllerName names the controller (logs, metrics).
@@ -304,34 +306,23 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outc
 	return r.ensureAttachment(ctx, s)
 }
 
-// finish resolves the pass's outcome (delays of repeated trouble grow),
-// writes the owned status fields and the condition, and returns when to
-// look again.
+// finish ends a pass through the shared kit: the outcome resolved (delays
+// of repeated trouble grow), the owned status fields, then the condition,
+// and when to look again. A conflict (another writer was first) is looked
+// at again in a second.
 func (r *Reconciler) finish(ctx context.Context, s *scope, o outcome.Outcome) (ctrl.Result, error) {
-	o = r.Tracker.Resolve(string(s.cr.UID), o)
-	var errs []error
-	if err := r.writeStatus(ctx, s); err != nil {
-		errs = append(errs, err)
+	f := reconcilekit.Finisher{Tracker: r.Tracker, Type: hcplinkv1beta1.GCPServiceAttachmentAvailableCondition,
+		Writer: conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: ownedConditions, Now: r.Now, Events: r.Events}}
+	t := reconcilekit.Target{Object: s.cr, Conditions: &s.cr.Status.Conditions, Key: string(s.cr.UID),
+		Persist: func(ctx context.Context) error { return r.writeStatus(ctx, s) }}
+	res, err := f.Finish(ctx, t, o)
+	if apierrors.IsConflict(err) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
-	if o.Reason != "" {
-		w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: ownedConditions, Now: r.Now, Events: r.Events}
-		if _, err := w.Apply(ctx, s.cr, &s.cr.Status.Conditions, o.Condition(hcplinkv1beta1.GCPServiceAttachmentAvailableCondition)); err != nil {
-			errs = append(errs, err)
-		}
+	if err == nil && o.Status != metav1.ConditionTrue {
+		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", o.Reason, "message", o.Message, "requeueAfter", res.RequeueAfter)
 	}
-	for _, err := range append([]error{o.Err}, errs...) {
-		if err == nil {
-			continue
-		}
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	if o.Reason != "" && o.Reason != hcplinkv1beta1.GCPSuccessReason {
-		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", o.Reason, "message", o.Message, "requeueAfter", o.After)
-	}
-	return ctrl.Result{RequeueAfter: o.After}, nil
+	return res, err
 }
 
 // writeStatus writes the owned status fields when the pass changed them
