@@ -1,0 +1,407 @@
+// Package gcpprivateserviceconnect is the management operator's
+// GCPPrivateServiceConnect controller. For each GCPPrivateServiceConnect
+// of a private GCP cluster it
+//
+//   - waits for spec.loadBalancerIP (the control-plane operator reports the
+//     private router's internal load balancer address), then finds the
+//     INTERNAL forwarding rule holding it in this management cluster's
+//     network and region only (status.forwardingRuleName);
+//   - takes the NAT subnetwork spec.natSubnet names, or a free one of the
+//     management network's Private Service Connect subnetworks: GCP lets a
+//     NAT subnetwork serve one service attachment, so the fleet shares the
+//     pool one subnetwork per cluster, and an empty pool is a condition
+//     saying what to add (status.natSubnets);
+//   - creates the service attachment (ACCEPT_MANUAL, the cluster's project
+//     and its additionalAllowedProjects on the accept list), named and
+//     marked for the cluster and this management cluster, or adopts the one
+//     of that name marked so (created before a lost status write);
+//     publishes its name and URI;
+//   - puts the accept list back whenever it differs: a change of the
+//     HostedCluster reaches the attachment in the pass its watch starts, an
+//     edit behind hcplink's back at the next drift check (one read);
+//   - rejects the projects of pending connections that are not on the
+//     accept list, and says so in an Event;
+//   - on deletion waits for the control-plane operator's cleanup, rejects
+//     the foreign connections left, deletes the attachment, then drops its
+//     finalizer; an attachment of another management cluster is never
+//     changed or deleted.
+//
+// Every change answers a Compute Engine operation: the controller keeps it
+// and waits on it on the next pass (Google's wait holds the call until it
+// is done), never on a fixed sleep. It writes one condition,
+// GCPServiceAttachmentAvailable, under its own field manager; the
+// control-plane operator writes the other three under its own.
+package gcpprivateserviceconnect
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/kubepatch"
+	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
+)
+
+// ControllerName names the controller (logs, metrics).
+const ControllerName = "gcpprivateserviceconnect"
+
+// FieldOwner is the server-side-apply field manager of the condition this
+// controller owns; the control-plane operator applies the others under its
+// own, so neither clobbers the other.
+const FieldOwner = "hcplink-operator-gcpprivateserviceconnect"
+
+// ownedConditions are the condition types this controller writes.
+var ownedConditions = []string{hcplinkv1beta1.GCPServiceAttachmentAvailableCondition}
+
+const (
+	// DefaultDriftInterval: how often a healthy attachment is read and
+	// compared. Five minutes, the reference's drift check; one read per
+	// cluster keeps a fleet far inside Compute Engine's per-project read
+	// rate (https://cloud.google.com/compute/api-quota).
+	DefaultDriftInterval = 5 * time.Minute
+	// defaultMaxConcurrentReconciles: one slow or throttled cluster never
+	// blocks the others.
+	defaultMaxConcurrentReconciles = 4
+)
+
+// Cloud is every management-side Google Cloud call the controller makes:
+// the providers of internal/cloud/gcp, scoped to this management cluster's
+// project, region and network.
+type Cloud = gcpcloud.ManagementProviders
+
+// Reconciler reconciles GCPPrivateServiceConnects.
+//
+// +kubebuilder:rbac:groups=hcplink.io,resources=gcpprivateserviceconnects,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=hcplink.io,resources=gcpprivateserviceconnects/status;gcpprivateserviceconnects/finalizers,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hcplink.io,resources=hostedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+type Reconciler struct {
+	// Client reads (through the manager's cache) and writes.
+	Client client.Client
+	// Cloud makes every Google Cloud call, in the management project.
+	Cloud Cloud
+	// Network and Region name the management network and its region in
+	// condition messages (the providers are scoped to them already).
+	Network, Region string
+	// NATSubnets, when set, are the only Private Service Connect
+	// subnetworks of the management network the fleet may take; empty:
+	// every one.
+	NATSubnets []string
+	// ManagementClusterID names this management cluster in the marker of
+	// what it creates; an attachment marked for another is never adopted,
+	// changed or deleted.
+	ManagementClusterID string
+	// DriftInterval is how often a healthy attachment is checked (zero:
+	// DefaultDriftInterval), jittered by ±15 %.
+	DriftInterval time.Duration
+	// Now tells the time; nil is the wall clock.
+	Now func() time.Time
+	// Tracker grows the delays of repeated trouble per object; nil is a
+	// private one.
+	Tracker *outcome.Tracker
+	// Events tells people what was created, adopted, rejected or deleted
+	// and how the condition changed; nil tells nothing.
+	Events *events.Recorder
+
+	once sync.Once
+	// rules remembers each object's forwarding rule (by UID) once found,
+	// so that a pass does not list the rules again while the address stays.
+	rules sync.Map
+	// pending holds, by UID, the Compute Engine operation a pass started
+	// and the next waits on.
+	pending sync.Map
+	// created remembers, by UID, the attachment this process started
+	// creating, so that finding it afterwards is not told as an adoption.
+	created sync.Map
+	// attachments is the fleet's shared listing of this management
+	// cluster's attachments, for drift checks.
+	attachments attachmentCache
+	// claims reserves NAT subnetworks between choosing one and the
+	// attachment's creation being visible, so that two clusters reconciled
+	// at once never pick the same.
+	claims natClaims
+}
+
+func (r *Reconciler) init() {
+	r.once.Do(func() {
+		if r.Now == nil {
+			r.Now = time.Now
+		}
+		if r.DriftInterval <= 0 {
+			r.DriftInterval = DefaultDriftInterval
+		}
+		if r.Tracker == nil {
+			r.Tracker = &outcome.Tracker{Now: r.Now}
+		}
+	})
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
+	r.init()
+	if opts.MaxConcurrentReconciles == 0 {
+		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&hcplinkv1beta1.GCPPrivateServiceConnect{}, builder.WithPredicates(objectChanged)).
+		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
+		WithOptions(opts).
+		Complete(r)
+}
+
+// objectChanged skips status writes (ours and the control-plane
+// operator's) and passes what matters: spec (the accept list above all),
+// deletion, finalizers (the control-plane operator's going away unblocks
+// deletion), the cluster annotation.
+var objectChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, n := e.ObjectOld, e.ObjectNew
+		return o.GetGeneration() != n.GetGeneration() ||
+			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
+			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
+			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
+	},
+}
+
+// hostedClusterChanged passes what alters the attachment: the GCP platform
+// (additionalAllowedProjects reach the accept list in the pass this event
+// starts), pause, deletion.
+var hostedClusterChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*hcplinkv1beta1.HostedCluster)
+		n, ok2 := e.ObjectNew.(*hcplinkv1beta1.HostedCluster)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return !equality.Semantic.DeepEqual(o.Spec.Platform.GCP, n.Spec.Platform.GCP) ||
+			!equality.Semantic.DeepEqual(o.Spec.PausedUntil, n.Spec.PausedUntil) ||
+			!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
+	},
+}
+
+func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	namespace := hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName())
+	list := &hcplinkv1beta1.GCPPrivateServiceConnectList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing GCPPrivateServiceConnects to enqueue", "namespace", namespace)
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}
+
+// scope is what one pass works on: the object, its cluster, and the status
+// fields this controller owns as the pass finds them (written once, at the
+// end, if they changed).
+type scope struct {
+	cr     *hcplinkv1beta1.GCPPrivateServiceConnect
+	hc     *hcplinkv1beta1.HostedCluster
+	status ownedStatus
+	// rule is the router's forwarding rule, once found.
+	rule *ruleRef
+}
+
+// ownedStatus are the status fields this controller writes.
+type ownedStatus struct {
+	ForwardingRuleName    string
+	NATSubnets            []string
+	ServiceAttachmentName string
+	ServiceAttachmentURI  string
+}
+
+func ownedStatusOf(cr *hcplinkv1beta1.GCPPrivateServiceConnect) ownedStatus {
+	st := cr.Status
+	return ownedStatus{ForwardingRuleName: st.ForwardingRuleName, NATSubnets: slices.Clone(st.NATSubnets),
+		ServiceAttachmentName: st.ServiceAttachmentName, ServiceAttachmentURI: st.ServiceAttachmentURI}
+}
+
+func (s ownedStatus) equal(o ownedStatus) bool {
+	return s.ForwardingRuleName == o.ForwardingRuleName && slices.Equal(s.NATSubnets, o.NATSubnets) &&
+		s.ServiceAttachmentName == o.ServiceAttachmentName && s.ServiceAttachmentURI == o.ServiceAttachmentURI
+}
+
+// Reconcile publishes one GCPPrivateServiceConnect's router as a service
+// attachment, or removes it when the object is deleted.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	r.init()
+	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("gcpPrivateServiceConnect", req.NamespacedName)
+	ctx = ctrl.LoggerInto(ctx, log)
+
+	hc, err := r.hostedCluster(ctx, cr)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if !cr.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)})
+	}
+	if hc == nil && controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
+		s := &scope{cr: cr, status: ownedStatusOf(cr)}
+		return r.finish(ctx, s, outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
+			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist."))
+	}
+	if hc == nil || !Served(hc) {
+		// Never served, or not a private GCP cluster: nothing to create.
+		// Deletion still cleans up what exists.
+		return ctrl.Result{}, nil
+	}
+	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.Now()); paused {
+		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
+		return ctrl.Result{RequeueAfter: remaining}, nil
+	}
+	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
+		if err := kubepatch.Finalizers(ctx, r.Client, cr, func() { controllerutil.AddFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	s := &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)}
+	return r.finish(ctx, s, r.reconcileNormal(ctx, s))
+}
+
+// Served reports whether the operator publishes a service attachment for
+// the cluster: a GCP cluster whose endpoint access is PublicAndPrivate or
+// Private.
+func Served(hc *hcplinkv1beta1.HostedCluster) bool {
+	return hc.Spec.Platform.Type == hcplinkv1beta1.GCPPlatform && hc.Spec.Platform.IsPrivate()
+}
+
+// reconcileNormal runs the phases in order — the operation a former pass
+// started, the forwarding rule, the attachment — and returns the outcome
+// of the condition.
+func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) outcome.Outcome {
+	if o := r.waitPending(ctx, s); !o.Done() {
+		return o
+	}
+	if o := r.ensureRule(ctx, s); !o.Done() {
+		return o
+	}
+	return r.ensureAttachment(ctx, s)
+}
+
+// finish ends a pass through the shared kit: the outcome resolved (delays
+// of repeated trouble grow), the owned status fields, then the condition,
+// and when to look again. A conflict (another writer was first) is looked
+// at again in a second.
+func (r *Reconciler) finish(ctx context.Context, s *scope, o outcome.Outcome) (ctrl.Result, error) {
+	f := reconcilekit.Finisher{Tracker: r.Tracker, Type: hcplinkv1beta1.GCPServiceAttachmentAvailableCondition,
+		Writer: conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: ownedConditions, Now: r.Now, Events: r.Events}}
+	t := reconcilekit.Target{Object: s.cr, Conditions: &s.cr.Status.Conditions, Key: string(s.cr.UID),
+		Persist: func(ctx context.Context) error { return r.writeStatus(ctx, s) }}
+	res, err := f.Finish(ctx, t, o)
+	if apierrors.IsConflict(err) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
+	if err == nil && o.Status != metav1.ConditionTrue {
+		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", o.Reason, "message", o.Message, "requeueAfter", res.RequeueAfter)
+	}
+	return res, err
+}
+
+// writeStatus writes the owned status fields when the pass changed them
+// (an empty one is removed).
+func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
+	if s.status.equal(ownedStatusOf(s.cr)) {
+		return nil
+	}
+	orNil := func(v string) any {
+		if v == "" {
+			return nil
+		}
+		return v
+	}
+	var nats any
+	if len(s.status.NATSubnets) > 0 {
+		nats = s.status.NATSubnets
+	}
+	fields := map[string]any{
+		"forwardingRuleName":    orNil(s.status.ForwardingRuleName),
+		"natSubnets":            nats,
+		"serviceAttachmentName": orNil(s.status.ServiceAttachmentName),
+		"serviceAttachmentURI":  orNil(s.status.ServiceAttachmentURI),
+	}
+	if err := kubepatch.Merge(ctx, r.Client, s.cr, true, map[string]any{"status": fields}); err != nil {
+		return fmt.Errorf("writing the service attachment status: %w", err)
+	}
+	return nil
+}
+
+// hostedCluster finds the object's HostedCluster through the
+// hcplink.io/cluster annotation (written when missing, from the
+// namespace's annotation or by matching control-plane namespaces); nil
+// when there is none.
+func (r *Reconciler) hostedCluster(ctx context.Context, cr *hcplinkv1beta1.GCPPrivateServiceConnect) (*hcplinkv1beta1.HostedCluster, error) {
+	value, ok := cr.Annotations[hcplinkv1beta1.ClusterAnnotation]
+	if !ok {
+		var err error
+		if value, ok, err = r.clusterOfNamespace(ctx, cr.Namespace); err != nil || !ok {
+			return nil, err
+		}
+		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{hcplinkv1beta1.ClusterAnnotation: value}}}
+		if err := kubepatch.Merge(ctx, r.Client, cr, false, patch); err != nil {
+			return nil, fmt.Errorf("writing the cluster annotation: %w", err)
+		}
+	}
+	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
+	if !ok {
+		return nil, nil
+	}
+	hc := &hcplinkv1beta1.HostedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, hc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading HostedCluster %s: %w", value, err)
+	}
+	return hc, nil
+}
+
+// clusterOfNamespace is the cluster annotation value of a control-plane
+// namespace: its own annotation, else the HostedCluster whose control-plane
+// namespace it is.
+func (r *Reconciler) clusterOfNamespace(ctx context.Context, namespace string) (string, bool, error) {
+	ns := &corev1.Namespace{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
+		return "", false, fmt.Errorf("reading namespace %s: %w", namespace, err)
+	}
+	if v, ok := ns.Annotations[hcplinkv1beta1.ClusterAnnotation]; ok {
+		return v, true, nil
+	}
+	list := &hcplinkv1beta1.HostedClusterList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		return "", false, fmt.Errorf("listing HostedClusters: %w", err)
+	}
+	for _, hc := range list.Items {
+		if hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name) == namespace {
+			return hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name), true, nil
+		}
+	}
+	return "", false, nil
+}
