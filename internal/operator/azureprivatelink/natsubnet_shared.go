@@ -44,9 +44,14 @@ type natPool struct {
 type vnetNATs struct {
 	// load is held while the VNet is read (one read however many workers
 	// need it); read: the slots reflect that read.
-	load  sync.Mutex
-	read  bool
-	slots map[int]*natSlot // by index, from 1
+	load sync.Mutex
+	read bool
+	// lastRead is the VNet as last read, until one of our subnet writes
+	// makes it stale: a subnet to make is placed from it (a range taken
+	// meanwhile by someone else makes Azure refuse, and the placement is
+	// read afresh).
+	lastRead *armnetwork.VirtualNetwork
+	slots    map[int]*natSlot // by index, from 1
 	// released are objects being deleted: their records no longer count
 	// as users, even while a cache still shows them.
 	released map[types.UID]bool
@@ -233,7 +238,7 @@ func (r *Reconciler) readNATSubnets(ctx context.Context, s *scope, v *vnetNATs) 
 			slot.state = slotReady
 		}
 	}
-	v.read = true
+	v.read, v.lastRead = true, vnet
 	return vnet, nil
 }
 
@@ -311,16 +316,41 @@ func (r *Reconciler) makeSharedNATSubnet(ctx context.Context, s *scope, v *vnetN
 	if !r.vnetTurns.take(vnetID, s.cr.UID, client.ObjectKeyFromObject(s.cr), r.Now()) {
 		return sharedNATSubnetQueued(name)
 	}
-	if token == "" && placeIn != nil && azurecloud.SubnetNamed(placeIn, name) == nil {
+	if token == "" {
+		// One read of the VNet says whether the subnet exists and, if
+		// not, where it fits (the read this pass made, else a new one).
+		if placeIn == nil {
+			r.nat.mu.Lock()
+			placeIn = v.lastRead
+			r.nat.mu.Unlock()
+		}
+		if placeIn == nil {
+			vnet, err := r.Cloud.NATSubnetVNet(ctx, s.frontend.SubnetID)
+			if err != nil {
+				r.releaseVNetTurn(s.cr.UID)
+				return outcome.FromError(err)
+			}
+			placeIn = vnet
+		}
+		if existing := azurecloud.SubnetNamed(placeIn, name); existing != nil {
+			r.releaseVNetTurn(s.cr.UID)
+			if existing.Properties != nil && provisioning(existing.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
+				r.nat.mu.Lock()
+				slot.state = slotReady
+				r.nat.mu.Unlock()
+				return outcome.Continue()
+			}
+			return natSubnetCreating(name, 0)
+		}
 		ctrl.LoggerFrom(ctx).Info("creating the shared NAT subnet", "subnet", name)
 		r.Events.Created(s.cr, "NAT subnet", name)
 	} else {
-		placeIn = nil // look first: it may exist
+		placeIn = nil
 	}
 	callCtx, retryAfter := azurecloud.CaptureRetryAfter(ctx)
 	subnet, next, err := r.Cloud.EnsureNATSubnet(callCtx, s.frontend.SubnetID, name, r.natBits(), token, placeIn)
 	r.nat.mu.Lock()
-	slot.token = next
+	slot.token, v.lastRead = next, nil
 	if err == nil && next == "" && subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
 		slot.state = slotReady
 	}
@@ -349,6 +379,7 @@ func (r *Reconciler) forgetNATSubnet(id string) {
 		if slot := v.slots[n]; slot != nil && slot.state == slotReady {
 			slot.state = slotUnknown
 		}
+		v.lastRead = nil
 		r.nat.mu.Unlock()
 	}
 }
@@ -390,6 +421,7 @@ func (r *Reconciler) deleteSharedNATSubnet(ctx context.Context, s *scope, id str
 		slot.state = slotUnknown
 	case gone:
 		delete(v.slots, n)
+		v.lastRead = nil
 	}
 	r.nat.mu.Unlock()
 	if codeOf(err) == codeInUseSubnetCannotBeDeleted {
