@@ -25,6 +25,10 @@ type accounting struct {
 	buckets func(all, hcplinkOnly Snapshot, byPrincipal PrincipalSnapshot, clusters int) []Bucket
 	// chain is the modelled provisioning chain of one cluster.
 	chain time.Duration
+	// chainFor, when set, is the chain of the last cluster when the
+	// busiest load balancer carries that many clusters' routers (Azure
+	// provisions one load balancer's frontends one at a time).
+	chainFor func(routersOnBusiestLoadBalancer int) time.Duration
 	// explains says how the steady state is counted.
 	explains string
 }

@@ -30,6 +30,9 @@ type measurement struct {
 	accounting *accounting
 	memory     []MemorySample
 	peak       int64
+	// placements counts the clusters per Azure load-balancer
+	// configuration (nil: none placed).
+	placements map[string]int
 }
 
 // Report is the bench's figures; its JSON form is `--output json`.
@@ -85,6 +88,9 @@ func measure(m measurement) Report {
 	jobs := acct.jobs(in)
 	bs := acct.buckets(m.create, create, m.createByPrincipal, m.clusters)
 	chain := acct.chain
+	if acct.chainFor != nil {
+		chain = acct.chainFor(busiestLoadBalancer(m.placements, m.clusters))
+	}
 	bound, binding := lowerBound(bs, chain)
 	r := Report{
 		Platform: m.platform, Clusters: m.clusters, Accounts: m.accounts,
