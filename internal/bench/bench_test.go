@@ -496,6 +496,34 @@ func TestAzureReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
 	}
 }
 
+// On Azure the busiest bucket's calls are spread over the chain's waits:
+// each is a bound on its own and the longer binds, never their sum (a
+// realistic run at 50 clusters took less than that sum).
+func TestAzureBoundIsTheLongerOfChainAndBucket(t *testing.T) {
+	const mgmt = "mgmt-sub"
+	acct := azureAccounting(azure.DefaultThrottling(), azure.RealisticDelays(), mgmt)
+	reads := func(n int64) PrincipalSnapshot {
+		return PrincipalSnapshot{mgmt: {"stand-in": {"Microsoft.Network:loadBalancers/read": {Total: n}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		reads int64
+		want  float64
+	}{
+		{"the chain binds", 1000, 170}, // 8 frontends × 10 s + 30 s + 60 s; the reads take 30 s
+		{"the bucket binds", 6000, 230},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := measure(measurement{platform: "Azure", clusters: 50, accounts: 1, elapsed: 200 * time.Second, window: time.Minute, drift: 15 * time.Second,
+				create: Snapshot{mgmt: {"Microsoft.Network:loadBalancers/read": {Total: tc.reads}}}, createByPrincipal: reads(tc.reads),
+				accounting: acct, placements: map[string]int{"kubernetes": 8, "lb-2": 7}})
+			if !near(r.LowerBoundSeconds, tc.want) || !r.LowerBoundOfLongest {
+				t.Errorf("lower bound = %v s, want %v s", r.LowerBoundSeconds, tc.want)
+			}
+		})
+	}
+}
+
 func TestRealisticDelaysReachCloudsimAndTheBound(t *testing.T) {
 	az, err := newAzureFleet(Options{Realistic: true})
 	if err != nil {
