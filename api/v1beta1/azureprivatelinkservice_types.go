@@ -94,6 +94,11 @@ const (
 	// it (no record in status, not used by the cluster's service).
 	NATSubnetNameTakenReason = "NATSubnetNameTaken"
 
+	// NATAddressSpaceExhaustedReason: the management VNet has no free
+	// range left for another shared NAT subnet, and the ones it has are
+	// full.
+	NATAddressSpaceExhaustedReason = "NATAddressSpaceExhausted"
+
 	// WaitingForPrivateLinkServiceReason: the control-plane operator waits
 	// for the operator to publish status.privateLinkServiceAlias.
 	WaitingForPrivateLinkServiceReason = "WaitingForPrivateLinkService"

@@ -161,7 +161,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	r := measure(measurement{
 		platform: f.name(), clusters: opts.Clusters, accounts: f.accounts(), elapsed: elapsed, window: opts.Window, drift: opts.DriftInterval,
 		create: createCalls, createByPrincipal: createByPrincipal, lbCreate: lbCreate, quiet: quietCalls, lbQuiet: lbQuiet, operatorStart: operatorStart,
-		accounting: f.accounting(env), memory: heap.taken(), peak: peak,
+		accounting: f.accounting(env), memory: heap.taken(), peak: peak, placements: placements,
 	})
 	r.Placements = placements
 	if opts.JSON {

@@ -413,8 +413,32 @@ func TestAzureProvisioningChainNamesRealDelays(t *testing.T) {
 		}
 	}
 	want := d["loadBalancerUpdating"].D() + d["privateLinkServiceUpdating"].D() + d["privateEndpointUpdating"].D()
-	if got := azureProvisioningChain(d); got != want || got == 0 {
+	if got := azureProvisioningChain(d, 1); got != want || got == 0 {
 		t.Errorf("chain = %v, want %v", got, want)
+	}
+}
+
+// Azure provisions one load balancer's frontends one at a time, so the
+// last cluster's chain starts with every frontend of the busiest load
+// balancer: 8 routers on one → 8 × 10 s, then the service's 30 s and the
+// endpoint's 60 s.
+func TestAzureChainWaitsForTheBusiestLoadBalancersFrontends(t *testing.T) {
+	d := azure.RealisticDelays()
+	for _, tc := range []struct {
+		name       string
+		placements map[string]int
+		clusters   int
+		want       time.Duration
+	}{
+		{"one cluster", nil, 1, 100 * time.Second},
+		{"unplaced: all on the one internal load balancer", nil, 6, 150 * time.Second},
+		{"placed: the busiest configuration", map[string]int{"kubernetes": 8, "lb-2": 7, "lb-3": 7}, 22, 170 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := azureProvisioningChain(d, busiestLoadBalancer(tc.placements, tc.clusters)); got != tc.want {
+				t.Errorf("chain = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -467,8 +491,36 @@ func TestAzureReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
 	if v, _ := az["steadyCallsPerClusterPerPass"].(float64); !near(v, 1) {
 		t.Errorf("steadyCallsPerClusterPerPass = %v, want 1 (8 reads in 4 passes of 2 clusters)", az["steadyCallsPerClusterPerPass"])
 	}
-	if v, _ := az["lowerBoundSeconds"].(float64); !near(v, azureProvisioningChain(azure.FastDelays()).Seconds()) {
+	if v, _ := az["lowerBoundSeconds"].(float64); !near(v, azureProvisioningChain(azure.FastDelays(), 2).Seconds()) {
 		t.Errorf("lowerBoundSeconds = %v, want the chain alone (no bucket is past its burst)", az["lowerBoundSeconds"])
+	}
+}
+
+// On Azure the busiest bucket's calls are spread over the chain's waits:
+// each is a bound on its own and the longer binds, never their sum (a
+// realistic run at 50 clusters took less than that sum).
+func TestAzureBoundIsTheLongerOfChainAndBucket(t *testing.T) {
+	const mgmt = "mgmt-sub"
+	acct := azureAccounting(azure.DefaultThrottling(), azure.RealisticDelays(), mgmt)
+	reads := func(n int64) PrincipalSnapshot {
+		return PrincipalSnapshot{mgmt: {"stand-in": {"Microsoft.Network:loadBalancers/read": {Total: n}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		reads int64
+		want  float64
+	}{
+		{"the chain binds", 1000, 170}, // 8 frontends × 10 s + 30 s + 60 s; the reads take 30 s
+		{"the bucket binds", 6000, 230},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := measure(measurement{platform: "Azure", clusters: 50, accounts: 1, elapsed: 200 * time.Second, window: time.Minute, drift: 15 * time.Second,
+				create: Snapshot{mgmt: {"Microsoft.Network:loadBalancers/read": {Total: tc.reads}}}, createByPrincipal: reads(tc.reads),
+				accounting: acct, placements: map[string]int{"kubernetes": 8, "lb-2": 7}})
+			if !near(r.LowerBoundSeconds, tc.want) || !r.LowerBoundOfLongest {
+				t.Errorf("lower bound = %v s, want %v s", r.LowerBoundSeconds, tc.want)
+			}
+		})
 	}
 }
 

@@ -25,6 +25,14 @@ type accounting struct {
 	buckets func(all, hcplinkOnly Snapshot, byPrincipal PrincipalSnapshot, clusters int) []Bucket
 	// chain is the modelled provisioning chain of one cluster.
 	chain time.Duration
+	// chainFor, when set, is the chain of the last cluster when the
+	// busiest load balancer carries that many clusters' routers (Azure
+	// provisions one load balancer's frontends one at a time).
+	chainFor func(routersOnBusiestLoadBalancer int) time.Duration
+	// longestBinds: the bound is the longer of the chain and the busiest
+	// bucket, not their sum (Azure: the buckets' calls are spread over the
+	// chain's waits, so the sum can exceed what a run takes).
+	longestBinds bool
 	// explains says how the steady state is counted.
 	explains string
 }

@@ -53,6 +53,9 @@ func run(m *testing.M) int {
 	if code == 0 {
 		code = checkNothingLeft()
 	}
+	if code == 0 {
+		code = checkSharedNATSubnetDeleted()
+	}
 	return code
 }
 

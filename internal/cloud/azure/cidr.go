@@ -10,6 +10,32 @@ import (
 // than the one NAT IP configuration a Private Link Service uses.
 const NATSubnetPrefixLength = 28
 
+// SharedNATSubnetPrefixLength is the size of the NAT subnet the Private
+// Link Services of one management cluster share in a VNet. Azure lets
+// many services take their NAT addresses from one subnet (the cloud
+// provider for Kubernetes puts every service's in one subnet by default:
+// https://kubernetes-sigs.github.io/cloud-provider-azure/topics/pls-integration,
+// azure-pls-ip-configuration-subnet), each service's NAT IP configuration
+// taking one address (up to 8 per service:
+// https://learn.microsoft.com/azure/azure-resource-manager/management/azure-subscription-service-limits#private-link-limits).
+// A /25 holds 123 services — fifteen full load balancers — and a second
+// subnet is made when it is full.
+const SharedNATSubnetPrefixLength = 25
+
+// azureReservedAddresses are the addresses Azure keeps in every subnet
+// (the first four and the last:
+// https://learn.microsoft.com/azure/virtual-network/virtual-networks-faq#are-there-any-restrictions-on-using-ip-addresses-within-these-subnets).
+const azureReservedAddresses = 5
+
+// SubnetCapacity is how many addresses a subnet of bits gives out: each
+// Private Link Service's one NAT IP configuration takes one.
+func SubnetCapacity(bits int) int {
+	if bits < 0 || bits > 29 {
+		return 0
+	}
+	return 1<<(32-bits) - azureReservedAddresses
+}
+
 // FreePrefix returns the first IPv4 prefix of length bits inside one of
 // the VNet's address prefixes that overlaps none of the used prefixes (its
 // subnets'). It fails when the address space has no room, so that a NAT

@@ -3,6 +3,7 @@ package azure
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -80,6 +81,52 @@ func PrivateLinkServiceName(clusterID string) string {
 // addresses when the cluster names none.
 func NATSubnetName(clusterID string) string {
 	return boundName("pls-nat-"+clusterID, MaxSubnetNameLength)
+}
+
+// SharedNATSubnetPrefix starts the names of the NAT subnets shared by the
+// Private Link Services of one management cluster.
+const SharedNATSubnetPrefix = "hcplink-nat-"
+
+// SharedNATSubnetName is the n-th (from 1) NAT subnet shared by the
+// Private Link Services of the management cluster managementClusterID:
+// hcplink-nat-<management cluster>-<n>. Subnets carry no tags in Azure
+// (the subnet resource has no tags property), so the management cluster
+// is in the name: two management clusters in one VNet never share, use
+// or delete each other's.
+func SharedNATSubnetName(managementClusterID string, n int) string {
+	return SharedNATSubnetPrefix + nameToken(managementClusterID) + "-" + strconv.Itoa(n)
+}
+
+// SharedNATSubnetIndex is n when name is the n-th shared NAT subnet of the
+// management cluster managementClusterID (0 when it is not one of its).
+func SharedNATSubnetIndex(managementClusterID, name string) int {
+	rest, ok := strings.CutPrefix(strings.ToLower(name), SharedNATSubnetPrefix+nameToken(managementClusterID)+"-")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 1 || strconv.Itoa(n) != rest {
+		return 0
+	}
+	return n
+}
+
+// nameToken is an ID as it may stand in a resource name: itself when
+// short and made of lower-case letters, digits and dashes (a namespace
+// UID, a DNS label), else a hash of it.
+func nameToken(id string) string {
+	id = strings.ToLower(id)
+	ok := id != "" && len(id) <= 40
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			ok = false
+		}
+	}
+	if ok && !strings.HasPrefix(id, "-") && !strings.HasSuffix(id, "-") {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:])[:16]
 }
 
 // PrivateEndpointName is the Private Endpoint of the AzurePrivateLinkService

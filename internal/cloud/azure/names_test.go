@@ -108,3 +108,52 @@ func TestTagsContain(t *testing.T) {
 		t.Error("a differing or missing tag is contained")
 	}
 }
+
+func TestSharedNATSubnetNames(t *testing.T) {
+	uid := "0b5f6f2e-6c1d-4f7e-9a51-3d2c1b0a9f8e"
+	for _, tc := range []struct {
+		name, managementCluster string
+		n                       int
+		want                    string
+	}{
+		{"a namespace UID stands as it is", uid, 1, "hcplink-nat-" + uid + "-1"},
+		{"the second", "mgmt-1", 2, "hcplink-nat-mgmt-1-2"},
+		{"upper case is lowered", "MGMT", 1, "hcplink-nat-mgmt-1"},
+		{"characters Azure refuses are hashed", "prod/eu west", 1, ""},
+		{"a long ID is hashed", strings.Repeat("m", 90), 3, ""},
+		{"an empty ID is hashed", "", 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := SharedNATSubnetName(tc.managementCluster, tc.n)
+			if tc.want != "" && got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if len(got) > MaxSubnetNameLength || strings.ContainsAny(got, "/ ") {
+				t.Errorf("%q is not a name Azure takes", got)
+			}
+			if n := SharedNATSubnetIndex(tc.managementCluster, got); n != tc.n {
+				t.Errorf("SharedNATSubnetIndex(%q) = %d, want %d", got, n, tc.n)
+			}
+		})
+	}
+	for _, tc := range []struct{ managementCluster, name string }{
+		{"mgmt-1", "hcplink-nat-mgmt-2-1"},  // another management cluster's
+		{"mgmt-1", "hcplink-nat-mgmt-1-01"}, // not a name we give
+		{"mgmt-1", "hcplink-nat-mgmt-1-0"},
+		{"mgmt-1", "hcplink-nat-mgmt-1-x"},
+		{"mgmt-1", "pls-nat-mgmt-1-1"},
+		{"mgmt", "hcplink-nat-mgmt-1-1"}, // mgmt-1's, not mgmt's
+	} {
+		if n := SharedNATSubnetIndex(tc.managementCluster, tc.name); n != 0 {
+			t.Errorf("SharedNATSubnetIndex(%q, %q) = %d, want 0 (not its)", tc.managementCluster, tc.name, n)
+		}
+	}
+}
+
+func TestSubnetCapacity(t *testing.T) {
+	for bits, want := range map[int]int{25: 123, 28: 11, 29: 3, 30: 0, 24: 251} {
+		if got := SubnetCapacity(bits); got != want {
+			t.Errorf("SubnetCapacity(%d) = %d, want %d", bits, got, want)
+		}
+	}
+}

@@ -80,6 +80,24 @@ type LoadBalancerScope struct {
 // resource group and returns the internal frontends whose private IP is
 // ip and whose subnet is in the scope's VNet (any VNet when unset).
 func (p *PrivateLinkServices) FindFrontendsByIP(ctx context.Context, scope LoadBalancerScope, ip string) ([]Frontend, error) {
+	all, err := p.InternalFrontends(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	var found []Frontend
+	for _, f := range all {
+		if f.PrivateIP == ip {
+			found = append(found, f)
+		}
+	}
+	return found, nil
+}
+
+// InternalFrontends reads every page of the load balancers of the scope's
+// resource group and returns all their internal frontends (a private
+// address in a subnet) in the scope's VNet (any VNet when unset): one
+// listing that finds the frontend of every cluster at once.
+func (p *PrivateLinkServices) InternalFrontends(ctx context.Context, scope LoadBalancerScope) ([]Frontend, error) {
 	if scope.ResourceGroup == "" {
 		return nil, &cloud.Error{Doing: "listing load balancers", Class: cloud.ClassInvalidInput, Code: "ResourceGroupNotConfigured",
 			Message: "the management cluster's resource group is not configured (--azure-pls-resource-group)."}
@@ -89,8 +107,10 @@ func (p *PrivateLinkServices) FindFrontendsByIP(ctx context.Context, scope LoadB
 	var found []Frontend
 	err := eachPage(ctx, p.LoadBalancers.NewListPager(scope.ResourceGroup, nil), func(r armnetwork.LoadBalancersClientListResponse) {
 		for _, lb := range r.Value {
-			if f := internalFrontend(lb, ip); f != nil && (scope.VNetID == "" || strings.EqualFold(f.VNetID(), scope.VNetID)) {
-				found = append(found, *f)
+			for _, f := range internalFrontends(lb) {
+				if scope.VNetID == "" || strings.EqualFold(f.VNetID(), scope.VNetID) {
+					found = append(found, f)
+				}
 			}
 		}
 	})
@@ -100,21 +120,22 @@ func (p *PrivateLinkServices) FindFrontendsByIP(ctx context.Context, scope LoadB
 	return found, nil
 }
 
-// internalFrontend is lb's frontend with private address ip in a subnet
-// (an internal frontend), or nil.
-func internalFrontend(lb *armnetwork.LoadBalancer, ip string) *Frontend {
-	if lb == nil || lb.Properties == nil || ip == "" {
+// internalFrontends are lb's frontends with a private address in a
+// subnet (internal frontends).
+func internalFrontends(lb *armnetwork.LoadBalancer) []Frontend {
+	if lb == nil || lb.Properties == nil {
 		return nil
 	}
+	var out []Frontend
 	for _, fe := range lb.Properties.FrontendIPConfigurations {
 		if fe == nil || fe.Properties == nil || fe.Properties.Subnet == nil {
 			continue
 		}
-		if deref(fe.Properties.PrivateIPAddress) == ip {
-			return &Frontend{LoadBalancerID: deref(lb.ID), ID: deref(fe.ID), PrivateIP: ip, SubnetID: deref(fe.Properties.Subnet.ID), Location: deref(lb.Location)}
+		if ip := deref(fe.Properties.PrivateIPAddress); ip != "" {
+			out = append(out, Frontend{LoadBalancerID: deref(lb.ID), ID: deref(fe.ID), PrivateIP: ip, SubnetID: deref(fe.Properties.Subnet.ID), Location: deref(lb.Location)})
 		}
 	}
-	return nil
+	return out
 }
 
 // eachPage reads every page of a pager.
@@ -170,15 +191,21 @@ func (p *PrivateLinkServices) Subnet(ctx context.Context, subnetID string) (*arm
 // that overlaps no subnet) with Private Link Service network policies
 // disabled. While the creation runs it returns the token to resume with.
 func (p *PrivateLinkServices) EnsureNATSubnet(ctx context.Context, vnetID, name, resumeToken string) (*armnetwork.Subnet, string, error) {
-	return p.ensureNATSubnet(ctx, vnetID, name, resumeToken, nil)
+	return p.ensureNATSubnet(ctx, vnetID, name, NATSubnetPrefixLength, resumeToken, nil)
 }
 
-// CreateNATSubnetIn is EnsureNATSubnet for a caller that has just read
-// the VNet (NATSubnetVNet) and found no subnet of that name in it: the
-// subnet is placed from that read, without reading the VNet or the subnet
-// again.
-func (p *PrivateLinkServices) CreateNATSubnetIn(ctx context.Context, vnet *armnetwork.VirtualNetwork, name, resumeToken string) (*armnetwork.Subnet, string, error) {
-	return p.ensureNATSubnet(ctx, deref(vnet.ID), name, resumeToken, vnet)
+// EnsureNATSubnetOfSize is EnsureNATSubnet for a subnet of bits (a shared
+// NAT subnet is larger than one cluster's).
+func (p *PrivateLinkServices) EnsureNATSubnetOfSize(ctx context.Context, vnetID, name string, bits int, resumeToken string) (*armnetwork.Subnet, string, error) {
+	return p.ensureNATSubnet(ctx, vnetID, name, bits, resumeToken, nil)
+}
+
+// CreateNATSubnetIn is EnsureNATSubnetOfSize for a caller that has just
+// read the VNet (NATSubnetVNet) and found no subnet of that name in it:
+// the subnet is placed from that read, without reading the VNet or the
+// subnet again.
+func (p *PrivateLinkServices) CreateNATSubnetIn(ctx context.Context, vnet *armnetwork.VirtualNetwork, name string, bits int, resumeToken string) (*armnetwork.Subnet, string, error) {
+	return p.ensureNATSubnet(ctx, deref(vnet.ID), name, bits, resumeToken, vnet)
 }
 
 // NATSubnetVNet reads the VNet a NAT subnet goes in, its subnets inline;
@@ -212,7 +239,7 @@ func SubnetNamed(vnet *armnetwork.VirtualNetwork, name string) *armnetwork.Subne
 // caller just read it when it showed no such subnet (nil: look first).
 // A creation seen done on its operation's status is not read back: the
 // answer is the subnet as it was asked for, provisioned.
-func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name, resumeToken string, read *armnetwork.VirtualNetwork) (*armnetwork.Subnet, string, error) {
+func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name string, bits int, resumeToken string, read *armnetwork.VirtualNetwork) (*armnetwork.Subnet, string, error) {
 	vnetRef, err := ParseVNetID(vnetID)
 	if err != nil {
 		return nil, "", err
@@ -231,7 +258,7 @@ func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name,
 					return nil, err
 				}
 			}
-			if body, err = natSubnetBody(vnet); err != nil {
+			if body, err = natSubnetBody(vnet, bits); err != nil {
 				return nil, err
 			}
 		}
@@ -242,7 +269,8 @@ func (p *PrivateLinkServices) ensureNATSubnet(ctx context.Context, vnetID, name,
 			return &r.Subnet
 		}
 		id, succeeded := ref.ID(), armnetwork.ProvisioningStateSucceeded
-		return &armnetwork.Subnet{ID: &id, Name: to.Ptr(name), Properties: &armnetwork.SubnetPropertiesFormat{ProvisioningState: &succeeded}}
+		return &armnetwork.Subnet{ID: &id, Name: to.Ptr(name), Properties: &armnetwork.SubnetPropertiesFormat{ProvisioningState: &succeeded,
+			PrivateLinkServiceNetworkPolicies: to.Ptr(armnetwork.VirtualNetworkPrivateLinkServiceNetworkPoliciesDisabled)}}
 	}
 	knownAbsent := read != nil
 	if resumeToken != "" {
@@ -292,12 +320,17 @@ const CodeSubnetRangesOverlap = "NetcfgSubnetRangesOverlap"
 // the next pass.
 const natSubnetAttempts = 3
 
-// natSubnetBody places a NAT subnet in the VNet's free address space.
-func natSubnetBody(vnet *armnetwork.VirtualNetwork) (armnetwork.Subnet, error) {
-	prefix, err := FreePrefix(addressSpace(vnet), subnetPrefixes(vnet), NATSubnetPrefixLength)
+// CodeNoFreeAddressSpace: the VNet has no free range of the size a NAT
+// subnet needs.
+const CodeNoFreeAddressSpace = "NoFreeAddressSpace"
+
+// natSubnetBody places a NAT subnet of bits in the VNet's free address
+// space.
+func natSubnetBody(vnet *armnetwork.VirtualNetwork, bits int) (armnetwork.Subnet, error) {
+	prefix, err := FreePrefix(addressSpace(vnet), subnetPrefixes(vnet), bits)
 	if err != nil {
-		return armnetwork.Subnet{}, &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassInvalidInput, Code: "NoFreeAddressSpace",
-			Message: Bound(err.Error()+"; give the cluster a natSubnetID or widen the VNet.", MaxMessageLength)}
+		return armnetwork.Subnet{}, &cloud.Error{Doing: "creating the NAT subnet", Class: cloud.ClassInvalidInput, Code: CodeNoFreeAddressSpace,
+			Message: Bound(err.Error()+"; widen the VNet's address space or give the cluster a natSubnetID.", MaxMessageLength)}
 	}
 	return NATSubnetBody(prefix), nil
 }

@@ -8,10 +8,13 @@
 //     management cluster's load balancers only (its resource group and,
 //     when configured, VNet; status.internalLoadBalancerID, condition
 //     AzureInternalLoadBalancerAvailable);
-//   - takes the NAT subnet spec.natSubnetID names, or creates one inside
-//     the free address space of the load balancer's VNet, recorded in
-//     status.natSubnetID before it is created (that record is what makes
-//     it hcplink's, to use and to delete with the object);
+//   - takes the NAT subnet spec.natSubnetID names, or one of the NAT
+//     subnets this management cluster's services share in the load
+//     balancer's VNet (hcplink-nat-<management cluster>-<n>, made in its
+//     free address space by the first cluster that needs it, another when
+//     one is full), recorded in status.natSubnetID before it is made (the
+//     records are what make it hcplink's, to use and to delete with its
+//     last user);
 //   - creates the Private Link Service pls-<clusterID> in front of that
 //     frontend, in the load balancer's region, visible to and
 //     auto-approving the cluster's subscription and its
@@ -32,7 +35,7 @@
 //     Private Endpoint);
 //   - on deletion waits for the control-plane operator's cleanup, rejects
 //     and removes the remaining connections, deletes the service, then the
-//     NAT subnet it created.
+//     shared NAT subnet when no other cluster uses it.
 //
 // It writes two conditions under one field manager; the control-plane
 // operator writes the other three under its own. Every Azure call goes
@@ -130,9 +133,19 @@ type Reconciler struct {
 	// frontends remembers each object's frontend (by UID) once found, so
 	// that a pass does not list the load balancers again.
 	frontends sync.Map
-	// natSubnets remembers, by UID, the NAT subnet hcplink made once seen
-	// provisioned, or the token of its creation while it runs (natToken),
-	// so that a pass neither reads it again nor re-runs its placement.
+	// loadBalancers is the one listing of the load balancers every
+	// object's frontend is found in.
+	loadBalancers frontendCache
+	// NATSubnetPrefixLength is the size of the shared NAT subnets (zero:
+	// azurecloud.SharedNATSubnetPrefixLength).
+	NATSubnetPrefixLength int
+
+	// nat is what the operator knows of the shared NAT subnets
+	// (natsubnet_shared.go).
+	nat natPool
+	// natSubnets remembers, by UID, an object's own NAT subnet (made
+	// before subnets were shared) once seen provisioned, or the token of
+	// its creation while it runs.
 	natSubnets sync.Map
 	// vnetTurns lets the NAT subnets of one VNet be created one at a time,
 	// as Azure changes a VNet's subnets (natsubnet_queue.go); turnFreed

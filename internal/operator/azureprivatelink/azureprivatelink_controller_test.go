@@ -16,7 +16,8 @@ import (
 )
 
 // The service is created in front of the frontend with the router's
-// address, with a NAT subnet hcplink places inside the VNet's free space,
+// address, with its NAT address in the management cluster's shared NAT
+// subnet, which hcplink places inside the VNet's free space,
 // visible to and auto-approving the guest subnet's subscription; status
 // and both conditions say so.
 func TestCreatesTheServiceWithANATSubnetInsideTheVNet(t *testing.T) {
@@ -35,10 +36,10 @@ func TestCreatesTheServiceWithANATSubnetInsideTheVNet(t *testing.T) {
 		t.Errorf("frontends = %v", got)
 	}
 	nat := natSubnetIDs(p.IPConfigurations)
-	if len(nat) != 1 || !strings.EqualFold(nat[0], w.vnetID+"/subnets/"+azurecloud.NATSubnetName(c.hc.Spec.ClusterID)) {
+	if len(nat) != 1 || !strings.EqualFold(nat[0], w.vnetID+"/subnets/"+azurecloud.SharedNATSubnetName(w.managerID, 1)) {
 		t.Fatalf("NAT subnets = %v", nat)
 	}
-	natSubnet, err := w.mgmt.NewSubnetsClient().Get(w.ctx, mgmtRG, "mgmt", azurecloud.NATSubnetName(c.hc.Spec.ClusterID), nil)
+	natSubnet, err := w.mgmt.NewSubnetsClient().Get(w.ctx, mgmtRG, "mgmt", azurecloud.SharedNATSubnetName(w.managerID, 1), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestCreatesTheServiceWithANATSubnetInsideTheVNet(t *testing.T) {
 	if want := []string{customerSub}; !slices.Equal(normalized(p.Visibility.Subscriptions), want) || !slices.Equal(normalized(p.AutoApproval.Subscriptions), want) {
 		t.Errorf("visibility %v, auto-approval %v, want %v", normalized(p.Visibility.Subscriptions), normalized(p.AutoApproval.Subscriptions), want)
 	}
-	if !azurecloud.OwnedBy(pls.Tags, c.hc.Spec.InfraID, c.cr.Name) || tagValue(pls.Tags, azurecloud.ManagementClusterTagKey) != managerID {
+	if !azurecloud.OwnedBy(pls.Tags, c.hc.Spec.InfraID, c.cr.Name) || tagValue(pls.Tags, azurecloud.ManagementClusterTagKey) != w.managerID {
 		t.Errorf("tags = %v", pls.Tags)
 	}
 
@@ -257,7 +258,7 @@ func TestNATSubnetGivenOrCreatedAndDeletion(t *testing.T) {
 	if nat := natSubnetIDs(w.pls(name).Properties.IPConfigurations); len(nat) != 1 || !strings.EqualFold(nat[0], w.givenNAT) {
 		t.Errorf("NAT subnet = %v, want the given one", nat)
 	}
-	if w.subnetExists(w.vnetID + "/subnets/" + azurecloud.NATSubnetName(given.hc.Spec.ClusterID)) {
+	if w.subnetExists(w.vnetID + "/subnets/" + azurecloud.SharedNATSubnetName(w.managerID, 1)) {
 		t.Error("a NAT subnet was created although one was given")
 	}
 	w.deleteAndSettle(r, given.cr)

@@ -163,14 +163,21 @@ func (r *Reconciler) serviceLocation(s *scope) (rg, name string) {
 	return r.Cloud.LoadBalancers.ResourceGroup, name
 }
 
-// deleteNATSubnet deletes the NAT subnet hcplink created — the one
-// status.natSubnetID records, never one spec.natSubnetID names, never one
-// whose name is not hcplink's — once the service that used it is gone. A
-// subnet is never found by its name alone: one with our name that no
-// record names is not known to be ours.
+// deleteNATSubnet, once the service that used it is gone, lets go of the
+// NAT subnet status.natSubnetID records: a shared one is deleted when no
+// other object uses it (deleteSharedNATSubnet); one of the object's own
+// (made before subnets were shared) is deleted with it. Never one
+// spec.natSubnetID names, never one whose name is not hcplink's; a subnet
+// is never found by its name alone.
 func (r *Reconciler) deleteNATSubnet(ctx context.Context, s *scope) outcome.Outcome {
 	id := s.status.NATSubnetID
-	if id == "" || strings.EqualFold(id, s.cr.Spec.NATSubnetID) || !strings.HasPrefix(lastSegment(id), natSubnetPrefix) {
+	if id == "" || strings.EqualFold(id, s.cr.Spec.NATSubnetID) {
+		return outcome.Continue()
+	}
+	if r.sharedIndex(id) > 0 {
+		return r.deleteSharedNATSubnet(ctx, s, id)
+	}
+	if !strings.HasPrefix(lastSegment(id), natSubnetPrefix) {
 		return outcome.Continue()
 	}
 	gone, err := r.Cloud.DeleteSubnet(ctx, id)

@@ -2,7 +2,6 @@ package azureprivatelink
 
 import (
 	"fmt"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -156,40 +155,39 @@ func TestPendingConnectionsFromAllowedSubscriptionsAreApproved(t *testing.T) {
 }
 
 // A subnet someone else made with the name hcplink would give the
-// cluster's NAT subnet is neither used nor deleted: the condition says
-// so, no service is made on it, and deleting the cluster leaves it.
+// management cluster's first shared NAT subnet is neither used nor
+// deleted: the cluster gets the second, and deleting the cluster deletes
+// that one and leaves the foreign one.
 func TestAForeignSubnetWithOurNameIsNeverUsedOrDeleted(t *testing.T) {
 	w := newWorld(t)
 	c := w.cluster()
-	name := azurecloud.NATSubnetName(c.hc.Spec.ClusterID)
+	name := azurecloud.SharedNATSubnetName(w.managerID, 1)
 	p, err := w.mgmt.NewSubnetsClient().BeginCreateOrUpdate(w.ctx, mgmtRG, "mgmt", name, azurecloud.NATSubnetBody("10.0.200.0/28"), nil)
 	finish(w, p, err)
 	foreign := w.vnetID + "/subnets/" + name
 
 	r := w.reconciler(nil)
-	for range 3 {
-		w.reconcile(r, c.cr)
-		w.clk.Advance(time.Minute)
-	}
-	if cond := condition(t, c.cr, hcplinkv1beta1.AzurePLSCreatedCondition); cond.Status != metav1.ConditionFalse || cond.Reason != hcplinkv1beta1.NATSubnetNameTakenReason {
-		t.Errorf("AzurePLSCreated = %+v, want False/%s", cond, hcplinkv1beta1.NATSubnetNameTakenReason)
-	}
-	if w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID)) != nil {
-		t.Error("a Private Link Service was made on a subnet hcplink did not create")
-	}
+	w.settle(r, c.cr)
 	get(t, c.cr)
-	if c.cr.Status.NATSubnetID != "" {
-		t.Errorf("status.natSubnetID = %s: the foreign subnet was recorded as ours", c.cr.Status.NATSubnetID)
+	second := w.vnetID + "/subnets/" + azurecloud.SharedNATSubnetName(w.managerID, 2)
+	if !strings.EqualFold(c.cr.Status.NATSubnetID, second) {
+		t.Errorf("status.natSubnetID = %s, want the second shared subnet %s (the first is not ours)", c.cr.Status.NATSubnetID, second)
+	}
+	if nat := natSubnetIDs(w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID)).Properties.IPConfigurations); len(nat) != 1 || strings.EqualFold(nat[0], foreign) {
+		t.Errorf("the service's NAT subnets = %v: on a subnet hcplink did not create", nat)
 	}
 	w.deleteAndSettle(r, c.cr)
 	if !w.subnetExists(foreign) {
 		t.Error("deleting the cluster deleted a subnet hcplink did not create")
 	}
+	if w.subnetExists(second) {
+		t.Error("the shared NAT subnet hcplink made outlived its last cluster")
+	}
 }
 
-// Many clusters at once, on concurrent workers: each gets its own NAT
-// subnet, none overlapping another.
-func TestManyClustersAtOnceGetDistinctNATSubnets(t *testing.T) {
+// Many clusters at once, on concurrent workers: they share one NAT
+// subnet, made once (one worker creates it, the others wait for it).
+func TestManyClustersAtOnceShareOneNATSubnet(t *testing.T) {
 	w := newWorld(t)
 	r := w.reconciler(nil)
 	var clusters []*cluster
@@ -197,6 +195,7 @@ func TestManyClustersAtOnceGetDistinctNATSubnets(t *testing.T) {
 		clusters = append(clusters, w.cluster())
 	}
 	writesBefore := w.calls("virtualNetworks/subnets/write").Total
+	vnetReadsBefore := w.calls("virtualNetworks/read").Total
 	ready := map[int]bool{}
 	for round := 0; len(ready) < len(clusters) && round < 40; round++ {
 		var wg sync.WaitGroup
@@ -219,33 +218,132 @@ func TestManyClustersAtOnceGetDistinctNATSubnets(t *testing.T) {
 		}
 		w.clk.Advance(time.Minute)
 	}
-	// Azure changes one subnet of a VNet at a time: the NAT subnets take
-	// turns, so each is written once (a PUT while another runs is refused,
-	// and its retry costs two reads and the write again).
-	if writes := w.calls("virtualNetworks/subnets/write").Total - writesBefore; writes != int64(len(clusters)) {
-		t.Errorf("%d NAT subnet writes for %d clusters, want one each", writes, len(clusters))
+	if writes := w.calls("virtualNetworks/subnets/write").Total - writesBefore; writes != 1 {
+		t.Errorf("%d NAT subnet writes for %d clusters, want one shared subnet written once", writes, len(clusters))
 	}
-	var prefixes []netip.Prefix
+	if reads := w.calls("virtualNetworks/read").Total - vnetReadsBefore; reads != 1 {
+		t.Errorf("the VNet was read %d times, want once", reads)
+	}
+	shared := w.vnetID + "/subnets/" + azurecloud.SharedNATSubnetName(w.managerID, 1)
 	for _, c := range clusters {
 		get(t, c.cr)
 		if !meta.IsStatusConditionTrue(c.cr.Status.Conditions, hcplinkv1beta1.AzurePLSCreatedCondition) {
 			t.Fatalf("cluster %s is not ready: %+v", c.hc.Name, c.cr.Status.Conditions)
 		}
-		ref, err := azurecloud.ParseSubnetID(c.cr.Status.NATSubnetID)
-		if err != nil {
-			t.Fatal(err)
+		if !strings.EqualFold(c.cr.Status.NATSubnetID, shared) {
+			t.Errorf("cluster %s: status.natSubnetID = %s, want %s", c.hc.Name, c.cr.Status.NATSubnetID, shared)
 		}
-		got, err := w.mgmt.NewSubnetsClient().Get(w.ctx, ref.ResourceGroup, ref.VNet, ref.Name, nil)
-		if err != nil {
-			t.Fatal(err)
+		if nat := natSubnetIDs(w.pls(azurecloud.PrivateLinkServiceName(c.hc.Spec.ClusterID)).Properties.IPConfigurations); len(nat) != 1 || !strings.EqualFold(nat[0], shared) {
+			t.Errorf("cluster %s: the service's NAT subnets = %v, want %s", c.hc.Name, nat, shared)
 		}
-		p := netip.MustParsePrefix(*got.Properties.AddressPrefix)
-		for _, q := range prefixes {
-			if p.Overlaps(q) {
-				t.Errorf("NAT subnets %s and %s overlap", p, q)
-			}
+	}
+}
+
+// The shared NAT subnet goes with its last cluster: deleting one of two
+// leaves it to the other (Azure would refuse anyway while a service is on
+// it), deleting the other deletes it.
+func TestTheLastClusterToLeaveDeletesTheSharedNATSubnet(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(nil)
+	a, b := w.cluster(), w.cluster()
+	w.settle(r, a.cr)
+	w.settle(r, b.cr)
+	get(t, a.cr)
+	shared := a.cr.Status.NATSubnetID
+	if get(t, b.cr); !strings.EqualFold(b.cr.Status.NATSubnetID, shared) || shared == "" {
+		t.Fatalf("the clusters' NAT subnets: %s and %s, want one shared", shared, b.cr.Status.NATSubnetID)
+	}
+	w.deleteAndSettle(r, a.cr)
+	if !w.subnetExists(shared) {
+		t.Fatal("deleting one cluster deleted the NAT subnet the other still uses")
+	}
+	if w.pls(azurecloud.PrivateLinkServiceName(b.hc.Spec.ClusterID)) == nil {
+		t.Fatal("the other cluster's service is gone")
+	}
+	w.deleteAndSettle(r, b.cr)
+	if w.subnetExists(shared) {
+		t.Error("the shared NAT subnet outlived its last cluster")
+	}
+}
+
+// Two management clusters whose load balancers are in one VNet each make
+// and use their own shared NAT subnet, and deleting one's clusters never
+// deletes the other's subnet.
+func TestTwoManagementClustersInOneVNetKeepTheirOwnNATSubnets(t *testing.T) {
+	w := newWorld(t)
+	mine := w.reconciler(nil)
+	theirs := w.reconciler(nil)
+	theirs.ManagementClusterID = w.managerID + "-other"
+	a, b := w.cluster(), w.cluster()
+	w.settle(mine, a.cr)
+	w.settle(theirs, b.cr)
+	get(t, a.cr)
+	get(t, b.cr)
+	ours := w.vnetID + "/subnets/" + azurecloud.SharedNATSubnetName(mine.ManagementClusterID, 1)
+	other := w.vnetID + "/subnets/" + azurecloud.SharedNATSubnetName(theirs.ManagementClusterID, 1)
+	if !strings.EqualFold(a.cr.Status.NATSubnetID, ours) || !strings.EqualFold(b.cr.Status.NATSubnetID, other) {
+		t.Fatalf("NAT subnets: %s and %s, want %s and %s", a.cr.Status.NATSubnetID, b.cr.Status.NATSubnetID, ours, other)
+	}
+	w.deleteAndSettle(mine, a.cr)
+	if w.subnetExists(ours) {
+		t.Error("our shared NAT subnet outlived our last cluster")
+	}
+	if !w.subnetExists(other) || w.pls(azurecloud.PrivateLinkServiceName(b.hc.Spec.ClusterID)) == nil {
+		t.Error("deleting our cluster touched the other management cluster's NAT subnet or service")
+	}
+}
+
+// A full shared NAT subnet is followed by a second; a VNet with no room
+// for another says so, naming what to do, and makes nothing.
+func TestAFullNATSubnetGrowsASecondAndAFullVNetSaysSo(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(nil)
+	r.NATSubnetPrefixLength = 29 // three addresses
+	var clusters []*cluster
+	for range 4 {
+		c := w.cluster()
+		w.settle(r, c.cr)
+		get(t, c.cr)
+		clusters = append(clusters, c)
+	}
+	first := w.vnetID + "/subnets/" + azurecloud.SharedNATSubnetName(w.managerID, 1)
+	second := w.vnetID + "/subnets/" + azurecloud.SharedNATSubnetName(w.managerID, 2)
+	for i, c := range clusters {
+		want := first
+		if i == 3 {
+			want = second
 		}
-		prefixes = append(prefixes, p)
+		if !strings.EqualFold(c.cr.Status.NATSubnetID, want) {
+			t.Errorf("cluster %d: status.natSubnetID = %s, want %s", i+1, c.cr.Status.NATSubnetID, want)
+		}
+	}
+
+	// A small VNet: room for the load balancer's subnet and one /29.
+	small := w.vnet(w.mgmt, mgmtRG, "small", "10.9.0.0/28", subnet("lb", "10.9.0.0/29", ""))
+	w.internalLB("small-internal", *small.ID+"/subnets/lb", "10.9.0.4")
+	onSmall := func() *cluster {
+		return w.cluster(func(_ *hcplinkv1beta1.HostedCluster, cr *hcplinkv1beta1.AzurePrivateLinkService) {
+			cr.Spec.LoadBalancerIP = "10.9.0.4"
+		})
+	}
+	for range 3 {
+		w.settle(r, onSmall().cr)
+	}
+	subnetWrites := w.calls("virtualNetworks/subnets/write").Total
+	full := onSmall()
+	for range 3 {
+		w.reconcile(r, full.cr)
+		w.clk.Advance(time.Minute)
+	}
+	cond := condition(t, full.cr, hcplinkv1beta1.AzurePLSCreatedCondition)
+	if cond.Status != metav1.ConditionFalse || cond.Reason != hcplinkv1beta1.NATAddressSpaceExhaustedReason || !strings.Contains(cond.Message, "natSubnetID") {
+		t.Errorf("the cluster with no room: %+v, want False/%s saying what to do", cond, hcplinkv1beta1.NATAddressSpaceExhaustedReason)
+	}
+	if w.pls(azurecloud.PrivateLinkServiceName(full.hc.Spec.ClusterID)) != nil {
+		t.Error("a service was made for the cluster with no room")
+	}
+	if got := w.calls("virtualNetworks/subnets/write").Total; got != subnetWrites {
+		t.Errorf("%d subnet writes for a VNet with no room", got-subnetWrites)
 	}
 }
 
@@ -297,10 +395,10 @@ func TestTheNinthServiceOnALoadBalancerIsAClearCondition(t *testing.T) {
 	}
 }
 
-// Azure changes one subnet of a VNet at a time: a cluster whose NAT
-// subnet would go in a VNet where another's is being created waits
-// without asking Azure, and is woken (not left to a timer) when that
-// creation ends.
+// Azure changes one subnet of a VNet at a time: a cluster that needs the
+// shared NAT subnet while another cluster is creating it waits without
+// asking Azure, is woken (not left to a timer) when that creation ends,
+// and then uses the subnet without writing it again.
 func TestANATSubnetWaitsForTheVNetsTurnAndIsWokenWhenItEnds(t *testing.T) {
 	w := newWorld(t)
 	r := w.reconciler(nil)
@@ -315,11 +413,8 @@ func TestANATSubnetWaitsForTheVNetsTurnAndIsWokenWhenItEnds(t *testing.T) {
 	}
 	writes := w.calls("virtualNetworks/subnets/write").Total
 	w.reconcile(r, second.cr)
-	if m := message(second); !strings.Contains(m, "waits for another cluster's NAT subnet") {
-		t.Fatalf("second: %q, want it waiting for the VNet's turn", m)
-	}
-	if got := w.calls("virtualNetworks/subnets/write").Total; got != writes {
-		t.Errorf("the waiting cluster wrote its NAT subnet while another's was being created")
+	if m := message(second); !strings.Contains(m, "Waiting for another cluster to finish creating NAT subnet") {
+		t.Fatalf("second: %q, want it waiting for the shared subnet", m)
 	}
 	select {
 	case e := <-r.turnFreed:
@@ -336,8 +431,8 @@ func TestANATSubnetWaitsForTheVNetsTurnAndIsWokenWhenItEnds(t *testing.T) {
 	default:
 		t.Fatal("the waiting cluster was not woken when the VNet's turn ended")
 	}
-	w.reconcile(r, second.cr)
-	if m := message(second); !strings.Contains(m, "is being created") {
-		t.Errorf("second after the wake-up: %q, want its NAT subnet being created", m)
+	w.settle(r, second.cr)
+	if got := w.calls("virtualNetworks/subnets/write").Total; got != writes {
+		t.Errorf("%d more subnet writes: the waiting cluster wrote the shared subnet again", got-writes)
 	}
 }

@@ -17,7 +17,8 @@ import (
 
 // ensureFrontend finds the internal load balancer frontend whose address
 // is spec.loadBalancerIP among this management cluster's load balancers
-// (one listing of its resource group), once: later passes reuse it while
+// (one listing of its resource group shared by every object:
+// frontendCache), once: later passes reuse it while
 // the address stays the same, since a frontend a Private Link Service
 // uses cannot be removed and a failed write forgets it. The load
 // balancer goes to status.
@@ -32,7 +33,7 @@ func (r *Reconciler) ensureFrontend(ctx context.Context, s *scope) outcome.Outco
 		s.status.InternalLoadBalancerID = f.LoadBalancerID
 		return outcome.Continue()
 	}
-	fes, err := r.Cloud.FrontendsByIP(ctx, ip)
+	fes, err := r.loadBalancers.lookup(ctx, ip, r.Now, r.DriftInterval*4/5, r.Cloud.InternalFrontends)
 	if err != nil {
 		return outcome.FromError(err)
 	}
@@ -49,9 +50,11 @@ func (r *Reconciler) ensureFrontend(ctx context.Context, s *scope) outcome.Outco
 	return outcome.Continue()
 }
 
-// ensureNATSubnet checks the NAT subnet spec.natSubnetID names, or gets
-// (creating it the first time) the one hcplink makes in the load
-// balancer's VNet, and records it in status.
+// ensureNATSubnet checks the NAT subnet spec.natSubnetID names, or gives
+// the object one of the NAT subnets this management cluster's services
+// share in the load balancer's VNet (natsubnet_shared.go), and records it
+// in status. An object recorded on a NAT subnet of its own (what hcplink
+// made before subnets were shared) keeps it.
 func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outcome {
 	if id := s.cr.Spec.NATSubnetID; id != "" {
 		if r.listedServiceUses(ctx, s, id) {
@@ -71,24 +74,27 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 		s.status.NATSubnetID = id
 		return outcome.Continue()
 	}
-	name := azurecloud.NATSubnetName(clusterID(s.hc))
+	if id := s.status.NATSubnetID; id != "" && r.sharedIndex(id) == 0 {
+		return r.ensureOwnNATSubnet(ctx, s, id)
+	}
+	return r.ensureSharedNATSubnet(ctx, s)
+}
+
+// ensureOwnNATSubnet keeps the NAT subnet of its own that an object
+// created before subnets were shared records: its service's NAT address
+// stays where it is, and the subnet goes with the object.
+func (r *Reconciler) ensureOwnNATSubnet(ctx context.Context, s *scope, id string) outcome.Outcome {
+	name := lastSegment(id)
 	known, _ := r.natSubnets.Load(s.cr.UID)
 	state, _ := known.(natSubnetState)
-	recorded := strings.EqualFold(s.status.NATSubnetID, vnetOf(s.frontend.SubnetID)+"/subnets/"+name)
-	if recorded && (state.ready == s.status.NATSubnetID || r.listedServiceUses(ctx, s, s.status.NATSubnetID)) {
+	if state.ready == id || r.listedServiceUses(ctx, s, id) {
 		return outcome.Continue()
 	}
-	vnet := vnetOf(s.frontend.SubnetID)
-	if !r.vnetTurns.take(vnet, s.cr.UID, client.ObjectKeyFromObject(s.cr), r.Now()) {
+	if !r.vnetTurns.take(vnetOf(id), s.cr.UID, client.ObjectKeyFromObject(s.cr), r.Now()) {
 		return natSubnetQueued(name)
 	}
-	placeIn, o := r.recordNATSubnet(ctx, s, name)
-	if !o.Done() {
-		r.releaseVNetTurn(s.cr.UID)
-		return o
-	}
 	callCtx, retryAfter := azurecloud.CaptureRetryAfter(ctx)
-	subnet, token, err := r.Cloud.EnsureNATSubnet(callCtx, s.frontend.SubnetID, name, state.token, placeIn)
+	subnet, token, err := r.Cloud.EnsureNATSubnet(callCtx, s.frontend.SubnetID, name, azurecloud.NATSubnetPrefixLength, state.token, nil)
 	if err != nil {
 		r.natSubnets.Delete(s.cr.UID)
 		r.releaseVNetTurn(s.cr.UID)
@@ -99,7 +105,7 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	} else {
 		r.releaseVNetTurn(s.cr.UID)
 		if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateSucceeded {
-			r.natSubnets.Store(s.cr.UID, natSubnetState{ready: s.status.NATSubnetID})
+			r.natSubnets.Store(s.cr.UID, natSubnetState{ready: id})
 		}
 	}
 	if subnet.Properties != nil && provisioning(subnet.Properties.ProvisioningState) == armnetwork.ProvisioningStateUpdating {
@@ -108,49 +114,9 @@ func (r *Reconciler) ensureNATSubnet(ctx context.Context, s *scope) outcome.Outc
 	return outcome.Continue()
 }
 
-// recordNATSubnet writes status.natSubnetID before the NAT subnet is
-// created: subnets carry no tags in Azure, so that record (and the
-// cluster's own service using the subnet, should status be lost) is what
-// makes a subnet hcplink's — to use and, later, to delete. A subnet of
-// our name that neither names was made by someone else: it is left alone
-// and the condition says so. One read of the VNet tells both whether a
-// subnet of that name exists and where a new one fits.
-//
-// placeIn: the VNet as just read, when it has no subnet of that name.
-func (r *Reconciler) recordNATSubnet(ctx context.Context, s *scope, name string) (placeIn *armnetwork.VirtualNetwork, o outcome.Outcome) {
-	id := vnetOf(s.frontend.SubnetID) + "/subnets/" + name
-	if strings.EqualFold(s.status.NATSubnetID, id) {
-		return nil, outcome.Continue()
-	}
-	vnet, err := r.Cloud.NATSubnetVNet(ctx, s.frontend.SubnetID)
-	if err != nil {
-		return nil, outcome.FromError(err)
-	}
-	existing := azurecloud.SubnetNamed(vnet, name)
-	if existing != nil {
-		ours, err := r.serviceUsesSubnet(ctx, s, id)
-		if err != nil {
-			return nil, outcome.FromError(err)
-		}
-		if !ours {
-			return nil, natSubnetNameTaken(name)
-		}
-	}
-	s.status.NATSubnetID = id
-	if err := r.writeStatus(ctx, s); err != nil {
-		return nil, outcome.FromError(err)
-	}
-	if existing != nil {
-		return nil, outcome.Continue()
-	}
-	ctrl.LoggerFrom(ctx).Info("creating a NAT subnet", "subnet", name)
-	r.Events.Created(s.cr, "NAT subnet", name)
-	return vnet, outcome.Continue()
-}
-
-// natSubnetState is what a Reconciler remembers of an object's NAT subnet
-// between passes: the token of its creation while it runs, then the ID
-// once seen provisioned.
+// natSubnetState is what a Reconciler remembers of an object's own NAT
+// subnet between passes: the token of its creation while it runs, then
+// the ID once seen provisioned.
 type natSubnetState struct{ token, ready string }
 
 // listedServiceUses: the listing shows the cluster's own service
@@ -178,16 +144,6 @@ func hasConnectionFrom(endpointID string) func(*armnetwork.PrivateLinkService) b
 			return strings.EqualFold(azurecloud.ConnectionEndpointID(c), endpointID)
 		})
 	}
-}
-
-// serviceUsesSubnet: the cluster's own Private Link Service (tagged for
-// it) takes its NAT addresses from subnetID.
-func (r *Reconciler) serviceUsesSubnet(ctx context.Context, s *scope, subnetID string) (bool, error) {
-	pls, err := r.Services.Get(ctx, azurecloud.ResourceGroupOf(s.frontend.LoadBalancerID), serviceName(s), nil)
-	if err != nil || pls == nil || pls.Properties == nil || r.notOursBecause(pls, s) != "" {
-		return false, err
-	}
-	return slices.ContainsFunc(natSubnetIDs(pls.Properties.IPConfigurations), func(id string) bool { return strings.EqualFold(id, subnetID) }), nil
 }
 
 // ensureService makes the Private Link Service what it must be: created
@@ -250,7 +206,9 @@ func (r *Reconciler) putService(ctx context.Context, s *scope, rg string, want d
 		// The frontend or the NAT subnet may be what Azure refused: look
 		// at them again next time.
 		r.frontends.Delete(s.cr.UID)
+		r.loadBalancers.expire()
 		r.natSubnets.Delete(s.cr.UID)
+		r.forgetNATSubnet(s.status.NATSubnetID)
 		if s.status.PrivateLinkServiceID == "" {
 			if o, full := r.loadBalancerFull(ctx, s, rg, want.Name); full {
 				return o

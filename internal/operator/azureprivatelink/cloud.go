@@ -35,10 +35,10 @@ type Cloud struct {
 	LoadBalancers azurecloud.LoadBalancerScope
 }
 
-// FrontendsByIP lists the internal load balancer frontends of this
-// management cluster whose private address is ip.
-func (c *Cloud) FrontendsByIP(ctx context.Context, ip string) ([]Frontend, error) {
-	return c.Provider.FindFrontendsByIP(ctx, c.LoadBalancers, ip)
+// InternalFrontends lists every internal load balancer frontend of this
+// management cluster.
+func (c *Cloud) InternalFrontends(ctx context.Context) ([]Frontend, error) {
+	return c.Provider.InternalFrontends(ctx, c.LoadBalancers)
 }
 
 // Subnet reads a subnet by ID.
@@ -58,12 +58,12 @@ func (c *Cloud) NATSubnetVNet(ctx context.Context, frontendSubnetID string) (*ar
 }
 
 // EnsureNATSubnet gets the subnet name in the VNet of frontendSubnetID, or
-// starts creating it in that VNet's free address space (placed from vnet
-// without reading again when the caller just read it and found no such
-// subnet; nil: look first); while it is being created the answer is the
-// subnet as Azure shows it (Updating) and the token to resume with, so
-// that the next pass polls only the operation.
-func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name, token string, vnet *armnetwork.VirtualNetwork) (*armnetwork.Subnet, string, error) {
+// starts creating it (a /bits) in that VNet's free address space (placed
+// from vnet without reading again when the caller just read it and found
+// no such subnet; nil: look first); while it is being created the answer
+// is the subnet as Azure shows it (Updating) and the token to resume
+// with, so that the next pass polls only the operation.
+func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name string, bits int, token string, vnet *armnetwork.VirtualNetwork) (*armnetwork.Subnet, string, error) {
 	ref, err := azurecloud.ParseSubnetID(frontendSubnetID)
 	if err != nil {
 		return nil, "", err
@@ -71,9 +71,9 @@ func (c *Cloud) EnsureNATSubnet(ctx context.Context, frontendSubnetID, name, tok
 	var subnet *armnetwork.Subnet
 	var next string
 	if vnet != nil {
-		subnet, next, err = c.Provider.CreateNATSubnetIn(ctx, vnet, name, token)
+		subnet, next, err = c.Provider.CreateNATSubnetIn(ctx, vnet, name, bits, token)
 	} else {
-		subnet, next, err = c.Provider.EnsureNATSubnet(ctx, ref.VNetID(), name, token)
+		subnet, next, err = c.Provider.EnsureNATSubnetOfSize(ctx, ref.VNetID(), name, bits, token)
 	}
 	if err != nil || subnet != nil {
 		return subnet, "", err

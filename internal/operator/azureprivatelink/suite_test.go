@@ -43,7 +43,7 @@ const (
 	mgmtRG     = "mgmt-rg"
 	lbIP       = "10.0.1.10"
 	testDrift  = 5 * time.Minute
-	managerID  = "mgmt-cluster-1"
+	managerID  = "mgmt-cluster"
 )
 
 var seq atomic.Int64
@@ -64,6 +64,10 @@ type world struct {
 	vnetID, givenNAT string
 	guestSubnet      string
 	foreignSubnet    string
+	// managerID names the world's management cluster: each world its own,
+	// as the worlds share one API server whose objects outlive them (a
+	// world's operator counts the objects that record its NAT subnets).
+	managerID string
 }
 
 func newWorld(t *testing.T) *world {
@@ -74,7 +78,7 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	admin := f.AzureAdminCredential(t)
-	w := &world{t: t, ctx: ctrl.LoggerInto(t.Context(), testenv.Logger(t)), f: f, clk: clk}
+	w := &world{t: t, ctx: ctrl.LoggerInto(t.Context(), testenv.Logger(t)), f: f, clk: clk, managerID: fmt.Sprintf("%s-%d", managerID, seq.Add(1))}
 	w.mgmt, w.customer, w.foreign = w.factory(admin, mgmtSub), w.factory(admin, customerSub), w.factory(admin, foreignSub)
 	w.group(admin, mgmtSub, mgmtRG)
 	w.group(admin, customerSub, "customer-rg")
@@ -175,7 +179,7 @@ func (w *world) reconciler(cred azcore.TokenCredential) *Reconciler {
 	}
 	provider := azurecloud.NewPrivateLinkServices(w.factory(cred, mgmtSub))
 	return &Reconciler{Client: env.Client, Cloud: &Cloud{Provider: provider, Subscription: mgmtSub, LoadBalancers: azurecloud.LoadBalancerScope{ResourceGroup: mgmtRG}},
-		ManagementClusterID: managerID, DriftInterval: testDrift, Now: w.clk.Now}
+		ManagementClusterID: w.managerID, DriftInterval: testDrift, Now: w.clk.Now}
 }
 
 // calls is the management subscription's count of one ARM operation.
