@@ -315,6 +315,14 @@ func (r *Reconciler) finish(ctx context.Context, s *scope, o outcome.Outcome) (c
 	if err := r.persist(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	// Available means EC2 has shown the endpoint: the created-at mark has
+	// served. Dropped after the status write, so that the answer to this
+	// patch cannot overwrite status not yet written.
+	if o.Status == metav1.ConditionTrue && s.cr.DeletionTimestamp.IsZero() {
+		if err := r.patchAnnotation(ctx, s.cr, EndpointCreatedAtAnnotation, ""); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	if err := r.applyCondition(ctx, s.cr, o.Condition(hcplinkv1beta1.AWSEndpointAvailableCondition)); err != nil {
 		return ctrl.Result{}, err
 	}
