@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -32,15 +37,29 @@ func restartAPIServer(kube *envtest.Environment, workDir string) error {
 	if err := copyFiles(api.CertDir, kept); err != nil {
 		return fmt.Errorf("devenv: keeping the API server's certificates: %w", err)
 	}
-	if err := api.Stop(); err != nil {
-		return fmt.Errorf("devenv: stopping the API server: %w", err)
-	}
+	// The API server crashes: killed at once where its process can be
+	// found (Linux), else stopped by envtest, which kills a kube-apiserver
+	// that has not finished its graceful shutdown in 30 s (and says so as
+	// an error): stopped either way.
+	killAPIServer(api.SecureServing.Port)
+	stopErr := api.Stop()
 	api.CertDir = kept
-	if err := api.Start(); err != nil {
-		return fmt.Errorf("devenv: starting the API server again: %w", err)
+	// The killed process may hold its port for a moment.
+	deadline := time.Now().Add(restartWithin)
+	for {
+		err := api.Start()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.Join(fmt.Errorf("devenv: starting the API server again: %w", err), stopErr)
+		}
+		time.Sleep(time.Second)
 	}
-	return nil
 }
+
+// restartWithin bounds the attempts to start the API server again.
+const restartWithin = 2 * time.Minute
 
 // copyFiles copies the regular files of dir from into dir to.
 func copyFiles(from, to string) error {
@@ -61,4 +80,23 @@ func copyFiles(from, to string) error {
 		}
 	}
 	return nil
+}
+
+// killAPIServer sends SIGKILL to the kube-apiserver serving on port, found
+// by its command line in /proc; nothing where there is no /proc.
+func killAPIServer(port string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(raw), "\x00")
+		if len(args) == 0 || filepath.Base(args[0]) != "kube-apiserver" || !slices.Contains(args, "--secure-port="+port) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
