@@ -1,6 +1,8 @@
 package soak
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +69,30 @@ func TestJudge(t *testing.T) {
 	r.judge()
 	if r.Pass || len(r.Problems) != 5 {
 		t.Errorf("a soak with one of each problem: pass %v, problems %v (want 5)", r.Pass, r.Problems)
+	}
+}
+
+func TestUntrueConditions(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	windows := map[string][]window{"soak-001": {{from: t0, to: t0.Add(time.Minute)}}}
+	tw := &truthWatch{seen: map[string]deniedAt{}}
+	for i, d := range []deniedAt{
+		{cluster: "soak-001", object: "inside", at: t0.Add(30 * time.Second)},
+		{cluster: "soak-001", object: "just after the restore", at: t0.Add(time.Minute + truthSlack)},
+		{cluster: "soak-001", object: "before the revocation", at: t0.Add(-5 * time.Second)},
+		{cluster: "soak-001", object: "long after the restore", at: t0.Add(time.Minute + truthSlack + time.Second)},
+		{cluster: "soak-002", object: "never revoked", at: t0.Add(30 * time.Second)},
+	} {
+		tw.seen[fmt.Sprint(i)] = d
+	}
+	got := tw.untrue(windows)
+	want := []string{"before the revocation", "long after the restore", "never revoked"}
+	if len(got) != len(want) {
+		t.Fatalf("untrue = %q, want those of %q", got, want)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w+":") {
+			t.Errorf("untrue[%d] = %q, want %q", i, got[i], w)
+		}
 	}
 }

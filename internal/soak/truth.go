@@ -1,0 +1,132 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+)
+
+// Conditions that were False with a reason not true at the time. The one
+// the soak can judge honestly is permission refused: the only credentials
+// it revokes are one cluster's, in known windows, and cloudsim's faults
+// never answer AccessDenied. So an AccessDenied (or InvalidCredentials)
+// that a condition took on outside its cluster's revocation windows — or
+// on a cluster never revoked — said something untrue.
+
+// deniedReasons are the reasons that say the cloud refused the credentials.
+var deniedReasons = map[string]bool{hcplinkv1beta1.AccessDeniedReason: true, hcplinkv1beta1.InvalidCredentialsReason: true}
+
+// truthSlack: a call sent just before credentials were restored may be
+// refused and reported a few seconds after.
+const truthSlack = 15 * time.Second
+
+// deniedAt is one condition that turned to a permission refusal.
+type deniedAt struct {
+	cluster, object, condType string
+	at                        time.Time
+}
+
+// truthWatch samples the conditions of the clusters' objects and keeps
+// every permission refusal once (by object, type and transition time).
+type truthWatch struct {
+	client   client.Client
+	clusters map[string]string // namespace (the cluster's or its control plane's) → cluster namespace
+
+	mu   sync.Mutex
+	seen map[string]deniedAt
+}
+
+func newTruthWatch(c client.Client, clusters []*cluster) *truthWatch {
+	t := &truthWatch{client: c, clusters: map[string]string{}, seen: map[string]deniedAt{}}
+	for _, cl := range clusters {
+		t.clusters[cl.namespace] = cl.namespace
+		t.clusters[cl.hcpNamespace()] = cl.namespace
+	}
+	return t
+}
+
+// run samples every pollEvery until ctx ends.
+func (t *truthWatch) run(ctx context.Context) {
+	for {
+		t.sample(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+func (t *truthWatch) sample(ctx context.Context) {
+	note := func(kind, namespace, name string, conds []metav1.Condition) {
+		for _, c := range conds {
+			if c.Status != metav1.ConditionFalse || !deniedReasons[c.Reason] {
+				continue
+			}
+			object := kind + " " + namespace + "/" + name
+			key := fmt.Sprintf("%s %s %s", object, c.Type, c.LastTransitionTime.UTC().Format(time.RFC3339))
+			t.mu.Lock()
+			if _, ok := t.seen[key]; !ok {
+				t.seen[key] = deniedAt{cluster: t.clusters[namespace], object: object, condType: c.Type + "=" + c.Reason, at: c.LastTransitionTime.Time}
+			}
+			t.mu.Unlock()
+		}
+	}
+	var hcs hcplinkv1beta1.HostedClusterList
+	if t.client.List(ctx, &hcs) == nil {
+		for _, o := range hcs.Items {
+			note("HostedCluster", o.Namespace, o.Name, o.Status.Conditions)
+		}
+	}
+	var nps hcplinkv1beta1.NodePoolList
+	if t.client.List(ctx, &nps) == nil {
+		for _, o := range nps.Items {
+			note("NodePool", o.Namespace, o.Name, o.Status.Conditions)
+		}
+	}
+	var aes hcplinkv1beta1.AWSEndpointServiceList
+	if t.client.List(ctx, &aes) == nil {
+		for _, o := range aes.Items {
+			note("AWSEndpointService", o.Namespace, o.Name, o.Status.Conditions)
+		}
+	}
+	var pls hcplinkv1beta1.AzurePrivateLinkServiceList
+	if t.client.List(ctx, &pls) == nil {
+		for _, o := range pls.Items {
+			note("AzurePrivateLinkService", o.Namespace, o.Name, o.Status.Conditions)
+		}
+	}
+}
+
+// untrue lists the refusals that no revocation window of their cluster
+// explains.
+func (t *truthWatch) untrue(windows map[string][]window) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, d := range t.seen {
+		if !explained(d, windows[d.cluster]) {
+			out = append(out, fmt.Sprintf("%s: %s at %s, while its credentials were granted", d.object, d.condType, d.at.UTC().Format(time.RFC3339)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// explained: the refusal began inside one of the windows (or within
+// truthSlack after it ended). Transition times have a second's precision.
+func explained(d deniedAt, windows []window) bool {
+	for _, w := range windows {
+		if !d.at.Before(w.from.Truncate(time.Second)) && !d.at.After(w.to.Add(truthSlack)) {
+			return true
+		}
+	}
+	return false
+}
