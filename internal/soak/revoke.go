@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
+	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
 
@@ -65,10 +66,24 @@ func (r *revoker) run(ctx context.Context, start, until time.Time, log *lockedWr
 	case <-ctx.Done():
 	case <-time.After(hold):
 	}
-	if err := restore(context.WithoutCancel(ctx)); err != nil {
-		log.printf("restoring %s's credentials: %v", c.name, err)
+	// The soak's own calls meet the faults and the cloud's throttling too
+	// (ARM's write bucket of the subscription's owner, whom every drift
+	// spends): restoring is retried until it is done, or the soak could
+	// leave a cluster without credentials for ever.
+	deadline := time.Now().Add(restoreWithin)
+	for {
+		err := restore(context.WithoutCancel(ctx))
+		if err == nil {
+			log.printf("restored %s's cloud credentials", c.name)
+			break
+		}
+		if time.Now().After(deadline) {
+			log.printf("restoring %s's credentials: gave up after %v: %v", c.name, restoreWithin, err)
+			break
+		}
+		log.printf("restoring %s's credentials, again in %v: %v", c.name, restoreRetry, err)
+		time.Sleep(restoreRetry)
 	}
-	log.printf("restored %s's cloud credentials", c.name)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.windows == nil {
@@ -80,6 +95,12 @@ func (r *revoker) run(ctx context.Context, start, until time.Time, log *lockedWr
 
 // revokeFor is the longest a cluster's credentials stay revoked.
 const revokeFor = 90 * time.Second
+
+// restoreWithin bounds the retries of a restore; restoreRetry spaces them.
+const (
+	restoreWithin = 5 * time.Minute
+	restoreRetry  = 5 * time.Second
+)
 
 // revokeAWSRole removes every policy of the cluster's control-plane
 // operator role, as the customer; restore puts them back.
@@ -160,7 +181,7 @@ func revokeAzureAssignments(ctx context.Context, env *devenv.Env, c *cluster) (f
 			_, err := client.Create(ctx, aws.ToString(a.Properties.Scope), aws.ToString(a.Name), armauthorization.RoleAssignmentCreateParameters{
 				Properties: &armauthorization.RoleAssignmentProperties{PrincipalID: a.Properties.PrincipalID, RoleDefinitionID: a.Properties.RoleDefinitionID,
 					PrincipalType: to.Ptr(armauthorization.PrincipalTypeServicePrincipal)}}, nil)
-			if err != nil {
+			if err != nil && azurecloud.ErrorCode(err) != "RoleAssignmentExists" { // made by an earlier try
 				return err
 			}
 		}

@@ -29,8 +29,8 @@ const truthSlack = 15 * time.Second
 
 // deniedAt is one condition that turned to a permission refusal.
 type deniedAt struct {
-	cluster, object, condType string
-	at                        time.Time
+	cluster, object, condType, message string
+	at                                 time.Time
 }
 
 // truthWatch samples the conditions of the clusters' objects and keeps
@@ -74,7 +74,7 @@ func (t *truthWatch) sample(ctx context.Context) {
 			key := fmt.Sprintf("%s %s %s", object, c.Type, c.LastTransitionTime.UTC().Format(time.RFC3339))
 			t.mu.Lock()
 			if _, ok := t.seen[key]; !ok {
-				t.seen[key] = deniedAt{cluster: t.clusters[namespace], object: object, condType: c.Type + "=" + c.Reason, at: c.LastTransitionTime.Time}
+				t.seen[key] = deniedAt{cluster: t.clusters[namespace], object: object, condType: c.Type + "=" + c.Reason, message: c.Message, at: c.LastTransitionTime.Time}
 			}
 			t.mu.Unlock()
 		}
@@ -113,7 +113,7 @@ func (t *truthWatch) untrue(windows map[string][]window) []string {
 	var out []string
 	for _, d := range t.seen {
 		if !explained(d, windows[d.cluster]) {
-			out = append(out, fmt.Sprintf("%s: %s at %s, while its credentials were granted", d.object, d.condType, d.at.UTC().Format(time.RFC3339)))
+			out = append(out, fmt.Sprintf("%s: %s at %s, while its credentials were granted (%q)", d.object, d.condType, d.at.UTC().Format(time.RFC3339), d.message))
 		}
 	}
 	sort.Strings(out)
