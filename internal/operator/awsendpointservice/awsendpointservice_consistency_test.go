@@ -1,6 +1,7 @@
 package awsendpointservice
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -8,7 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
@@ -154,5 +157,63 @@ func TestServiceOnTheLoadBalancerNotYetListedIsWaitedFor(t *testing.T) {
 	w.settle(r, cr)
 	if cr.Status.EndpointServiceName != existing {
 		t.Errorf("status names %q, want the existing service %q", cr.Status.EndpointServiceName, existing)
+	}
+}
+
+// The HostedCluster is gone and the control-plane operator never wrote
+// status.infraID, and status does not name the service (the pass that
+// created it stopped before writing it): the deletion still finds the
+// service by its tags, through the infraID kept when it was created,
+// instead of waiting out the grace and leaving it behind.
+func TestDeletionAfterTheClusterIsGoneFindsTheServiceByTheInfraIDKeptAtCreate(t *testing.T) {
+	w := newWorld(t)
+	w.activeNLB("k8s-gone-cluster")
+	c := w.cluster()
+	cr := c.endpointService(t, "private-router", "k8s-gone-cluster")
+	r := w.reconciler()
+	w.settle(r, cr)
+	if err := env.Client.Status().Patch(t.Context(), cr, client.RawPatch(types.MergePatchType, []byte(`{"status":{"endpointServiceName":null,"infraID":null}}`))); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(t.Context(), c.hc); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Delete(t.Context(), cr); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		w.reconcile(r, cr)
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(cr), cr); apierrors.IsNotFound(err) {
+			break
+		}
+		w.clk.Advance(serviceVisibilityGrace / 2)
+	}
+	if n := len(w.services()); n != 0 {
+		t.Errorf("%d endpoint services left after the deletion, want 0 (the deletion did not find it)", n)
+	}
+}
+
+// A HostedCluster being deleted gets no new endpoint service: its
+// operator deletes the AWSEndpointService next, and a service made now
+// would only have to be found and deleted again.
+func TestNoServiceIsCreatedForAClusterBeingDeleted(t *testing.T) {
+	w := newWorld(t)
+	w.activeNLB("k8s-going")
+	c := w.cluster()
+	update(t, c.hc, func() { controllerutil.AddFinalizer(c.hc, "test.hcplink.io/hold") })
+	if err := env.Client.Delete(t.Context(), c.hc); err != nil {
+		t.Fatal(err)
+	}
+	cr := c.endpointService(t, "private-router", "k8s-going")
+	t.Cleanup(func() {
+		// Leave nothing behind for the other tests' sweepers.
+		ctx := context.Background()
+		_ = env.Client.Patch(ctx, c.hc, client.RawPatch(types.JSONPatchType, []byte(`[{"op":"remove","path":"/metadata/finalizers"}]`)))
+		_ = env.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+		_ = env.Client.Delete(ctx, cr)
+	})
+	w.reconcile(w.reconciler(), cr)
+	if n := w.calls(createSvc).Total; n != 0 {
+		t.Errorf("CreateVpcEndpointServiceConfiguration calls = %d for a cluster being deleted, want 0", n)
 	}
 }

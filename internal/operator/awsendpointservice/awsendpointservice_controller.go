@@ -92,6 +92,12 @@ const (
 	// it): for serviceVisibilityGrace after it, a service that describes do
 	// not show is waited for, never taken for gone.
 	ServiceCreatedAtAnnotation = "hcplink.io/endpoint-service-created-at"
+	// ServiceInfraIDAnnotation keeps the infraID the service was created
+	// (and tagged) for, written with ServiceCreatedAtAnnotation: a
+	// deletion after the HostedCluster is gone, before the control-plane
+	// operator wrote status.infraID and before status named the service,
+	// still finds the service by its tags.
+	ServiceInfraIDAnnotation = "hcplink.io/endpoint-service-infra-id"
 )
 
 // serviceVisibilityGrace is how long after a create an endpoint service
@@ -312,6 +318,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist."))
 	}
 	if !served(hc) {
+		return ctrl.Result{}, nil
+	}
+	if !hc.DeletionTimestamp.IsZero() && cr.Status.EndpointServiceName == "" && cr.Annotations[ServiceCreatedAtAnnotation] == "" {
+		// The cluster is going: its operator deletes this object next.
+		// Creating a service now would only leave one to clean up (or
+		// leak, should the deletion not find it).
 		return ctrl.Result{}, nil
 	}
 	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.now()); paused {
@@ -546,12 +558,12 @@ func (r *Reconciler) recordedService(ctx context.Context, cr *hcplinkv1beta1.AWS
 // markCreateAttempt writes ServiceCreatedAtAnnotation before a create
 // (unless it already says this second: a retried create in the same
 // second writes nothing).
-func (r *Reconciler) markCreateAttempt(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService) error {
+func (r *Reconciler) markCreateAttempt(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, infraID string) error {
 	at := r.now().UTC().Format(time.RFC3339)
-	if cr.Annotations[ServiceCreatedAtAnnotation] == at {
+	if cr.Annotations[ServiceCreatedAtAnnotation] == at && cr.Annotations[ServiceInfraIDAnnotation] == infraID {
 		return nil
 	}
-	return r.patchAnnotations(ctx, cr, map[string]*string{ServiceCreatedAtAnnotation: &at})
+	return r.patchAnnotations(ctx, cr, map[string]*string{ServiceCreatedAtAnnotation: &at, ServiceInfraIDAnnotation: &infraID})
 }
 
 // serviceJustCreated: the controller asked EC2 to create the service less
@@ -676,7 +688,7 @@ func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 	log := ctrl.LoggerFrom(ctx)
 	tags := desiredTags(hc.Spec.InfraID, cr.Name, r.ManagementClusterID, hc.Spec.Platform.AWS.ResourceTags)
 	token := awscloud.ClientToken(clientTokenPurpose, string(cr.UID), generation(cr))
-	if err := r.markCreateAttempt(ctx, cr); err != nil {
+	if err := r.markCreateAttempt(ctx, cr, hc.Spec.InfraID); err != nil {
 		return nil, outcome.FromError(err)
 	}
 	svc, err := r.Provider.CreateService(ctx, lbARN, token, tags)

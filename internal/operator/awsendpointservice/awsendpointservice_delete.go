@@ -36,6 +36,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cr *hcplinkv1beta1.AWS
 	if hc != nil {
 		infraID = hc.Spec.InfraID
 	}
+	if infraID == "" {
+		infraID = cr.Annotations[ServiceInfraIDAnnotation]
+	}
 	if o := r.deleteServices(ctx, cr, infraID); !o.Done() {
 		return r.finish(ctx, cr, o)
 	}
