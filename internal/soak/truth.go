@@ -24,7 +24,8 @@ import (
 var deniedReasons = map[string]bool{hcplinkv1beta1.AccessDeniedReason: true, hcplinkv1beta1.InvalidCredentialsReason: true}
 
 // truthSlack: a call sent just before credentials were restored may be
-// refused and reported a few seconds after.
+// refused and reported a few seconds after, and the samples are pollEvery
+// apart.
 const truthSlack = 15 * time.Second
 
 // deniedAt is one condition that turned to a permission refusal.
@@ -34,17 +35,22 @@ type deniedAt struct {
 }
 
 // truthWatch samples the conditions of the clusters' objects and keeps
-// every permission refusal once (by object, type and transition time).
+// every permission refusal once, at the time it was first seen: a
+// condition's lastTransitionTime moves only when its status does, so a
+// condition False for another reason that turns AccessDenied keeps the
+// earlier time.
 type truthWatch struct {
 	client   client.Client
 	clusters map[string]string // namespace (the cluster's or its control plane's) → cluster namespace
+	now      func() time.Time
 
-	mu   sync.Mutex
-	seen map[string]deniedAt
+	mu      sync.Mutex
+	seen    map[string]deniedAt
+	current map[string]string // object and condition type → the key in seen of the refusal it shows now
 }
 
 func newTruthWatch(c client.Client, clusters []*cluster) *truthWatch {
-	t := &truthWatch{client: c, clusters: map[string]string{}, seen: map[string]deniedAt{}}
+	t := &truthWatch{client: c, clusters: map[string]string{}, now: time.Now, seen: map[string]deniedAt{}, current: map[string]string{}}
 	for _, cl := range clusters {
 		t.clusters[cl.namespace] = cl.namespace
 		t.clusters[cl.hcpNamespace()] = cl.namespace
@@ -65,19 +71,9 @@ func (t *truthWatch) run(ctx context.Context) {
 }
 
 func (t *truthWatch) sample(ctx context.Context) {
+	now := t.now()
 	note := func(kind, namespace, name string, conds []metav1.Condition) {
-		for _, c := range conds {
-			if c.Status != metav1.ConditionFalse || !deniedReasons[c.Reason] {
-				continue
-			}
-			object := kind + " " + namespace + "/" + name
-			key := fmt.Sprintf("%s %s %s", object, c.Type, c.LastTransitionTime.UTC().Format(time.RFC3339))
-			t.mu.Lock()
-			if _, ok := t.seen[key]; !ok {
-				t.seen[key] = deniedAt{cluster: t.clusters[namespace], object: object, condType: c.Type + "=" + c.Reason, message: c.Message, at: c.LastTransitionTime.Time}
-			}
-			t.mu.Unlock()
-		}
+		t.observe(now, kind+" "+namespace+"/"+name, namespace, conds)
 	}
 	var hcs hcplinkv1beta1.HostedClusterList
 	if t.client.List(ctx, &hcs) == nil {
@@ -120,13 +116,32 @@ func (t *truthWatch) untrue(windows map[string][]window) []string {
 	return out
 }
 
-// explained: the refusal began inside one of the windows (or within
-// truthSlack after it ended). Transition times have a second's precision.
+// explained: the refusal was first seen inside one of the windows (or
+// within truthSlack after it ended).
 func explained(d deniedAt, windows []window) bool {
 	for _, w := range windows {
-		if !d.at.Before(w.from.Truncate(time.Second)) && !d.at.After(w.to.Add(truthSlack)) {
+		if !d.at.Before(w.from) && !d.at.After(w.to.Add(truthSlack)) {
 			return true
 		}
 	}
 	return false
+}
+
+// observe notes the refusals among an object's conditions as seen at now.
+func (t *truthWatch) observe(now time.Time, object, namespace string, conds []metav1.Condition) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range conds {
+		slot := object + " " + c.Type
+		if c.Status != metav1.ConditionFalse || !deniedReasons[c.Reason] {
+			delete(t.current, slot) // the refusal, if any, is over
+			continue
+		}
+		if _, ok := t.current[slot]; ok {
+			continue // the same refusal, seen before
+		}
+		key := fmt.Sprintf("%s %s", slot, now.UTC().Format(time.RFC3339Nano))
+		t.current[slot] = key
+		t.seen[key] = deniedAt{cluster: t.clusters[namespace], object: object, condType: c.Type + "=" + c.Reason, message: c.Message, at: now}
+	}
 }
