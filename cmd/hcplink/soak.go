@@ -29,13 +29,19 @@ security group rule revoked, a VNet link removed); deleted, sometimes while
 still being created. All the while cloudsim throttles at the cloud's rates
 and 10 % more, fails 2 % of calls with 500s and 503s, stalls 1 % for 3 s,
 resets connections, loses replies to calls it did, and shows new and deleted
-resources late (EC2's eventual consistency); and the management and
-control-plane operators are killed and restarted at random. Then the faults
+resources late (EC2's eventual consistency); the management operator runs
+as two replicas with leader election on, and its replicas and the
+control-plane operators are killed and restarted at random (the leader once
+on purpose, so that the other takes over); the API server is restarted once;
+and one cluster's cloud credentials (its AWS role's policies, its Azure
+identity's role assignments) are revoked for a while, then restored. Then the faults
 stop, the fleet settles, every cluster is deleted, and it prints: the actions
 done, the clusters converged and how long after the faults that took, hot
-loops, restarts and memory, and from cloudsim's ledger of every resource's
-life the duplicates, the leaks and the foreign resources touched. It fails
-unless every cluster converged and nothing was duplicated, leaked or touched.`,
+loops, restarts and memory, conditions that said the cloud refused the
+credentials while they were granted, and from cloudsim's ledger of every
+resource's life the duplicates, the leaks and the foreign resources touched.
+It fails unless every cluster converged and nothing was duplicated, leaked
+or touched, no condition said something untrue and nothing looped.`,
 		Example: `  hcplink soak --platform all --clusters 30 --duration 10m --output json
   hcplink soak --platform aws --clusters 4 --duration 2m`,
 		Args: cobra.NoArgs,

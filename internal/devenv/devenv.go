@@ -84,6 +84,11 @@ type Options struct {
 	// internal load balancer, kubernetes-internal, as the cloud provider's
 	// default.
 	AzureLoadBalancerConfigurations []string
+	// OperatorReplicas runs the in-process management operator as this
+	// many replicas electing one leader through a Lease, as a Deployment
+	// of several replicas with --leader-elect does; 0 or 1 is one replica
+	// without leader election.
+	OperatorReplicas int
 }
 
 // Env is a running devenv.
@@ -156,8 +161,7 @@ type Env struct {
 	operatorProcess *operatorProcess // nil when the operator runs in this process
 	runCtx          context.Context
 	operatorMu      sync.Mutex
-	operatorCancel  context.CancelFunc
-	operatorDone    chan error
+	replicas        []*operatorReplica // the in-process management operator's replicas
 	kube            *envtest.Environment
 	cpos            *cpoRunner
 	cancel          context.CancelFunc
@@ -264,6 +268,13 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			e.operatorOptions.AzureLoadBalancerConfigurations = opts.AzureLoadBalancerConfigurations
 		}
 		e.operatorLog = opts.Log.WithName("operator")
+		e.replicas = []*operatorReplica{{}}
+		if opts.OperatorReplicas > 1 {
+			e.operatorOptions.LeaderElection, e.operatorOptions.LeaderElectionNamespace = true, operatorNamespace
+			for range opts.OperatorReplicas - 1 {
+				e.replicas = append(e.replicas, &operatorReplica{})
+			}
+		}
 		e.StartOperator()
 	}
 	step("ready: KUBECONFIG=%s, cloud at %s", e.KubeconfigPath, e.CloudURL)
@@ -359,45 +370,24 @@ func (e *Env) goRun(run func() error) {
 	go func() { done <- run() }()
 }
 
-// StartOperator starts the in-process management operator (Start does it;
-// tests call it again after StopOperator, to play a restart). It does
-// nothing when the operator runs as its own process.
+// StartOperator starts the in-process management operator's replicas
+// that are not running (Start does it; tests call it again after
+// StopOperator, to play a restart). It does nothing when the operator runs
+// as its own process.
 func (e *Env) StartOperator() {
-	e.operatorMu.Lock()
-	defer e.operatorMu.Unlock()
-	// Already running, or running as its own process (Options.OperatorBinary),
-	// which this does not manage.
-	if e.operatorCancel != nil || e.OperatorPID != 0 {
-		return
+	for i := range e.replicas {
+		e.StartOperatorReplica(i)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	e.operatorCancel, e.operatorDone = cancel, done
-	opts := e.operatorOptions
-	if e.Platform == PlatformAWS {
-		// Each run instruments its own copy of the configuration.
-		cfg := e.operatorAWS.Copy()
-		cfg.APIOptions = slices.Clone(cfg.APIOptions)
-		opts.AWS = &cfg
-	}
-	go func() { done <- operator.Run(ctrl.LoggerInto(ctx, e.operatorLog), opts) }()
 }
 
-// StopOperator stops the in-process management operator and waits until it
-// has stopped.
+// StopOperator stops every replica of the in-process management operator
+// and waits until they have stopped.
 func (e *Env) StopOperator() error {
-	e.operatorMu.Lock()
-	defer e.operatorMu.Unlock()
-	if e.operatorCancel == nil {
-		return nil
+	var errs []error
+	for i := range e.replicas {
+		errs = append(errs, e.StopOperatorReplica(i))
 	}
-	e.operatorCancel()
-	err := <-e.operatorDone
-	e.operatorCancel, e.operatorDone = nil, nil
-	if errors.Is(err, context.Canceled) {
-		err = nil
-	}
-	return err
+	return errors.Join(errs...)
 }
 
 // StopControlPlaneOperator stops the control-plane operator of one

@@ -21,6 +21,56 @@ type killer struct {
 	mu                            sync.Mutex
 	down                          map[string]bool // control-plane namespaces held down
 	operatorRestarts, cpoRestarts int
+	leaderKills                   int // handovers forced by killing the leader
+}
+
+// handoverWithin is how long the standby replica may take to lead after
+// the leader stepped down: it retries the Lease every 2 s
+// (controller-runtime's RetryPeriod), and it may be busy.
+const handoverWithin = 30 * time.Second
+
+// killLeader kills the management operator's leading replica, waits until
+// another replica holds the Lease (its transitions count grows), then
+// starts the killed one again as a standby. Which replica leads is read
+// from the Lease: a replica whose stop changed the holder was the leader
+// (it steps down on shutdown); one whose stop did not is started again and
+// the next is tried.
+func (k *killer) killLeader(ctx context.Context, log *lockedWriter) {
+	holder, before, err := k.env.OperatorLease(ctx)
+	if err != nil {
+		log.printf("reading the management operator's Lease: %v", err)
+		return
+	}
+	for i := range k.env.OperatorReplicas() {
+		if err := k.env.StopOperatorReplica(i); err != nil {
+			log.printf("stopping the management operator's replica %d: %v", i, err)
+		}
+		now, _, err := k.env.OperatorLease(ctx)
+		if err != nil || now == holder {
+			k.env.StartOperatorReplica(i) // a standby: the leader is another
+			continue
+		}
+		deadline := time.Now().Add(handoverWithin)
+		for {
+			_, t, err := k.env.OperatorLease(ctx)
+			if err == nil && t > before {
+				log.printf("killed the leading replica %d of the management operator; another leads", i)
+				k.mu.Lock()
+				k.leaderKills++
+				k.operatorRestarts++
+				k.mu.Unlock()
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				log.printf("killed the leading replica %d of the management operator; no other took the Lease within %v", i, handoverWithin)
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		k.env.StartOperatorReplica(i)
+		return
+	}
+	log.printf("no replica of the management operator held the Lease (%q)", holder)
 }
 
 func (k *killer) run(ctx context.Context, until time.Time, log *lockedWriter) {
@@ -36,10 +86,13 @@ func (k *killer) run(ctx context.Context, until time.Time, log *lockedWriter) {
 		case <-time.After(wait):
 		}
 		if k.rng.Intn(2) == 0 {
-			if err := k.env.StopOperator(); err != nil {
-				log.printf("stopping the management operator: %v", err)
+			// One replica's pod killed and rescheduled; when it led, the
+			// other takes over.
+			i := k.rng.Intn(max(1, k.env.OperatorReplicas()))
+			if err := k.env.StopOperatorReplica(i); err != nil {
+				log.printf("stopping the management operator's replica %d: %v", i, err)
 			}
-			k.env.StartOperator()
+			k.env.StartOperatorReplica(i)
 			k.mu.Lock()
 			k.operatorRestarts++
 			k.mu.Unlock()

@@ -32,6 +32,9 @@ type platform interface {
 	// drift changes one of the cluster's cloud resources behind hcplink's
 	// back, through the cloud's API as a customer would, and says what.
 	drift(ctx context.Context, env *devenv.Env, c *cluster, rng *rand.Rand) (string, error)
+	// revoke takes the cluster's cloud credentials away through the
+	// cloud's IAM API; restore gives them back.
+	revoke(ctx context.Context, env *devenv.Env, c *cluster) (restore func(context.Context) error, err error)
 	// throttling is the cloud's own throttling, on all the time.
 	throttling() sim.Throttling
 }
@@ -68,6 +71,10 @@ func chaos() *sim.Chaos {
 		Consistency:     sim.Consistency{CreateLag: sim.Duration(3 * time.Second), DeleteLag: sim.Duration(3 * time.Second)},
 	}
 }
+
+// operatorReplicas: the management operator runs as two replicas with
+// leader election on, so that a killed leader is a handover.
+const operatorReplicas = 2
 
 // driftInterval is the operators' drift check during the soak: short, so
 // that drift made in the faulty period is repaired while it settles.

@@ -30,7 +30,7 @@ func (awsPlatform) capacity() (int, string)    { return 0, "" }
 func (awsPlatform) throttling() sim.Throttling { return sim.AWSDefaultThrottling() }
 
 func (p awsPlatform) devenvOptions(Options) devenv.Options {
-	return devenv.Options{Faults: &sim.FaultConfig{Throttling: p.throttling()}, DriftInterval: driftInterval}
+	return devenv.Options{Faults: &sim.FaultConfig{Throttling: p.throttling()}, DriftInterval: driftInterval, OperatorReplicas: operatorReplicas}
 }
 
 func (awsPlatform) prepare(ctx context.Context, env *devenv.Env, n int) ([]*cluster, error) {
@@ -115,6 +115,10 @@ func (awsPlatform) drift(ctx context.Context, _ *devenv.Env, c *cluster, rng *ra
 		return "record deleted", deleteAPIRecord(ctx, route53.NewFromConfig(c.customerAWS), c.zoneID)
 	}
 	return "rule revoked", revokeEndpointRule(ctx, ec2.NewFromConfig(c.customerAWS), c)
+}
+
+func (awsPlatform) revoke(ctx context.Context, _ *devenv.Env, c *cluster) (func(context.Context) error, error) {
+	return revokeAWSRole(ctx, c)
 }
 
 func deleteAPIRecord(ctx context.Context, r53 *route53.Client, zoneID string) error {

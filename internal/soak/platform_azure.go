@@ -35,7 +35,7 @@ func (azurePlatform) throttling() sim.Throttling {
 // Service (8 each), and one more for the services of deleted clusters
 // still going while their names are made again.
 func (p azurePlatform) devenvOptions(o Options) devenv.Options {
-	return devenv.Options{Platform: devenv.PlatformAzure, Faults: &sim.FaultConfig{Throttling: p.throttling()}, DriftInterval: driftInterval,
+	return devenv.Options{Platform: devenv.PlatformAzure, Faults: &sim.FaultConfig{Throttling: p.throttling()}, DriftInterval: driftInterval, OperatorReplicas: operatorReplicas,
 		AzureLoadBalancerConfigurations: devenv.AzureLoadBalancerConfigurationsFor(0, o.Clusters+azurecloud.MaxPrivateLinkServicesPerLoadBalancer)}
 }
 
@@ -133,6 +133,10 @@ func (azurePlatform) drift(ctx context.Context, env *devenv.Env, c *cluster, rng
 	}
 	_, err = dns.NewVirtualNetworkLinksClient().BeginDelete(ctx, c.azure.ResourceGroup, zone, azurecloud.VNetLinkName(c.infraID), nil)
 	return "link removed", ignoreNotFound(err)
+}
+
+func (azurePlatform) revoke(ctx context.Context, env *devenv.Env, c *cluster) (func(context.Context) error, error) {
+	return revokeAzureAssignments(ctx, env, c)
 }
 
 func ignoreNotFound(err error) error {

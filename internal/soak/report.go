@@ -53,6 +53,22 @@ type CloudReport struct {
 	HotLoops                     []HotLoop          `json:"hotLoops"`
 	OperatorRestarts             int                `json:"operatorRestarts"`
 	ControlPlaneOperatorRestarts int                `json:"controlPlaneOperatorRestarts"`
+	// OperatorReplicas: the management operator's replicas (leader
+	// election on when more than one). LeaderKills: times the leading
+	// replica was killed and another took over; LeaderHandovers: the
+	// Lease's changes of hands over the run (the killer's random replica
+	// kills hit the leader too).
+	OperatorReplicas int `json:"operatorReplicas"`
+	LeaderKills      int `json:"leaderKills"`
+	LeaderHandovers  int `json:"leaderHandovers"`
+	// APIServerRestarts: how many times the API server was restarted.
+	APIServerRestarts int `json:"apiServerRestarts"`
+	// CredentialRevocations: how many times one cluster's cloud
+	// credentials were revoked for a while and restored.
+	CredentialRevocations int `json:"credentialRevocations"`
+	// UntrueConditions are conditions that said the cloud refused the
+	// credentials while they were granted.
+	UntrueConditions []string `json:"untrueConditions"`
 	// ProcessLiveHeapBytes is this process's live heap after a collection
 	// on the settled fleet: both operators run in it, with cloudsim and
 	// devenv's stand-ins.
@@ -64,10 +80,8 @@ type CloudReport struct {
 
 // notDone: the issue's faults that are not made yet.
 var notDone = []string{
-	"leader-election handover between two operator replicas",
-	"API server restart",
-	"credential revocation (a customer's role or identity revoked for a while)",
 	"GCP (hcplink's operators do not run it yet)",
+	"hot loops per object (counted per controller per cluster: controller-runtime's metrics have no object label)",
 }
 
 // judge sets Pass and Problems.
@@ -89,6 +103,9 @@ func (r *Report) judge() {
 		}
 		if n := len(c.Ledger.ForeignTouched); n > 0 {
 			add("%d mutating calls on foreign resources", n)
+		}
+		for _, u := range c.UntrueConditions {
+			add("a condition not true at the time: %s", u)
 		}
 		for _, h := range c.HotLoops {
 			add("hot loop in %s: %.1f reconciles per cluster per minute (policy %.0f)", h.Controller, h.ReconcilesPerClusterMin, h.Policy)
@@ -115,7 +132,9 @@ func (r *Report) write(w io.Writer, asJSON bool) error {
 		fmt.Fprintf(tw, "  drift made\t%s\n", counts(c.Drifts))
 		fmt.Fprintf(tw, "  cloud calls\t%d (%d throttled, %d failed); %d spikes, %d resets, %d lost replies\n",
 			c.CloudCalls.Total, c.CloudCalls.Throttled, c.CloudCalls.Failed, c.Transport.Spikes, c.Transport.Resets, c.Transport.LostReplies)
-		fmt.Fprintf(tw, "  operator restarts\t%d management, %d control-plane\n", c.OperatorRestarts, c.ControlPlaneOperatorRestarts)
+		fmt.Fprintf(tw, "  operator restarts\t%d management, %d control-plane; API server restarted %d times\n", c.OperatorRestarts, c.ControlPlaneOperatorRestarts, c.APIServerRestarts)
+		fmt.Fprintf(tw, "  leader election\t%d replicas; leader killed %d times; %d handovers\n", c.OperatorReplicas, c.LeaderKills, c.LeaderHandovers)
+		fmt.Fprintf(tw, "  credentials revoked\t%d times; %d conditions not true at the time\n", c.CredentialRevocations, len(c.UntrueConditions))
 		fmt.Fprintf(tw, "  converged\t%d of %d (%.0f %%) %.0f s after the faults stopped\n", c.Converged, c.Present, c.ConvergedPercent, c.SecondsToConverge)
 		for _, n := range c.NotConverged {
 			fmt.Fprintf(tw, "  not converged\t%s\n", n)

@@ -56,7 +56,12 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 		seats = make(chan struct{}, n)
 		rep.Capacity, rep.CapacityReason = n, why
 	}
-	until := time.Now().Add(opts.Duration)
+	truth := newTruthWatch(env.Client, clusters)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go truth.run(watchCtx)
+	start := time.Now()
+	until := start.Add(opts.Duration)
 	var wg sync.WaitGroup
 	for _, c := range clusters {
 		l := &life{env: env, p: p, c: c, rng: rand.New(rand.NewSource(opts.Seed*1000 + int64(c.index))), tally: tl, seats: seats}
@@ -66,6 +71,42 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 	killer := &killer{env: env, rng: rand.New(rand.NewSource(opts.Seed - 1)), clusters: clusters}
 	wg.Add(1)
 	go func() { defer wg.Done(); killer.run(ctx, until, log) }()
+	_, leaseBefore, _ := env.OperatorLease(ctx)
+	if env.OperatorReplicas() > 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Once, at a random time in the faulty period's first half.
+			at := start.Add(time.Duration(rand.New(rand.NewSource(opts.Seed - 4)).Int63n(int64(opts.Duration/2) + 1)))
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Until(at)):
+			}
+			killer.killLeader(ctx, log)
+		}()
+	}
+	apiRestarts := 0
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// Once, at a random time in the faulty period's second half.
+		at := start.Add(opts.Duration/2 + time.Duration(rand.New(rand.NewSource(opts.Seed-3)).Int63n(int64(opts.Duration/4)+1)))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(at)):
+		}
+		log.printf("restarting the API server")
+		if err := env.RestartAPIServer(); err != nil {
+			log.printf("restarting the API server: %v", err)
+			return
+		}
+		apiRestarts++
+	}()
+	revoker := &revoker{env: env, p: p, rng: rand.New(rand.NewSource(opts.Seed - 2)), clusters: clusters}
+	wg.Add(1)
+	go func() { defer wg.Done(); revoker.run(ctx, start, until, log) }()
 	wg.Wait()
 
 	// The faults stop; everything comes back; the fleet settles.
@@ -93,6 +134,14 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 	case <-time.After(opts.QuietWindow):
 	}
 	rep.ReconcilesPerClusterMinute, rep.HotLoops = hotLoops(before, reconcileTotals(), present, opts.QuietWindow)
+	stopWatch()
+	rep.CredentialRevocations = revoker.done
+	rep.APIServerRestarts = apiRestarts
+	rep.OperatorReplicas, rep.LeaderKills = env.OperatorReplicas(), killer.leaderKills
+	if _, leaseAfter, err := env.OperatorLease(ctx); err == nil {
+		rep.LeaderHandovers = int(leaseAfter - leaseBefore)
+	}
+	rep.UntrueConditions = truth.untrue(revoker.windows)
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -135,7 +184,16 @@ func waitConverged(ctx context.Context, env *devenv.Env, timeout time.Duration) 
 	for {
 		var list hcplinkv1beta1.HostedClusterList
 		if err := env.Client.List(ctx, &list); err != nil {
-			return 0, 0, nil, err
+			// The API server may be coming back from its restart.
+			if time.Now().After(deadline) {
+				return 0, 0, nil, err
+			}
+			select {
+			case <-ctx.Done():
+				return 0, 0, nil, ctx.Err()
+			case <-time.After(pollEvery):
+			}
+			continue
 		}
 		present, converged, stuck = 0, 0, nil
 		for _, hc := range list.Items {
@@ -193,13 +251,14 @@ func deleteAll(ctx context.Context, env *devenv.Env, clusters []*cluster, timeou
 	deadline := time.Now().Add(timeout)
 	for {
 		var list hcplinkv1beta1.HostedClusterList
-		if err := env.Client.List(ctx, &list); err != nil {
-			return err
-		}
-		if len(list.Items) == 0 {
+		err := env.Client.List(ctx, &list)
+		if err == nil && len(list.Items) == 0 {
 			return nil
 		}
 		if time.Now().After(deadline) {
+			if err != nil {
+				return err
+			}
 			return fmt.Errorf("%d HostedClusters still there %v after their deletion", len(list.Items), timeout)
 		}
 		select {

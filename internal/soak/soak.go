@@ -4,12 +4,16 @@
 // added, moved and removed; another principal or subscription allowed and
 // removed; drift made through the cloud's API as a customer would; deleted,
 // sometimes while still being created) while cloudsim throttles, fails,
-// stalls, resets connections, loses replies and answers reads late, and the
-// operators are killed and restarted at random. Then the faults stop, the
-// fleet settles, every cluster is deleted, and the report says: the actions
-// done, the clusters converged and how long that took, and from cloudsim's
-// ledger the duplicates, the leaks and the foreign resources touched; from
-// the operators' metrics, hot loops; the restarts and the memory.
+// stalls, resets connections, loses replies and answers reads late; the
+// operators are killed and restarted at random (the management operator's
+// leader once on purpose, its standby replica taking over); the API server
+// is restarted once; and one cluster's cloud credentials are revoked for a
+// while. Then the faults stop, the fleet settles, every cluster is deleted,
+// and the report says: the actions done, the clusters converged and how long
+// that took, and from cloudsim's ledger the duplicates, the leaks and the
+// foreign resources touched; from the operators' metrics, hot loops; the
+// conditions that said the credentials were refused while they were
+// granted; the restarts and the memory.
 package soak
 
 import (

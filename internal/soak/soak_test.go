@@ -1,6 +1,8 @@
 package soak
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +69,57 @@ func TestJudge(t *testing.T) {
 	r.judge()
 	if r.Pass || len(r.Problems) != 5 {
 		t.Errorf("a soak with one of each problem: pass %v, problems %v (want 5)", r.Pass, r.Problems)
+	}
+}
+
+func TestUntrueConditions(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	windows := map[string][]window{"soak-001": {{from: t0, to: t0.Add(time.Minute)}}}
+	tw := &truthWatch{seen: map[string]deniedAt{}}
+	for i, d := range []deniedAt{
+		{cluster: "soak-001", object: "inside", at: t0.Add(30 * time.Second)},
+		{cluster: "soak-001", object: "just after the restore", at: t0.Add(time.Minute + truthSlack)},
+		{cluster: "soak-001", object: "before the revocation", at: t0.Add(-5 * time.Second)},
+		{cluster: "soak-001", object: "long after the restore", at: t0.Add(time.Minute + truthSlack + time.Second)},
+		{cluster: "soak-002", object: "never revoked", at: t0.Add(30 * time.Second)},
+	} {
+		tw.seen[fmt.Sprint(i)] = d
+	}
+	got := tw.untrue(windows)
+	want := []string{"before the revocation", "long after the restore", "never revoked"}
+	if len(got) != len(want) {
+		t.Fatalf("untrue = %q, want those of %q", got, want)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w+":") {
+			t.Errorf("untrue[%d] = %q, want %q", i, got[i], w)
+		}
+	}
+}
+
+// A condition False since before the revocation that turns AccessDenied
+// during it is dated when the refusal is first seen, not by its
+// lastTransitionTime (which moves only with the status); a refusal seen
+// again is the same one; one that ends and comes back is another.
+func TestRefusalsAreDatedWhenFirstSeen(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	tw := &truthWatch{clusters: map[string]string{"soak-001": "soak-001"}, seen: map[string]deniedAt{}, current: map[string]string{}}
+	cond := func(reason string) []metav1.Condition {
+		return []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: metav1.NewTime(t0.Add(-time.Minute))}}
+	}
+	tw.observe(t0, "HostedCluster soak-001/hc", "soak-001", cond("Pending"))
+	tw.observe(t0.Add(10*time.Second), "HostedCluster soak-001/hc", "soak-001", cond(hcplinkv1beta1.AccessDeniedReason))
+	tw.observe(t0.Add(12*time.Second), "HostedCluster soak-001/hc", "soak-001", cond(hcplinkv1beta1.AccessDeniedReason))
+	windows := map[string][]window{"soak-001": {{from: t0.Add(5 * time.Second), to: t0.Add(20 * time.Second)}}}
+	if len(tw.seen) != 1 {
+		t.Fatalf("%d refusals seen, want 1", len(tw.seen))
+	}
+	if u := tw.untrue(windows); len(u) != 0 {
+		t.Errorf("a refusal first seen inside the window is reported untrue: %q", u)
+	}
+	tw.observe(t0.Add(14*time.Second), "HostedCluster soak-001/hc", "soak-001", cond("Pending"))
+	tw.observe(t0.Add(time.Hour), "HostedCluster soak-001/hc", "soak-001", cond(hcplinkv1beta1.AccessDeniedReason))
+	if u := tw.untrue(windows); len(u) != 1 {
+		t.Errorf("a refusal that came back an hour later: untrue = %q, want it alone", u)
 	}
 }

@@ -269,7 +269,7 @@ func (l *Lane) DeleteTargetLeavingNodePools(t *testing.T, infraID string, before
 		}
 		for _, m := range append(l.OwnedMarkers(infraID, l.Target.Name), hcpNS+"/") {
 			if more(state, beforeTarget, m) {
-				return fmt.Errorf("the cloud still holds something made for the target (it mentions %q: …%s…)", m, around(state, m))
+				return fmt.Errorf("the cloud still holds something made for the target (it mentions %q: first …%s…, last …%s…)", m, aroundFirst(state, m), around(state, m))
 			}
 		}
 		return nil
@@ -393,6 +393,12 @@ func (l *Lane) requireNothingInCloud(t *testing.T, c *Run) {
 func around(state []byte, marker string) string {
 	i := bytes.LastIndex(state, []byte(marker))
 	return string(state[max(0, i-300):min(len(state), i+len(marker)+100)])
+}
+
+// aroundFirst is the text around marker's first mention in state.
+func aroundFirst(state []byte, marker string) string {
+	i := bytes.Index(state, []byte(marker))
+	return string(state[max(0, i-300):min(len(state), i+len(marker)+300)])
 }
 
 // more reports whether now mentions marker more often than then.

@@ -78,9 +78,15 @@ func ErrorCode(err error) string {
 	return ""
 }
 
+// statusCode is the HTTP status of Azure's answer: ARM's, or the identity
+// platform's when getting a token failed; 0 without an answer.
 func statusCode(err error) int {
 	if re, ok := ResponseError(err); ok {
 		return re.StatusCode
+	}
+	var authErr *azidentity.AuthenticationFailedError
+	if errors.As(err, &authErr) && authErr.RawResponse != nil {
+		return authErr.RawResponse.StatusCode
 	}
 	return 0
 }
@@ -130,15 +136,30 @@ func IsThrottled(err error) bool {
 // IsAccessDenied reports whether the credentials were refused or lack a
 // role assignment.
 func IsAccessDenied(err error) bool {
-	if accessDeniedCodes[ErrorCode(err)] {
-		return true
-	}
 	var authErr *azidentity.AuthenticationFailedError
 	if errors.As(err, &authErr) {
+		return tokenRefused(authErr)
+	}
+	if accessDeniedCodes[ErrorCode(err)] {
 		return true
 	}
 	s := statusCode(err)
 	return s == http.StatusForbidden || s == http.StatusUnauthorized
+}
+
+// tokenRefused: the identity platform refused the credential. azidentity
+// reports every failure to get a token as AuthenticationFailedError, the
+// platform's own trouble included: a 429 is throttling and a 5xx a server
+// fault (Classify sees their status), not a refusal — reporting them as
+// AccessDenied would tell the user to fix a credential that works. Without
+// an answer there is nothing to tell the two apart by, and a credential
+// that cannot be used (its token file missing) fails that way too: refused.
+func tokenRefused(e *azidentity.AuthenticationFailedError) bool {
+	if e.RawResponse == nil {
+		return true
+	}
+	s := e.RawResponse.StatusCode
+	return s != http.StatusTooManyRequests && s < http.StatusInternalServerError
 }
 
 // IsDependency reports whether the request must wait: a conflict, a

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
 	"github.com/hcplink/hcplink/internal/cloud"
 )
@@ -39,6 +40,17 @@ func armError(status int, code, message string, header http.Header) error {
 		Request: &http.Request{Method: http.MethodPut, URL: u},
 	}
 	return runtime.NewResponseError(resp)
+}
+
+// tokenError is azidentity's error for a token request the identity
+// platform answered with status (0: no answer).
+func tokenError(status int) error {
+	e := &azidentity.AuthenticationFailedError{}
+	if status != 0 {
+		e.RawResponse = &http.Response{StatusCode: status, Status: http.StatusText(status), Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}")),
+			Request: &http.Request{Method: http.MethodPost, URL: &url.URL{Scheme: "https", Host: "login.microsoftonline.com", Path: "/tenant/oauth2/v2.0/token"}}}
+	}
+	return fmt.Errorf("getting a token: %w", e)
 }
 
 func TestClassify(t *testing.T) {
@@ -73,6 +85,14 @@ func TestClassify(t *testing.T) {
 		{"500", armError(500, "InternalServerError", "oops", nil), cloud.ClassServerError},
 		{"503", armError(503, "ServiceUnavailable", "later", nil), cloud.ClassServerError},
 		{"405 other 4xx", armError(405, "MethodNotAllowed", "no", nil), cloud.ClassClientError},
+		// azidentity reports every failure to get a token the same way; the
+		// identity platform's answer tells a refusal from its own trouble.
+		{"token refused (400 invalid_client)", tokenError(400), cloud.ClassAccessDenied},
+		{"token refused (401)", tokenError(401), cloud.ClassAccessDenied},
+		{"token without an answer", tokenError(0), cloud.ClassAccessDenied},
+		{"token request throttled (429)", tokenError(429), cloud.ClassThrottled},
+		{"token endpoint failing (500)", tokenError(500), cloud.ClassServerError},
+		{"token endpoint unavailable (503)", tokenError(503), cloud.ClassServerError},
 		{"network error", errors.New("dial tcp: connection refused"), cloud.ClassServerError},
 		{"timeout", context.DeadlineExceeded, cloud.ClassServerError},
 		{"cancelled", context.Canceled, cloud.ClassClientError},

@@ -4,6 +4,12 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
@@ -29,6 +35,59 @@ func TestJustCreatedEndpointNotYetDescribedIsNotReplaced(t *testing.T) {
 	x.reconcile()
 	if n := liveEndpoints(x); n != 1 {
 		t.Fatalf("%d endpoints once EC2 shows it, want 1", n)
+	}
+}
+
+// Once EC2 shows the endpoint (it is Available), its created-at mark has
+// served and goes, in the pass's last writes: the status written in the
+// same pass is kept, and a later deletion of the endpoint behind our back
+// is repaired at once, without the grace.
+func TestCreatedAtMarkDroppedOnceTheEndpointIsShown(t *testing.T) {
+	x := newFixture(t, cloudOpts{})
+	x.f.Server.Faults.Set(sim.FaultConfig{Chaos: &sim.Chaos{Consistency: sim.Consistency{CreateLag: sim.Duration(10 * time.Second)}}})
+	x.reconcile()
+	if x.get().Annotations[EndpointCreatedAtAnnotation] == "" {
+		t.Fatal("no created-at mark after the create")
+	}
+	x.clk.Advance(endpointPending + time.Second)
+	x.reconcile()
+	x.requireCondition(metav1.ConditionTrue, hcplinkv1beta1.AWSSuccessReason)
+	cr := x.get()
+	if at := cr.Annotations[EndpointCreatedAtAnnotation]; at != "" {
+		t.Errorf("created-at mark %q still there once EC2 shows the endpoint, want it dropped", at)
+	}
+	if cr.Status.EndpointID == "" || len(cr.Status.DNSNames) == 0 || cr.Status.SecurityGroupID == "" {
+		t.Errorf("status lost by the pass that dropped the mark: %+v", cr.Status)
+	}
+}
+
+// A cluster deleted seconds after its endpoint was created, while EC2
+// shows it neither by ID nor by tags: deletion waits for EC2 to show it
+// and deletes it, instead of dropping the finalizer over a leaked endpoint.
+func TestDeletionWaitsForAnEndpointEC2DoesNotShowYet(t *testing.T) {
+	x := newFixture(t, cloudOpts{})
+	x.f.Server.Faults.Set(sim.FaultConfig{Chaos: &sim.Chaos{Consistency: sim.Consistency{CreateLag: sim.Duration(30 * time.Second)}}})
+	x.reconcile() // creates the endpoint
+	if err := env.Client.Delete(x.ctx, x.get()); err != nil {
+		t.Fatal(err)
+	}
+	x.reconcile()
+	held := &hcplinkv1beta1.AWSEndpointService{}
+	if err := env.Client.Get(x.ctx, client.ObjectKeyFromObject(x.cr), held); err != nil || !controllerutil.ContainsFinalizer(held, hcplinkv1beta1.ControlPlaneFinalizer) {
+		t.Fatalf("finalizer dropped while EC2 did not show the new endpoint yet (%d endpoint left behind)", liveEndpoints(x))
+	}
+	for range 6 {
+		x.clk.Advance(endpointDeleting + time.Second)
+		x.reconcile()
+		if err := env.Client.Get(x.ctx, client.ObjectKeyFromObject(x.cr), &hcplinkv1beta1.AWSEndpointService{}); apierrors.IsNotFound(err) {
+			break
+		}
+	}
+	if n := liveEndpoints(x); n != 0 {
+		t.Errorf("%d endpoints left after deletion, want 0", n)
+	}
+	if err := env.Client.Get(x.ctx, client.ObjectKeyFromObject(x.cr), &hcplinkv1beta1.AWSEndpointService{}); !apierrors.IsNotFound(err) {
+		t.Errorf("AWSEndpointService not deleted: %v", err)
 	}
 }
 

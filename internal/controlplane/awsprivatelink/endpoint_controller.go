@@ -194,7 +194,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	passCtx, cancel := context.WithTimeout(ctx, passTimeout)
 	defer cancel()
 	o := r.reconcileNormal(passCtx, s)
-	return r.finisher().Finish(ctx, s.target(), withCredentialsCause(o, hcp))
+	o = withCredentialsCause(o, hcp)
+	t := s.target()
+	if o.Status == metav1.ConditionTrue && s.cr.DeletionTimestamp.IsZero() {
+		// Available means EC2 has shown the endpoint: the created-at mark
+		// has served. Dropped after the status write, so that the answer
+		// to this patch cannot overwrite status not yet written.
+		t.Persist = func(ctx context.Context) error {
+			if err := s.persist(ctx); err != nil {
+				return err
+			}
+			return s.patchAnnotation(ctx, EndpointCreatedAtAnnotation, "")
+		}
+	}
+	return r.finisher().Finish(ctx, t, o)
 }
 
 // reconcileNormal runs the phases in order; the first that cannot finish

@@ -133,6 +133,12 @@ func (r *Reconciler) deleteEndpoints(ctx context.Context, s *scope) ([]string, e
 		}
 	}
 	toDelete, remaining := endpointsToDelete(eps)
+	if id := s.cr.Status.EndpointID; len(eps) == 0 && id != "" && justCreated(s.cr, r.now()) {
+		// Created moments ago and not shown yet (eventual consistency):
+		// finding nothing is not "gone"; dropping the finalizer now would
+		// leak it.
+		remaining = append(remaining, id)
+	}
 	if err := s.endpoints.Delete(ctx, toDelete...); err != nil {
 		return nil, err
 	}

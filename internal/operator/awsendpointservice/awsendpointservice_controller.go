@@ -86,7 +86,32 @@ const (
 	// keys last applied to the service, so that a key removed from the
 	// cluster is removed from the service, and a customer's own tags never.
 	AppliedTagKeysAnnotation = "hcplink.io/endpoint-service-tag-keys"
+	// ServiceCreatedAtAnnotation keeps when the controller last asked EC2
+	// to create the endpoint service (RFC 3339, written before the call, so
+	// that a crash between the create and the status write still leaves
+	// it): for serviceVisibilityGrace after it, a service that describes do
+	// not show is waited for, never taken for gone.
+	ServiceCreatedAtAnnotation = "hcplink.io/endpoint-service-created-at"
+	// ServiceInfraIDAnnotation keeps the infraID the service was created
+	// (and tagged) for, written with ServiceCreatedAtAnnotation: a
+	// deletion after the HostedCluster is gone, before the control-plane
+	// operator wrote status.infraID and before status named the service,
+	// still finds the service by its tags.
+	ServiceInfraIDAnnotation = "hcplink.io/endpoint-service-infra-id"
 )
+
+// serviceVisibilityGrace is how long after a create an endpoint service
+// that neither a describe by name nor a tag listing shows is waited for,
+// rather than replaced (normal pass) or taken for never made (deletion):
+// EC2's API is eventually consistent, a resource just created may be
+// reported missing, and AWS advises describing again with backoff for up
+// to a few minutes
+// (https://docs.aws.amazon.com/ec2/latest/devguide/eventual-consistency.html).
+// Past it, nothing shown means nothing there.
+const serviceVisibilityGrace = 2 * time.Minute
+
+// serviceVisibilityRecheck is how soon such a service is looked for again.
+const serviceVisibilityRecheck = 5 * time.Second
 
 // clientTokenPurpose names the endpoint-service create in its ClientToken.
 const clientTokenPurpose = "endpoint-service"
@@ -295,6 +320,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !served(hc) {
 		return ctrl.Result{}, nil
 	}
+	if !hc.DeletionTimestamp.IsZero() && cr.Status.EndpointServiceName == "" && cr.Annotations[ServiceCreatedAtAnnotation] == "" {
+		// The cluster is going: its operator deletes this object next.
+		// Creating a service now would only leave one to clean up (or
+		// leak, should the deletion not find it).
+		return ctrl.Result{}, nil
+	}
 	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.now()); paused {
 		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
 		return ctrl.Result{RequeueAfter: remaining}, nil
@@ -482,6 +513,9 @@ func (r *Reconciler) recordedService(ctx context.Context, cr *hcplinkv1beta1.AWS
 	if err != nil {
 		return nil, outcome.FromError(err), true
 	}
+	if svc == nil && serviceJustCreated(cr, r.now()) {
+		return nil, serviceNotShownYet(name), true
+	}
 	if svc == nil {
 		ctrl.LoggerFrom(ctx).Info("the endpoint service recorded in status no longer exists; creating another", "endpointServiceName", name)
 		return nil, outcome.Continue(), false
@@ -519,6 +553,35 @@ func (r *Reconciler) recordedService(ctx context.Context, cr *hcplinkv1beta1.AWS
 		return nil, o, true
 	}
 	return nil, outcome.Continue(), false
+}
+
+// markCreateAttempt writes ServiceCreatedAtAnnotation before a create
+// (unless it already says this second: a retried create in the same
+// second writes nothing).
+func (r *Reconciler) markCreateAttempt(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, infraID string) error {
+	at := r.now().UTC().Format(time.RFC3339)
+	if cr.Annotations[ServiceCreatedAtAnnotation] == at && cr.Annotations[ServiceInfraIDAnnotation] == infraID {
+		return nil
+	}
+	return r.patchAnnotations(ctx, cr, map[string]*string{ServiceCreatedAtAnnotation: &at, ServiceInfraIDAnnotation: &infraID})
+}
+
+// serviceJustCreated: the controller asked EC2 to create the service less
+// than serviceVisibilityGrace ago, so describes may not show it yet.
+func serviceJustCreated(cr *hcplinkv1beta1.AWSEndpointService, now time.Time) bool {
+	at, err := time.Parse(time.RFC3339, cr.Annotations[ServiceCreatedAtAnnotation])
+	return err == nil && now.Sub(at) < serviceVisibilityGrace
+}
+
+// serviceNotShownYet is the outcome of a pass that cannot see a service
+// created moments ago.
+func serviceNotShownYet(name string) outcome.Outcome {
+	what := "The endpoint service"
+	if name != "" {
+		what += " " + name
+	}
+	return outcome.Wait(hcplinkv1beta1.EndpointServicePendingReason,
+		what+" was just created and EC2 does not show it yet; looking again shortly.", serviceVisibilityRecheck)
 }
 
 // forgetService raises the generation and clears the service from status.
@@ -625,6 +688,9 @@ func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 	log := ctrl.LoggerFrom(ctx)
 	tags := desiredTags(hc.Spec.InfraID, cr.Name, r.ManagementClusterID, hc.Spec.Platform.AWS.ResourceTags)
 	token := awscloud.ClientToken(clientTokenPurpose, string(cr.UID), generation(cr))
+	if err := r.markCreateAttempt(ctx, cr, hc.Spec.InfraID); err != nil {
+		return nil, outcome.FromError(err)
+	}
 	svc, err := r.Provider.CreateService(ctx, lbARN, token, tags)
 	if awscloud.IsLoadBalancerInUse(err) {
 		existing, lerr := r.Cache.ServiceByLoadBalancer(ctx, lbARN)
@@ -642,6 +708,9 @@ func (r *Reconciler) createService(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 			r.Events.Adopted(cr, "endpoint service", name)
 			return existing, outcome.Continue()
 		}
+		// EC2 says the load balancer has a service that its listing does
+		// not show yet (eventual consistency): look again, not a refusal.
+		return nil, serviceNotShownYet("")
 	}
 	if err != nil {
 		return nil, outcome.FromError(err)

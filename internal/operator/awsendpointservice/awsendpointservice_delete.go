@@ -36,6 +36,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cr *hcplinkv1beta1.AWS
 	if hc != nil {
 		infraID = hc.Spec.InfraID
 	}
+	if infraID == "" {
+		infraID = cr.Annotations[ServiceInfraIDAnnotation]
+	}
 	if o := r.deleteServices(ctx, cr, infraID); !o.Done() {
 		return r.finish(ctx, cr, o)
 	}
@@ -54,7 +57,8 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.AWSEndpointService) {
 }
 
 // deleteServices deletes the object's endpoint service: the one in status,
-// else those tagged for it. Reads are targeted (not from the batched
+// else those tagged for it; when neither shows and the controller asked
+// for a create within serviceVisibilityGrace, it waits for EC2 to show it. Reads are targeted (not from the batched
 // listing): deletion must see the present. A service tagged for another
 // management cluster is left alone (as in the normal pass: the one in
 // status only when this management cluster's ID is known; one found by
@@ -83,6 +87,11 @@ func (r *Reconciler) deleteServices(ctx context.Context, cr *hcplinkv1beta1.AWSE
 			}
 			found = append(found, svc)
 		}
+	}
+	if len(found) == 0 && serviceJustCreated(cr, r.now()) {
+		// Created moments ago and not shown yet: concluding "nothing to
+		// delete" now would drop the finalizer and leak it.
+		return serviceNotShownYet(cr.Status.EndpointServiceName)
 	}
 	for i := range found {
 		if o := r.retireService(ctx, cr, &found[i], "Deleting"); !o.Done() {

@@ -234,7 +234,7 @@ func (s *Sweeper) references(ctx context.Context) (referencedPairs map[owner]boo
 			names[cr.Status.EndpointServiceName] = true
 		}
 		ids := map[string]bool{}
-		for _, id := range []string{cr.Status.InfraID, infraByCluster[cr.Annotations[hcplinkv1beta1.ClusterAnnotation]], infraByNamespace[cr.Namespace]} {
+		for _, id := range []string{cr.Status.InfraID, cr.Annotations[ServiceInfraIDAnnotation], infraByCluster[cr.Annotations[hcplinkv1beta1.ClusterAnnotation]], infraByNamespace[cr.Namespace]} {
 			if id != "" {
 				ids[id] = true
 			}

