@@ -135,9 +135,6 @@ var controlPlaneOperator = genericLayer{
 	},
 	registryFile: "internal/controlplane/platforms.go",
 	descriptors:  "internal/controlplane/platform/<cloud>",
-	allowed: map[allowedName]string{
-		{"internal/controlplane/routers/routers_controller.go", "it picks .AzureConfigurationValidCondition"}: "the router controller watches Azure's settings check, its creation gate; to watch the gate itself",
-	},
 }
 
 // TestGenericOperatorCodeNamesNoCloud fails when a production file of the
