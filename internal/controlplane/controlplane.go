@@ -26,8 +26,6 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/controlplane/credentials"
 	"github.com/hcplink/hcplink/internal/controlplane/platform"
-	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
-	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
 	"github.com/hcplink/hcplink/internal/controlplane/routers"
 	"github.com/hcplink/hcplink/internal/events"
 )
@@ -54,12 +52,6 @@ type Options struct {
 	// "Azure"); a platform not named gets its defaults and loads its
 	// cloud configuration the standard way.
 	Platforms map[string]platform.Settings
-}
-
-// Platforms is the registry of the platforms the control-plane operator
-// serves.
-func Platforms() *platform.Registry {
-	return platform.New(awsplatform.Platform(), azureplatform.Platform())
 }
 
 // Run runs the control-plane operator until ctx ends.

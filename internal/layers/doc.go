@@ -13,4 +13,11 @@
 //     cloud is in its descriptor, internal/operator/platform/<cloud>; the
 //     registry is assembled in internal/operator/options.go, the one file
 //     allowed to name them.
+//   - The control-plane operator's generic packages (internal/controlplane,
+//     its routers, credentials, hcpref and platform packages, and the
+//     shared internal/reconcilekit) follow the same rule; their cloud's
+//     part is internal/controlplane/platform/<cloud>, and the registry is
+//     assembled in internal/controlplane/platforms.go.
+//   - A place that still names a cloud is listed, with its reason, among
+//     the layer's allowed places until it moves.
 package layers

@@ -8,13 +8,11 @@ package routers
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -62,7 +60,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("routers").
 		For(&hcplinkv1beta1.HostedControlPlane{}, builder.WithPredicates(
-			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, validationChanged))).
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, r.gateChanged()))).
 		Owns(&corev1.Service{}).
 		// Many control-plane operators share one process in devenv.
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
@@ -112,22 +110,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{}, nil
 }
 
-// validationChanged brings the HostedControlPlane back when the check of
-// its Azure settings (which gates the creation of Services) changes.
-var validationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-	o, okOld := e.ObjectOld.(*hcplinkv1beta1.HostedControlPlane)
-	n, okNew := e.ObjectNew.(*hcplinkv1beta1.HostedControlPlane)
-	if !okOld || !okNew {
-		return false
-	}
-	status := func(hcp *hcplinkv1beta1.HostedControlPlane) string {
-		if c := meta.FindStatusCondition(hcp.Status.Conditions, hcplinkv1beta1.AzureConfigurationValidCondition); c != nil {
-			return string(c.Status) + "/" + strconv.FormatInt(c.ObservedGeneration, 10)
-		}
-		return ""
-	}
-	return status(o) != status(n)
-}}
+// gateChanged brings the HostedControlPlane back when the gate on creating
+// its Services (MayCreate: for example its cloud's settings check, found
+// valid by a status write that changes no generation) opens or closes.
+func (r *Reconciler) gateChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, okOld := e.ObjectOld.(*hcplinkv1beta1.HostedControlPlane)
+		n, okNew := e.ObjectNew.(*hcplinkv1beta1.HostedControlPlane)
+		return okOld && okNew && r.MayCreate != nil && r.MayCreate(o) != r.MayCreate(n)
+	}}
+}
 
 // reconcileServices creates, updates and deletes the router Services and
 // returns those that exist afterwards, by name.
