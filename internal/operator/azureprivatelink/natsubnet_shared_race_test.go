@@ -138,3 +138,29 @@ func (w *world) recreate(c *cluster) *cluster {
 	create(w.t, cr)
 	return &cluster{hc: c.hc, cr: cr}
 }
+
+// The cluster making the shared NAT subnet deleted while another waits for
+// it: the subnet is left to the other, which finishes it and becomes
+// ready; when that one goes too, nothing is left.
+func TestTheMakerOfTheSharedNATSubnetDeletedMidCreationLeavesItToTheNext(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(nil)
+	maker, next := w.cluster(), w.cluster()
+	w.reconcileUntil(r, maker, subnetBeingMade)
+	w.reconcile(r, next.cr)
+	if get(t, next.cr); !strings.EqualFold(next.cr.Status.NATSubnetID, w.sharedNATSubnetID(1)) {
+		t.Fatalf("the waiting cluster's NAT subnet: %q, want %s", next.cr.Status.NATSubnetID, w.sharedNATSubnetID(1))
+	}
+
+	w.deleteAndSettle(r, maker.cr)
+	if !w.subnetExists(w.sharedNATSubnetID(1)) {
+		t.Fatal("deleting the cluster that was making the shared NAT subnet deleted it under the cluster waiting for it")
+	}
+	w.settle(r, next.cr)
+	if !strings.EqualFold(next.cr.Status.NATSubnetID, w.sharedNATSubnetID(1)) {
+		t.Errorf("the waiting cluster's NAT subnet: %s, want %s", next.cr.Status.NATSubnetID, w.sharedNATSubnetID(1))
+	}
+
+	w.deleteAndSettle(r, next.cr)
+	w.expectNoHCPLinkResources()
+}
