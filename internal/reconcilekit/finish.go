@@ -8,7 +8,9 @@ package reconcilekit
 
 import (
 	"context"
+	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,6 +29,11 @@ type Finisher struct {
 	// Type is the condition that says a pass's outcome when the pass gives
 	// no conditions of its own.
 	Type string
+	// ConflictAfter, when set, is how soon a pass whose deciding error is a
+	// conflict (another writer was first) looks again, without an error:
+	// the next pass reads the newer object, so controller-runtime's error
+	// backoff would only delay it. Zero returns the conflict as an error.
+	ConflictAfter time.Duration
 }
 
 // Target is what one pass writes to.
@@ -40,16 +47,23 @@ type Target struct {
 	// Persist writes the status fields the controller owns (not the
 	// conditions), before the conditions; nil writes none.
 	Persist func(ctx context.Context) error
+	// Other is a second outcome of the same pass whose condition the caller
+	// passes among conds, already resolved by the caller: its error counts
+	// after the pass's, and its delay bounds the next look. Zero: none.
+	Other outcome.Outcome
 }
 
 // Finish resolves the pass's outcome o (repeated trouble waits longer, and
 // its condition says when the next check is), writes the status fields and
-// then conds, and asks for the next look: o's error for controller-runtime's
-// backoff, else a requeue after o's delay. conds are the conditions the
-// pass sets (none: o's, as f.Type); the one that carries o's words gets
-// the resolved ones.
+// then conds, and asks for the next look. conds are the conditions the pass
+// sets (none: o's, as f.Type, unless o has no reason — a condition needs
+// one, so a pass that only continues writes none); the one that carries
+// o's words gets the resolved ones. The first error of o, t.Other and the
+// condition write decides (see ConflictAfter), so the cause is reported
+// before a failure to record it; without one the next look is the sooner
+// of o's and t.Other's delays.
 func (f Finisher) Finish(ctx context.Context, t Target, o outcome.Outcome, conds ...metav1.Condition) (ctrl.Result, error) {
-	if len(conds) == 0 && f.Type != "" {
+	if len(conds) == 0 && f.Type != "" && o.Reason != "" {
 		conds = []metav1.Condition{o.Condition(f.Type)}
 	}
 	resolved := o
@@ -59,16 +73,27 @@ func (f Finisher) Finish(ctx context.Context, t Target, o outcome.Outcome, conds
 	conds = WithResolvedWords(conds, o, resolved)
 	if t.Persist != nil {
 		if err := t.Persist(ctx); err != nil {
-			return ctrl.Result{}, err
+			return f.result(0, err)
 		}
 	}
-	if _, err := f.Writer.Apply(ctx, t.Object, t.Conditions, conds...); err != nil {
+	_, writeErr := f.Writer.Apply(ctx, t.Object, t.Conditions, conds...)
+	return f.result(outcome.Smallest(resolved.After, t.Other.After), resolved.Err, t.Other.Err, writeErr)
+}
+
+// result is the end of a pass: the first of errs that is set, a conflict
+// among them looked at again after f.ConflictAfter when that is set, else a
+// requeue after after.
+func (f Finisher) result(after time.Duration, errs ...error) (ctrl.Result, error) {
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if f.ConflictAfter > 0 && apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: f.ConflictAfter}, nil
+		}
 		return ctrl.Result{}, err
 	}
-	if resolved.Err != nil {
-		return ctrl.Result{}, resolved.Err
-	}
-	return ctrl.Result{RequeueAfter: resolved.After}, nil
+	return ctrl.Result{RequeueAfter: after}, nil
 }
 
 // WithResolvedWords gives the conditions that say what o says (its reason

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
@@ -88,5 +91,41 @@ func TestDeleting(t *testing.T) {
 		if got.Status != metav1.ConditionFalse || got.Reason != tt.wantReason {
 			t.Errorf("%s: %s/%s, want False/%s", tt.name, got.Status, got.Reason, tt.wantReason)
 		}
+	}
+}
+
+func TestFinisherResult(t *testing.T) {
+	conflict := apierrors.NewConflict(schema.GroupResource{Resource: "awsendpointservices"}, "private-router", errors.New("changed"))
+	cause, write := errors.New("cloud refused"), errors.New("write failed")
+	for _, tt := range []struct {
+		name          string
+		conflictAfter time.Duration
+		errs          []error
+		want          ctrl.Result
+		wantErr       error
+	}{
+		{"no error requeues after the delay", time.Second, []error{nil, nil}, ctrl.Result{RequeueAfter: time.Minute}, nil},
+		{"the first error decides", time.Second, []error{nil, cause, write}, ctrl.Result{}, cause},
+		{"a conflict looks again soon", time.Second, []error{conflict, write}, ctrl.Result{RequeueAfter: time.Second}, nil},
+		{"a conflict after another error is that error", time.Second, []error{cause, conflict}, ctrl.Result{}, cause},
+		{"without ConflictAfter a conflict is an error", 0, []error{conflict}, ctrl.Result{}, conflict},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Finisher{ConflictAfter: tt.conflictAfter}.result(time.Minute, tt.errs...)
+			if got != tt.want || !errors.Is(err, tt.wantErr) {
+				t.Errorf("result = %+v, %v; want %+v, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+// An outcome without a reason (the pass only continues) writes no condition:
+// the Writer here has no client, so a write would fail the test.
+func TestFinishWritesNoConditionWithoutReason(t *testing.T) {
+	cr := &hcplinkv1beta1.AWSEndpointService{}
+	f := Finisher{Type: hcplinkv1beta1.AWSEndpointServiceAvailableCondition, ConflictAfter: time.Second}
+	res, err := f.Finish(t.Context(), Target{Object: cr, Conditions: &cr.Status.Conditions}, outcome.Continue())
+	if err != nil || res != (ctrl.Result{}) || len(cr.Status.Conditions) != 0 {
+		t.Errorf("Finish = %+v, %v with conditions %v; want nothing written", res, err, cr.Status.Conditions)
 	}
 }

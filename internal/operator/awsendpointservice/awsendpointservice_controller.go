@@ -65,6 +65,7 @@ import (
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // ControllerName names the controller (logs, metrics).
@@ -363,26 +364,18 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cr *hcplinkv1beta1.AWS
 	return availableOutcome(subnets, r.DriftInterval)
 }
 
-// finish resolves a pass's outcome for the object (delays of repeated
-// trouble grow), writes the condition it asks for and turns it into a
-// result.
+// finish ends a pass through the shared kit: the outcome resolved (delays
+// of repeated trouble grow), the condition it asks for (none when it has no
+// reason), and when to look again. A conflict (another writer was first)
+// is looked at again in a second.
 func (r *Reconciler) finish(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, o outcome.Outcome) (ctrl.Result, error) {
-	o = r.Tracker.Resolve(string(cr.UID), o)
-	if o.Reason != "" {
-		if _, err := r.applyCondition(ctx, cr, o.Condition(hcplinkv1beta1.AWSEndpointServiceAvailableCondition)); err != nil && o.Err == nil {
-			o.Err = err
-		}
+	f := reconcilekit.Finisher{Tracker: r.Tracker, Type: hcplinkv1beta1.AWSEndpointServiceAvailableCondition, ConflictAfter: time.Second,
+		Writer: conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition}, Now: r.now, Events: r.Events}}
+	res, err := f.Finish(ctx, reconcilekit.Target{Object: cr, Conditions: &cr.Status.Conditions, Key: string(cr.UID)}, o)
+	if err == nil && o.Reason != "" && o.Status != metav1.ConditionTrue {
+		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", o.Reason, "message", o.Message, "requeueAfter", res.RequeueAfter)
 	}
-	if o.Err != nil {
-		if apierrors.IsConflict(o.Err) {
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		return ctrl.Result{}, o.Err
-	}
-	if o.Reason != "" && o.Status != metav1.ConditionTrue {
-		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", o.Reason, "message", o.Message, "requeueAfter", o.After)
-	}
-	return ctrl.Result{RequeueAfter: o.After}, nil
+	return res, err
 }
 
 // hostedCluster finds the object's HostedCluster through the
@@ -873,12 +866,4 @@ func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AWSEndpo
 // finalizer the control-plane operator added meanwhile is never dropped.
 func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, mutate func()) error {
 	return kubepatch.Finalizers(ctx, r.Client, cr, mutate)
-}
-
-// applyCondition sets the AWSEndpointServiceAvailable condition by
-// server-side apply under FieldOwner, which owns that one type; nothing is
-// written when it already reads the same.
-func (r *Reconciler) applyCondition(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, cond metav1.Condition) (bool, error) {
-	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition}, Now: r.now, Events: r.Events}
-	return w.Apply(ctx, cr, &cr.Status.Conditions, cond)
 }

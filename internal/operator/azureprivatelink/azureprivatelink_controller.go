@@ -73,6 +73,7 @@ import (
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // ControllerName names the controller (logs, metrics).
@@ -347,43 +348,42 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) (lb, pls out
 	return lb, r.ensureService(ctx, s)
 }
 
-// finish resolves the pass's outcomes (delays of repeated trouble grow),
-// writes the owned status fields and conditions, and returns the smallest
-// requeue.
+// finish ends a pass through the shared kit. The pass has two outcomes:
+// the Private Link Service's (the object's own trouble key) and the load
+// balancer's, resolved here under a key of its own unless it says the same
+// (then it is the PLS's). The status fields are written first, and a
+// failure to write them still lets the conditions through; each outcome
+// with a reason sets its condition; the first error (PLS, load balancer,
+// status, conditions) decides, a conflict looked at again in a second;
+// else the sooner of the two delays.
 func (r *Reconciler) finish(ctx context.Context, s *scope, lb, pls outcome.Outcome) (ctrl.Result, error) {
-	pls = r.Tracker.Resolve(string(s.cr.UID), pls)
+	key := string(s.cr.UID)
+	var lbCond metav1.Condition
+	other := outcome.Outcome{}
 	if lb.Reason != pls.Reason || lb.Message != pls.Message {
-		lb = r.Tracker.Resolve(string(s.cr.UID)+"/lb", lb)
+		lb = r.Tracker.Resolve(key+"/lb", lb)
+		lbCond, other = lb.Condition(hcplinkv1beta1.AzureInternalLoadBalancerAvailableCondition), lb
 	} else {
-		lb = pls
+		// the kit gives it the PLS's resolved message, and its delay is the PLS's
+		lbCond = pls.Condition(hcplinkv1beta1.AzureInternalLoadBalancerAvailableCondition)
 	}
-	var errs []error
-	if err := r.writeStatus(ctx, s); err != nil {
-		errs = append(errs, err)
+	if err := r.writeStatus(ctx, s); err != nil && other.Err == nil {
+		other.Err = err
 	}
 	var conds []metav1.Condition
 	if lb.Reason != "" {
-		conds = append(conds, lb.Condition(hcplinkv1beta1.AzureInternalLoadBalancerAvailableCondition))
+		conds = append(conds, lbCond)
 	}
 	if pls.Reason != "" {
 		conds = append(conds, pls.Condition(hcplinkv1beta1.AzurePLSCreatedCondition))
 	}
-	if err := r.applyConditions(ctx, s.cr, conds...); err != nil {
-		errs = append(errs, err)
+	f := reconcilekit.Finisher{Tracker: r.Tracker, ConflictAfter: time.Second,
+		Writer: conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: ownedConditions, Now: r.Now, Events: r.Events}}
+	res, err := f.Finish(ctx, reconcilekit.Target{Object: s.cr, Conditions: &s.cr.Status.Conditions, Key: key, Other: other}, pls, conds...)
+	if err == nil && pls.Status != metav1.ConditionTrue && pls.Reason != "" {
+		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", pls.Reason, "message", pls.Message, "requeueAfter", res.RequeueAfter)
 	}
-	for _, err := range append([]error{pls.Err, lb.Err}, errs...) {
-		if err == nil {
-			continue
-		}
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	if pls.Status != metav1.ConditionTrue && pls.Reason != "" {
-		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", pls.Reason, "message", pls.Message, "requeueAfter", pls.After)
-	}
-	return ctrl.Result{RequeueAfter: outcome.Smallest(lb.After, pls.After)}, nil
+	return res, err
 }
 
 // hostedCluster finds the object's HostedCluster through the
@@ -468,17 +468,6 @@ func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AzurePri
 // finalizer the control-plane operator added meanwhile is never dropped.
 func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, mutate func()) error {
 	return kubepatch.Finalizers(ctx, r.Client, cr, mutate)
-}
-
-// applyConditions sets this controller's conditions by server-side apply
-// under FieldOwner; nothing is written when they already read the same.
-func (r *Reconciler) applyConditions(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, conds ...metav1.Condition) error {
-	if len(conds) == 0 {
-		return nil
-	}
-	w := conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Types: ownedConditions, Now: r.Now, Events: r.Events}
-	_, err := w.Apply(ctx, cr, &cr.Status.Conditions, conds...)
-	return err
 }
 
 // lastSegment is the name at the end of a resource ID.
