@@ -91,6 +91,36 @@ func TestDeletionWaitsForAnEndpointEC2DoesNotShowYet(t *testing.T) {
 	}
 }
 
+// An endpoint the deletion saw and deleted is gone once EC2 no longer
+// shows it, even within the grace a just-created endpoint gets: the
+// deletion does not wait out the grace (e2e's repaired-then-deleted
+// cluster hit the 2 minutes).
+func TestDeletionOfAShownEndpointDoesNotWaitOutTheGrace(t *testing.T) {
+	x := newFixture(t, cloudOpts{})
+	x.reconcile() // creates the endpoint; its created-at mark is set
+	if x.get().Annotations[EndpointCreatedAtAnnotation] == "" {
+		t.Fatal("no created-at mark after the create")
+	}
+	if err := env.Client.Delete(x.ctx, x.get()); err != nil {
+		t.Fatal(err)
+	}
+	// Each pass moves the clock past the endpoint's deletion only; three
+	// passes stay inside the visibility grace.
+	for range 3 {
+		x.reconcile()
+		if err := env.Client.Get(x.ctx, client.ObjectKeyFromObject(x.cr), &hcplinkv1beta1.AWSEndpointService{}); apierrors.IsNotFound(err) {
+			break
+		}
+		x.clk.Advance(endpointDeleting + time.Second)
+	}
+	if 3*(endpointDeleting+time.Second) >= endpointVisibilityGrace {
+		t.Fatalf("the test's passes span %v, not inside the %v grace", 3*(endpointDeleting+time.Second), endpointVisibilityGrace)
+	}
+	if err := env.Client.Get(x.ctx, client.ObjectKeyFromObject(x.cr), &hcplinkv1beta1.AWSEndpointService{}); !apierrors.IsNotFound(err) {
+		t.Errorf("deletion still waiting for an endpoint it saw and deleted (EC2 shows %d): %v", liveEndpoints(x), err)
+	}
+}
+
 // liveEndpoints counts the customer's endpoints in cloudsim's model, which
 // knows the truth the lagging describes do not show.
 func liveEndpoints(x *fixture) int {

@@ -88,7 +88,11 @@ type Reconciler struct {
 	Now func() time.Time
 
 	initOnce sync.Once
-	tracker  *outcome.Tracker
+
+	// shownAtDeletion holds the endpoints a deletion pass saw EC2 show:
+	// one of them missing later is gone, not yet to be shown.
+	shownAtDeletion sync.Map // endpoint ID → struct{}
+	tracker         *outcome.Tracker
 
 	zonesMu sync.Mutex
 	zoneIDs map[string]map[string]string // region → zone name → zone ID

@@ -133,10 +133,14 @@ func (r *Reconciler) deleteEndpoints(ctx context.Context, s *scope) ([]string, e
 		}
 	}
 	toDelete, remaining := endpointsToDelete(eps)
-	if id := s.cr.Status.EndpointID; len(eps) == 0 && id != "" && justCreated(s.cr, r.now()) {
+	for _, ep := range eps {
+		r.shownAtDeletion.Store(aws.ToString(ep.VpcEndpointId), struct{}{})
+	}
+	id := s.cr.Status.EndpointID
+	if _, shown := r.shownAtDeletion.Load(id); len(eps) == 0 && id != "" && !shown && justCreated(s.cr, r.now()) {
 		// Created moments ago and not shown yet (eventual consistency):
 		// finding nothing is not "gone"; dropping the finalizer now would
-		// leak it.
+		// leak it. One this deletion saw and deleted is gone.
 		remaining = append(remaining, id)
 	}
 	if err := s.endpoints.Delete(ctx, toDelete...); err != nil {
@@ -149,6 +153,7 @@ func (r *Reconciler) deleteEndpoints(ctx context.Context, s *scope) ([]string, e
 		r.Events.Deleted(s.cr, "VPC endpoint", id)
 	}
 	if len(remaining) == 0 {
+		r.shownAtDeletion.Delete(id)
 		s.cr.Status.EndpointID = ""
 	}
 	return remaining, nil
