@@ -23,7 +23,7 @@ type Annotations interface {
 	RouterAnnotationKeys() []string
 }
 
-// Values of those annotations.
+// Names and values of the router Services themselves.
 const (
 	managedByLabel                   = "app.kubernetes.io/managed-by"
 	managedByValue                   = "hcplink"
