@@ -15,7 +15,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -29,6 +28,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // ObserverFieldOwner is the field manager of the observer's writes.
@@ -94,29 +94,14 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if hcp == nil || !hcp.DeletionTimestamp.IsZero() || !PrivateConfigured(hcp) {
 		return ctrl.Result{}, nil // the operator deletes the CR in order
 	}
-	svc := &corev1.Service{}
-	if err := o.Client.Get(ctx, types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.PrivateRouterServiceName}, svc); apierrors.IsNotFound(err) {
-		svc = nil
-	} else if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading Service %s: %w", hcplinkv1beta1.PrivateRouterServiceName, err)
-	}
+	// The object is named like the Service it follows (private-router).
 	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{}
-	if err := o.Client.Get(ctx, name, cr); apierrors.IsNotFound(err) {
-		cr = nil
-	} else if err != nil {
-		return ctrl.Result{}, fmt.Errorf("reading GCPPrivateServiceConnect %s: %w", name.Name, err)
+	svc, found, err := reconcilekit.Observe(ctx, o.Client, name, cr, "GCPPrivateServiceConnect")
+	if err != nil || svc == nil {
+		return ctrl.Result{}, err
 	}
-
-	if svc == nil || !svc.DeletionTimestamp.IsZero() {
-		// The private path goes with its router; the CR's finalizers
-		// clean its cloud resources.
-		if cr != nil && cr.DeletionTimestamp.IsZero() {
-			if err := o.Client.Delete(ctx, cr, client.Preconditions{UID: ptr.To(cr.UID)}); client.IgnoreNotFound(err) != nil {
-				return ctrl.Result{}, fmt.Errorf("deleting GCPPrivateServiceConnect %s: %w", name.Name, err)
-			}
-			ctrl.LoggerFrom(ctx).Info("Deleted GCPPrivateServiceConnect whose Service is gone", "gcpPrivateServiceConnect", name.Name)
-		}
-		return ctrl.Result{}, nil
+	if !found {
+		cr = nil
 	}
 	ip := internalIP(svc)
 	if ip == "" {
