@@ -1,7 +1,6 @@
 package azure
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -196,20 +195,7 @@ func Classify(err error) cloud.Class {
 	case IsDependency(err):
 		return cloud.ClassDependency
 	}
-	if s := statusCode(err); s != 0 {
-		switch {
-		case s == http.StatusBadRequest:
-			return cloud.ClassInvalidInput
-		case s >= http.StatusInternalServerError:
-			return cloud.ClassServerError
-		default:
-			return cloud.ClassClientError
-		}
-	}
-	if errors.Is(err, context.Canceled) {
-		return cloud.ClassClientError
-	}
-	return cloud.ClassServerError
+	return cloud.ClassOfStatus(statusCode(err), err)
 }
 
 // RetryAfter is the wait Azure asked for (Retry-After in seconds or as an
@@ -230,20 +216,7 @@ func retryAfterHeader(h http.Header, now time.Time) time.Duration {
 			}
 		}
 	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil {
-		if s > 0 {
-			return time.Duration(s) * time.Second
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
+	return cloud.RetryAfter(h.Get("Retry-After"), now)
 }
 
 // armMessage is ARM's own message from the error body, "" when the body is

@@ -1,12 +1,9 @@
 package gcp
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -238,20 +235,7 @@ func Classify(err error) cloud.Class {
 	case IsDependency(err):
 		return cloud.ClassDependency
 	}
-	if s := statusCode(err); s != 0 {
-		switch {
-		case s == http.StatusBadRequest:
-			return cloud.ClassInvalidInput
-		case s >= http.StatusInternalServerError:
-			return cloud.ClassServerError
-		default:
-			return cloud.ClassClientError
-		}
-	}
-	if errors.Is(err, context.Canceled) {
-		return cloud.ClassClientError
-	}
-	return cloud.ClassServerError
+	return cloud.ClassOfStatus(statusCode(err), err)
 }
 
 // RetryAfter is the wait Google asked for in a Retry-After header (seconds
@@ -262,17 +246,7 @@ func RetryAfter(err error) time.Duration {
 	if !ok || ge.Header == nil {
 		return 0
 	}
-	v := strings.TrimSpace(ge.Header.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(time.Now()) {
-		return time.Until(t)
-	}
-	return 0
+	return cloud.RetryAfter(ge.Header.Get("Retry-After"), time.Now())
 }
 
 // permissionPattern finds the permission Google names in a denial:
