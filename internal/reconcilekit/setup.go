@@ -2,6 +2,7 @@ package reconcilekit
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -81,9 +82,11 @@ func AllInNamespace(c client.Reader, list client.ObjectList) handler.MapFunc {
 }
 
 // RequestsInNamespace lists the kind of list in namespace and returns a
-// request for each object; none when it cannot list.
+// request for each object; none when it cannot list (and says so in the
+// log).
 func RequestsInNamespace(ctx context.Context, c client.Reader, list client.ObjectList, namespace string) []reconcile.Request {
 	if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing objects to enqueue", "kind", fmt.Sprintf("%T", list), "namespace", namespace)
 		return nil
 	}
 	var out []reconcile.Request

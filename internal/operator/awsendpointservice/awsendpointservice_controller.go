@@ -280,16 +280,7 @@ func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []re
 }
 
 func (r *Reconciler) inNamespace(ctx context.Context, namespace string) []reconcile.Request {
-	list := &hcplinkv1beta1.AWSEndpointServiceList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing AWSEndpointServices to enqueue", "namespace", namespace)
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for _, cr := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cr)})
-	}
-	return out
+	return reconcilekit.RequestsInNamespace(ctx, r.Client, &hcplinkv1beta1.AWSEndpointServiceList{}, namespace)
 }
 
 // Reconcile publishes one AWSEndpointService's load balancer as an

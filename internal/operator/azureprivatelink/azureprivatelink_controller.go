@@ -239,17 +239,8 @@ var hostedClusterChanged = predicate.Funcs{
 }
 
 func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	namespace := hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName())
-	list := &hcplinkv1beta1.AzurePrivateLinkServiceList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(namespace)); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing AzurePrivateLinkServices to enqueue", "namespace", namespace)
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return out
+	return reconcilekit.RequestsInNamespace(ctx, r.Client, &hcplinkv1beta1.AzurePrivateLinkServiceList{},
+		hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName()))
 }
 
 // scope is what one pass works on: the object, its cluster, and the
