@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -8,9 +10,11 @@ import (
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
 	"github.com/hcplink/hcplink/internal/install"
+	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 )
 
 // TestWorkerAndClusterIDFlags checks the flags the operators' worker
@@ -58,7 +62,7 @@ func TestDriftIntervalFlagsNameEachPlatformsDefault(t *testing.T) {
 		if f == nil {
 			t.Fatalf("%s has no --drift-interval", cmd.Name())
 		}
-		if !strings.Contains(f.Usage, "AWS 10m0s, Azure 5m0s") {
+		if !strings.Contains(f.Usage, "AWS 10m0s, Azure 5m0s, GCP 5m0s") {
 			t.Errorf("%s --drift-interval does not name the per-platform defaults: %q", cmd.Name(), f.Usage)
 		}
 	}
@@ -195,6 +199,59 @@ func TestCheckLoadBalancerConfigurations(t *testing.T) {
 			err := checkLoadBalancerConfigurations(tc.platform, tc.names)
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Errorf("err = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestGCPOperatorOptions checks the --gcp-* flags against the platform and
+// what --gcp-credentials-file adds to the environment's configuration.
+func TestGCPOperatorOptions(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "key.json")
+	person := filepath.Join(dir, "person.json")
+	if err := os.WriteFile(key, []byte(`{"type":"service_account","client_email":"op@hcp-management.iam.gserviceaccount.com"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(person, []byte(`{"type":"authorized_user"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{gcpcloud.EnvComputeEndpoint: "https://cloudsim.example/compute/v1/"}
+	mgmt := gcpplatform.Options{Project: "hcp-management", Region: "us-central1", Network: "management"}
+	tests := []struct {
+		name, platform, file string
+		given                gcpplatform.Options
+		wantKey              bool
+		wantErr              string
+	}{
+		{name: "nothing given, any platform", platform: "AWS"},
+		{name: "ADC", platform: "GCP", given: mgmt},
+		{name: "a key file over the environment's endpoints", platform: "GCP", given: mgmt, file: key, wantKey: true},
+		{name: "flags without GCP", platform: "Azure", given: mgmt, wantErr: "need --private-platform=GCP"},
+		{name: "a key file without GCP", platform: "None", file: key, wantErr: "need --private-platform=GCP"},
+		{name: "a key file that is not there", platform: "GCP", given: mgmt, file: filepath.Join(dir, "missing.json"), wantErr: "--gcp-credentials-file"},
+		{name: "a person's credentials", platform: "GCP", given: mgmt, file: person, wantErr: `of type "authorized_user"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := gcpOperatorOptions(tt.platform, tt.given, tt.file, func(k string) string { return env[k] })
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Project != tt.given.Project || got.Network != tt.given.Network {
+				t.Errorf("options %+v lost the flags %+v", got, tt.given)
+			}
+			if hasKey := len(got.Cloud.CredentialsJSON) > 0; hasKey != tt.wantKey {
+				t.Errorf("key read: %v, want %v", hasKey, tt.wantKey)
+			}
+			if tt.wantKey && got.Cloud.ComputeEndpoint != env[gcpcloud.EnvComputeEndpoint] {
+				t.Errorf("compute endpoint %q, want the environment's", got.Cloud.ComputeEndpoint)
 			}
 		})
 	}

@@ -62,9 +62,9 @@ func grantControlPlaneOperator(t *testing.T, ns string) {
 				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: writeVerbs},
 				{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes"}, Verbs: readVerbs},
 				{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes/status"}, Verbs: []string{"get", "update", "patch"}},
-				{APIGroups: []string{group}, Resources: []string{"awsendpointservices", "azureprivatelinkservices"}, Verbs: append(append([]string{}, writeVerbs...), "deletecollection")},
-				{APIGroups: []string{group}, Resources: []string{"awsendpointservices/status", "azureprivatelinkservices/status"}, Verbs: []string{"get", "update", "patch"}},
-				{APIGroups: []string{group}, Resources: []string{"awsendpointservices/finalizers", "azureprivatelinkservices/finalizers"}, Verbs: []string{"update"}},
+				{APIGroups: []string{group}, Resources: []string{"awsendpointservices", "azureprivatelinkservices", "gcpprivateserviceconnects"}, Verbs: append(append([]string{}, writeVerbs...), "deletecollection")},
+				{APIGroups: []string{group}, Resources: []string{"awsendpointservices/status", "azureprivatelinkservices/status", "gcpprivateserviceconnects/status"}, Verbs: []string{"get", "update", "patch"}},
+				{APIGroups: []string{group}, Resources: []string{"awsendpointservices/finalizers", "azureprivatelinkservices/finalizers", "gcpprivateserviceconnects/finalizers"}, Verbs: []string{"update"}},
 			},
 		},
 		&rbacv1.RoleBinding{

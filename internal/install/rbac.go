@@ -4,6 +4,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/operator"
 )
 
 var (
@@ -13,23 +14,42 @@ var (
 	emitVerbs   = []string{"create", "update", "patch"}
 )
 
+// privateLinkResources are every registered platform's private-link
+// resource (awsendpointservices, azureprivatelinkservices,
+// gcpprivateserviceconnects): the HostedCluster controller watches each
+// of them whatever the private platform, and grants them to every
+// control-plane operator.
+func privateLinkResources() []string {
+	return operator.Platforms().Resources()
+}
+
+// subresourcesOf are each of subresources of every resource, subresource
+// by subresource.
+func subresourcesOf(resources []string, subresources ...string) []string {
+	var out []string
+	for _, sub := range subresources {
+		for _, r := range resources {
+			out = append(out, r+"/"+sub)
+		}
+	}
+	return out
+}
+
 // operatorRules is what the management operator itself calls: its
-// controllers (HostedCluster, NodePool, AWSEndpointService,
-// AzurePrivateLinkService), the objects it creates in each control-plane
-// namespace, its Events, the kube-system namespace it reads its default
-// management cluster ID from, and Nodes (their Azure resource group).
+// controllers (HostedCluster, NodePool, and each platform's private-link
+// controller), the objects it creates in each control-plane namespace,
+// its Events, the kube-system namespace it reads its default management
+// cluster ID from, and Nodes (their Azure resource group).
 func operatorRules() []rbacv1.PolicyRule {
 	g := hcplinkv1beta1.GroupName
+	owned := append([]string{"hostedcontrolplanes"}, privateLinkResources()...)
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{g}, Resources: []string{"hostedclusters"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 		{APIGroups: []string{g}, Resources: []string{"hostedclusters/status", "hostedclusters/finalizers"}, Verbs: statusVerbs},
 		{APIGroups: []string{g}, Resources: []string{"nodepools"}, Verbs: readVerbs},
 		{APIGroups: []string{g}, Resources: []string{"nodepools/status"}, Verbs: statusVerbs},
-		{APIGroups: []string{g}, Resources: []string{"hostedcontrolplanes", "awsendpointservices", "azureprivatelinkservices"}, Verbs: writeVerbs},
-		{APIGroups: []string{g}, Resources: []string{
-			"hostedcontrolplanes/status", "awsendpointservices/status", "azureprivatelinkservices/status",
-			"hostedcontrolplanes/finalizers", "awsendpointservices/finalizers", "azureprivatelinkservices/finalizers",
-		}, Verbs: statusVerbs},
+		{APIGroups: []string{g}, Resources: owned, Verbs: writeVerbs},
+		{APIGroups: []string{g}, Resources: subresourcesOf(owned, "status", "finalizers"), Verbs: statusVerbs},
 		{APIGroups: []string{""}, Resources: []string{"namespaces", "serviceaccounts", "secrets"}, Verbs: writeVerbs},
 		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: writeVerbs},
 		{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"roles", "rolebindings"}, Verbs: writeVerbs},
@@ -53,7 +73,7 @@ func controlPlaneOperatorGrants() []rbacv1.PolicyRule {
 		{APIGroups: []string{""}, Resources: []string{"endpoints"}, Verbs: readVerbs},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: emitVerbs},
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: writeVerbs},
-		{APIGroups: []string{g}, Resources: []string{"awsendpointservices", "azureprivatelinkservices"}, Verbs: []string{"deletecollection"}},
+		{APIGroups: []string{g}, Resources: privateLinkResources(), Verbs: []string{"deletecollection"}},
 	}
 }
 

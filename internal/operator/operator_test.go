@@ -228,8 +228,9 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		want string
 	}{
 		{name: "no rest config", opts: Options{}, want: "RestConfig"},
-		{name: "unknown platform", opts: Options{RestConfig: env.Config, PrivatePlatform: "GCP"}, want: "AWS, Azure or None"},
+		{name: "unknown platform", opts: Options{RestConfig: env.Config, PrivatePlatform: "OpenStack"}, want: "AWS, Azure, GCP or None"},
 		{name: "AWS without region", opts: Options{RestConfig: env.Config, PrivatePlatform: PlatformAWS}, want: "region"},
+		{name: "GCP without its management network", opts: Options{RestConfig: env.Config, PrivatePlatform: PlatformGCP}, want: "--gcp-project, --gcp-region, --gcp-network not set"},
 		{name: "leader election without namespace", opts: Options{RestConfig: env.Config, LeaderElection: true}, want: "namespace"},
 	}
 	for _, tt := range tests {

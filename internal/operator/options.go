@@ -11,6 +11,7 @@ import (
 	"github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
+	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 )
 
 // This file is the one place of the operator that names the clouds: the
@@ -22,6 +23,7 @@ import (
 const (
 	PlatformAWS   = awsplatform.Name
 	PlatformAzure = azureplatform.Name
+	PlatformGCP   = gcpplatform.Name
 	PlatformNone  = hostedcluster.PrivatePlatformNone
 )
 
@@ -31,6 +33,7 @@ func registry(opts Options) *platform.Registry {
 	return platform.New(
 		awsplatform.Platform(awsplatform.Options{Region: opts.AWSPrivateRegion, Config: opts.AWS}),
 		azureplatform.Platform(azureplatform.Options{Config: opts.Azure, LoadBalancerConfigurations: opts.AzureLoadBalancerConfigurations}),
+		gcpplatform.Platform(opts.GCP),
 	)
 }
 
@@ -45,8 +48,9 @@ type Options struct {
 	// RestConfig reaches the management cluster.
 	RestConfig *rest.Config
 	// PrivatePlatform is the cloud whose private connectivity this operator
-	// serves: "AWS", "Azure" or "None" (empty means None). Clusters that are
-	// not public on another cloud are refused (ValidConfiguration=False).
+	// serves: "AWS", "Azure", "GCP" or "None" (empty means None). Clusters
+	// that are not public on another cloud are refused
+	// (ValidConfiguration=False).
 	PrivatePlatform string
 	// AWSPrivateRegion is the AWS region of the management cluster; private
 	// AWS clusters must be in it.
@@ -66,6 +70,13 @@ type Options struct {
 	// room for its Private Link Service; none: the cloud provider's
 	// default placement. Used only when PrivatePlatform is Azure.
 	AzureLoadBalancerConfigurations []string
+	// GCP is the operator's GCP configuration: the management project,
+	// region and network (--gcp-project, --gcp-region, --gcp-network),
+	// the PSC NAT subnetworks the fleet may take (--gcp-nat-subnets) and
+	// the sign-in (a key file, else Application Default Credentials);
+	// its zero Cloud reads the sign-in and the endpoints from the
+	// environment. Used only when PrivatePlatform is GCP.
+	GCP gcpplatform.Options
 	// MaxConcurrentReconciles is the worker count of each controller, so
 	// that one slow cluster never holds the others; zero means
 	// DefaultMaxConcurrentReconciles.

@@ -174,6 +174,13 @@ func (c Config) tokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	return creds.TokenSource, nil
 }
 
+// CheckCredentials refuses credentials hcplink does not sign in with (see
+// credentialsType), before anything starts.
+func CheckCredentials(b []byte) error {
+	_, err := credentialsType(b)
+	return err
+}
+
 // credentialsType accepts the two kinds of credentials an operator is
 // given: a service account key, or an external_account configuration.
 // Other kinds (an authorized user's refresh token) are refused: they are a

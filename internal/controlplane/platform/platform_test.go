@@ -11,14 +11,15 @@ import (
 	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
+	gcpplatform "github.com/hcplink/hcplink/internal/controlplane/platform/gcp"
 )
 
 func TestRegistry(t *testing.T) {
-	r := platform.New(awsplatform.Platform(), azureplatform.Platform())
-	if got := r.Names(); !slices.Equal(got, []string{"AWS", "Azure"}) {
+	r := platform.New(awsplatform.Platform(), azureplatform.Platform(), gcpplatform.Platform())
+	if got := r.Names(); !slices.Equal(got, []string{"AWS", "Azure", "GCP"}) {
 		t.Errorf("Names = %v", got)
 	}
-	if got, want := r.DriftHelp(), "AWS 10m0s, Azure 5m0s"; got != want {
+	if got, want := r.DriftHelp(), "AWS 10m0s, Azure 5m0s, GCP 5m0s"; got != want {
 		t.Errorf("DriftHelp = %q, want %q", got, want)
 	}
 	for _, p := range r.All() {
@@ -41,6 +42,11 @@ func TestRegistry(t *testing.T) {
 			if private {
 				h.Spec.Platform.Azure.Private = &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink}
 			}
+		case hcplinkv1beta1.GCPPlatform:
+			h.Spec.Platform.GCP = &hcplinkv1beta1.GCPPlatformSpec{EndpointAccess: hcplinkv1beta1.GCPEndpointAccessPublic}
+			if private {
+				h.Spec.Platform.GCP.EndpointAccess = hcplinkv1beta1.GCPEndpointAccessPrivate
+			}
 		}
 		return h
 	}
@@ -54,6 +60,8 @@ func TestRegistry(t *testing.T) {
 		{hcp(hcplinkv1beta1.AWSPlatform, false), "", true, "public AWS"},
 		{hcp(hcplinkv1beta1.AzurePlatform, true), "Azure", false, "Azure with the private configuration, settings not yet validated"},
 		{hcp(hcplinkv1beta1.AzurePlatform, false), "", true, "Azure without the private configuration"},
+		{hcp(hcplinkv1beta1.GCPPlatform, true), "GCP", true, "private GCP"},
+		{hcp(hcplinkv1beta1.GCPPlatform, false), "", true, "public GCP"},
 		{nil, "", true, "no HostedControlPlane"},
 	} {
 		got := ""

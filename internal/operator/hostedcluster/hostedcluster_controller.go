@@ -183,7 +183,7 @@ func (c Config) gracePeriod() time.Duration {
 // +kubebuilder:rbac:groups=hcplink.io,resources=hostedclusters,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=hcplink.io,resources=hostedclusters/status;hostedclusters/finalizers,verbs=get;update;patch
 // +kubebuilder:rbac:groups=hcplink.io,resources=nodepools,verbs=get;list;watch
-// +kubebuilder:rbac:groups=hcplink.io,resources=hostedcontrolplanes;awsendpointservices;azureprivatelinkservices,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=hcplink.io,resources=hostedcontrolplanes;awsendpointservices;azureprivatelinkservices;gcpprivateserviceconnects,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=hcplink.io,resources=hostedcontrolplanes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=namespaces;serviceaccounts;secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete

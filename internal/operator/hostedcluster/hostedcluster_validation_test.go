@@ -8,8 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
+	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 )
 
 func TestValidateCluster(t *testing.T) {
@@ -49,9 +51,18 @@ func TestValidateCluster(t *testing.T) {
 			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"topology is Private", "--private-platform=Azure"}},
 		{name: "(c) PublicAndPrivate Azure cluster without private platform", hc: azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPublicAndPrivate),
 			cfg: Config{PrivatePlatform: PrivatePlatformNone}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"PublicAndPrivate"}},
-		{name: "(c) private cluster on a cloud with no private platform registered", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPrivate),
-			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"private path on GCP", "AWS and Azure", "Public"}},
-		{name: "public cluster on a cloud with no private platform registered", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPublic), cfg: awsConfig()},
+		{name: "(c) private GCP cluster on an AWS operator", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPrivate),
+			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"endpointAccess is Private", "GCP Private Service Connect", "--private-platform=GCP"}},
+		{name: "private GCP cluster on a GCP operator in its region", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPrivate), cfg: Config{PrivatePlatform: gcpplatform.Name}},
+		{name: "(b) private GCP cluster in another region", hc: withGCPRegion(gcpCluster(hcplinkv1beta1.GCPEndpointAccessPublicAndPrivate), "europe-west4"),
+			cfg: Config{PrivatePlatform: gcpplatform.Name}, reasons: []string{hcplinkv1beta1.PlatformRegionMismatchReason}, contains: []string{"europe-west4", testGCPRegion, "--gcp-region"}},
+		// The generic rule for a cloud whose API exists but whose private
+		// path the operator's registry does not serve (as GCP was before it
+		// was registered): refused, never reported Available.
+		{name: "(c) private cluster on a cloud the registry does not serve", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPrivate),
+			cfg: Config{PrivatePlatform: awsplatform.Name, Platforms: withoutGCP()}, reasons: []string{hcplinkv1beta1.UnsupportedPrivatePlatformReason}, contains: []string{"private path on GCP", "AWS and Azure", "Public"}},
+		{name: "public cluster on a cloud the registry does not serve", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPublic), cfg: Config{PrivatePlatform: awsplatform.Name, Platforms: withoutGCP()}},
+		{name: "public GCP cluster on an AWS operator", hc: gcpCluster(hcplinkv1beta1.GCPEndpointAccessPublic), cfg: awsConfig()},
 		{name: "(d) namespace name of 64 characters", hc: awsCluster("clusters", longName+"x", hcplinkv1beta1.AWSEndpointAccessPublic),
 			cfg: awsConfig(), reasons: []string{hcplinkv1beta1.NamespaceNameTooLongReason}, contains: []string{"64 characters", "63"}},
 		{name: "(d) dots count after replacement", hc: awsCluster("clusters", strings.Repeat("a.", 28)+"b", hcplinkv1beta1.AWSEndpointAccessPublic),
@@ -103,6 +114,16 @@ func TestValidateCluster(t *testing.T) {
 
 func withRegion(hc *hcplinkv1beta1.HostedCluster, region string) *hcplinkv1beta1.HostedCluster {
 	hc.Spec.Platform.AWS.Region = region
+	return hc
+}
+
+// withoutGCP is a registry of AWS (in testRegion) and Azure only.
+func withoutGCP() *platform.Registry {
+	return platform.New(awsplatform.Platform(awsplatform.Options{Region: testRegion}), azureplatform.Platform(azureplatform.Options{}))
+}
+
+func withGCPRegion(hc *hcplinkv1beta1.HostedCluster, region string) *hcplinkv1beta1.HostedCluster {
+	hc.Spec.Platform.GCP.Region = region
 	return hc
 }
 

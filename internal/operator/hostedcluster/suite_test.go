@@ -23,6 +23,7 @@ import (
 	"github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
+	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -134,8 +135,8 @@ func awsEndpointService(namespace, name string) *hcplinkv1beta1.AWSEndpointServi
 	}
 }
 
-// testPlatforms is the registry the operator runs with: AWS in testRegion
-// and Azure.
+// testPlatforms is the registry the operator runs with: AWS in testRegion,
+// Azure, and GCP in testGCPRegion.
 func testPlatforms() *platform.Registry {
 	return platformsWith(testRegion, "")
 }
@@ -147,8 +148,12 @@ func platformsWith(region, authorityHost string) *platform.Registry {
 	if authorityHost != "" {
 		azure.Config = &azurecloud.Config{Cloud: azcloud.Configuration{ActiveDirectoryAuthorityHost: authorityHost}}
 	}
-	return platform.New(awsplatform.Platform(awsplatform.Options{Region: region}), azureplatform.Platform(azure))
+	return platform.New(awsplatform.Platform(awsplatform.Options{Region: region}), azureplatform.Platform(azure),
+		gcpplatform.Platform(gcpplatform.Options{Region: testGCPRegion}))
 }
+
+// testGCPRegion is the GCP operator's region in testPlatforms.
+const testGCPRegion = "us-central1"
 
 // withPlatforms gives cfg the operator's registry unless it has one.
 func withPlatforms(cfg Config) Config {

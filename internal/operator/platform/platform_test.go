@@ -10,24 +10,26 @@ import (
 	"github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
+	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 )
 
 func TestRegistry(t *testing.T) {
-	r := platform.New(awsplatform.Platform(awsplatform.Options{}), azureplatform.Platform(azureplatform.Options{}))
-	if got := r.Names(); !slices.Equal(got, []string{"AWS", "Azure"}) {
+	r := platform.New(awsplatform.Platform(awsplatform.Options{}), azureplatform.Platform(azureplatform.Options{}), gcpplatform.Platform(gcpplatform.Options{}))
+	if got := r.Names(); !slices.Equal(got, []string{"AWS", "Azure", "GCP"}) {
 		t.Errorf("Names = %v", got)
 	}
 	if got := r.ConditionTypes(); !slices.Equal(got, []string{hcplinkv1beta1.AWSEndpointServiceAvailableCondition,
-		hcplinkv1beta1.AWSEndpointAvailableCondition, hcplinkv1beta1.AzurePLSCreatedCondition, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition}) {
+		hcplinkv1beta1.AWSEndpointAvailableCondition, hcplinkv1beta1.AzurePLSCreatedCondition, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition,
+		hcplinkv1beta1.GCPServiceAttachmentAvailableCondition, hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition}) {
 		t.Errorf("ConditionTypes = %v", got)
 	}
-	if r.Get("AWS") == nil || r.Get("Azure") == nil || r.Get("GCP") != nil {
+	if r.Get("AWS") == nil || r.Get("Azure") == nil || r.Get("GCP") == nil || r.Get("OpenStack") != nil {
 		t.Error("Get finds the wrong platforms")
 	}
-	if r.Get("AWS").Setup == nil || r.Get("Azure").Setup == nil {
-		t.Error("AWS and Azure both have management-side controllers")
+	if r.Get("AWS").Setup == nil || r.Get("Azure").Setup == nil || r.Get("GCP").Setup == nil {
+		t.Error("AWS, Azure and GCP all have management-side controllers")
 	}
-	if !r.Get("AWS").FinalSweep || r.Get("Azure").FinalSweep {
+	if !r.Get("AWS").FinalSweep || r.Get("Azure").FinalSweep || r.Get("GCP").FinalSweep {
 		t.Error("only AWS has a final customer-side sweep today")
 	}
 
@@ -47,6 +49,11 @@ func TestRegistry(t *testing.T) {
 				hc.Spec.Platform.Azure.Topology = hcplinkv1beta1.AzureTopologyPrivate
 				hc.Spec.Platform.Azure.Private = &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink}
 			}
+		case hcplinkv1beta1.GCPPlatform:
+			hc.Spec.Platform.GCP = &hcplinkv1beta1.GCPPlatformSpec{EndpointAccess: hcplinkv1beta1.GCPEndpointAccessPublic}
+			if private {
+				hc.Spec.Platform.GCP.EndpointAccess = hcplinkv1beta1.GCPEndpointAccessPrivate
+			}
 		}
 		return hc
 	}
@@ -58,6 +65,8 @@ func TestRegistry(t *testing.T) {
 		{cluster(hcplinkv1beta1.AWSPlatform, false), ""},
 		{cluster(hcplinkv1beta1.AzurePlatform, true), "Azure"},
 		{cluster(hcplinkv1beta1.AzurePlatform, false), ""},
+		{cluster(hcplinkv1beta1.GCPPlatform, true), "GCP"},
+		{cluster(hcplinkv1beta1.GCPPlatform, false), ""},
 	} {
 		got := ""
 		if p := r.ForCluster(tt.hc); p != nil {

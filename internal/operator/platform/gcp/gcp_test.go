@@ -90,10 +90,22 @@ func TestLoadOptions(t *testing.T) {
 	}{
 		{"a network by name", Options{Project: "hcp-management", Region: "us-central1", Network: "management", Cloud: gcpcloud.Config{CredentialsJSON: key}},
 			"projects/hcp-management/global/networks/management", ""},
-		{"a Shared VPC network", Options{Project: "hcp-management", Region: "us-central1", Network: "projects/host/global/networks/shared", Cloud: gcpcloud.Config{CredentialsJSON: key}},
-			"projects/host/global/networks/shared", ""},
+		{"a Shared VPC network", Options{Project: "hcp-management", Region: "us-central1", Network: "projects/host-project/global/networks/shared", Cloud: gcpcloud.Config{CredentialsJSON: key}},
+			"projects/host-project/global/networks/shared", ""},
+		{"NAT subnetworks named", Options{Project: "hcp-management", Region: "us-central1", Network: "management", NATSubnets: []string{"psc-nat-a", "psc-nat-b"}, Cloud: gcpcloud.Config{CredentialsJSON: key}},
+			"projects/hcp-management/global/networks/management", ""},
 		{"nothing given", Options{}, "", "--gcp-project, --gcp-region, --gcp-network not set"},
 		{"no network", Options{Project: "hcp-management", Region: "us-central1"}, "", "--gcp-network not set"},
+		{"a project number, not an ID", Options{Project: "200000000001", Region: "us-central1", Network: "management"}, "", "--gcp-project \"200000000001\" is not a GCP project ID"},
+		{"a project ID too short", Options{Project: "hcp", Region: "us-central1", Network: "management"}, "", "is not a GCP project ID"},
+		{"a zone, not a region", Options{Project: "hcp-management", Region: "us-central1-a", Network: "management"}, "", "--gcp-region \"us-central1-a\" is not a GCP region"},
+		{"a network URL", Options{Project: "hcp-management", Region: "us-central1", Network: "https://www.googleapis.com/compute/v1/projects/p/global/networks/n"}, "", "neither a network name nor"},
+		{"a network name Google refuses", Options{Project: "hcp-management", Region: "us-central1", Network: "Management"}, "", "--gcp-network: \"Management\" is not a valid Google Cloud name"},
+		{"a Shared VPC path with a bad project", Options{Project: "hcp-management", Region: "us-central1", Network: "projects/Host/global/networks/shared"}, "", "\"Host\" is not a GCP project ID"},
+		{"a NAT subnetwork Google refuses", Options{Project: "hcp-management", Region: "us-central1", Network: "management", NATSubnets: []string{"psc_nat"}}, "", "--gcp-nat-subnets: \"psc_nat\" is not a valid Google Cloud name"},
+		{"a NAT subnetwork named twice", Options{Project: "hcp-management", Region: "us-central1", Network: "management", NATSubnets: []string{"psc-nat-a", "psc-nat-a"}}, "", "named twice"},
+		{"a person's credentials", Options{Project: "hcp-management", Region: "us-central1", Network: "management", Cloud: gcpcloud.Config{CredentialsJSON: []byte(`{"type":"authorized_user"}`)}}, "",
+			"of type \"authorized_user\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

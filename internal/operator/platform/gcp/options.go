@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
@@ -39,8 +40,23 @@ type Options struct {
 	Timeouts gcpcloud.Timeouts
 }
 
+// Formats of the operator's GCP options: a project ID is 6 to 30
+// lowercase letters, digits and hyphens, starting with a letter and not
+// ending with a hyphen
+// (https://cloud.google.com/resource-manager/docs/creating-managing-projects);
+// a region is <area>-<direction><number> such as us-central1
+// (https://cloud.google.com/compute/docs/regions-zones); networks and
+// subnetworks are RFC 1035 names (gcpcloud.ValidName).
+var (
+	projectPattern = regexp.MustCompile(`^[a-z][-a-z0-9]{4,28}[a-z0-9]$`)
+	regionPattern  = regexp.MustCompile(`^[a-z]+-[a-z]+[0-9]+$`)
+	// networkPathPattern is a network of another (Shared VPC host)
+	// project: projects/<project>/global/networks/<name>.
+	networkPathPattern = regexp.MustCompile(`^projects/([^/]+)/global/networks/([^/]+)$`)
+)
+
 // check refuses a GCP operator without its management project, region
-// or network.
+// or network, or with one Google would refuse, before anything starts.
 func check(o Options) error {
 	var missing []string
 	for _, f := range []struct{ flag, value string }{{"--gcp-project", o.Project}, {"--gcp-region", o.Region}, {"--gcp-network", o.Network}} {
@@ -50,6 +66,48 @@ func check(o Options) error {
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("the GCP private platform needs the management project, region and network: %s not set", strings.Join(missing, ", "))
+	}
+	if !projectPattern.MatchString(o.Project) {
+		return fmt.Errorf("--gcp-project %q is not a GCP project ID: 6 to 30 lowercase letters, digits and hyphens, starting with a letter and not ending with a hyphen", o.Project)
+	}
+	if !regionPattern.MatchString(o.Region) {
+		return fmt.Errorf("--gcp-region %q is not a GCP region such as us-central1", o.Region)
+	}
+	if err := checkNetwork(o.Network); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, n := range o.NATSubnets {
+		if err := gcpcloud.ValidName(n); err != nil {
+			return fmt.Errorf("--gcp-nat-subnets: %w", err)
+		}
+		if seen[n] {
+			return fmt.Errorf("--gcp-nat-subnets: %q is named twice", n)
+		}
+		seen[n] = true
+	}
+	if len(o.Cloud.CredentialsJSON) > 0 {
+		if err := gcpcloud.CheckCredentials(o.Cloud.CredentialsJSON); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkNetwork accepts a network name, or a Shared VPC host project's
+// network by its path.
+func checkNetwork(network string) error {
+	name := network
+	if m := networkPathPattern.FindStringSubmatch(network); m != nil {
+		if !projectPattern.MatchString(m[1]) {
+			return fmt.Errorf("--gcp-network %q: %q is not a GCP project ID", network, m[1])
+		}
+		name = m[2]
+	} else if strings.Contains(network, "/") {
+		return fmt.Errorf("--gcp-network %q is neither a network name nor projects/<project>/global/networks/<name>", network)
+	}
+	if err := gcpcloud.ValidName(name); err != nil {
+		return fmt.Errorf("--gcp-network: %w", err)
 	}
 	return nil
 }
