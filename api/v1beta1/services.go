@@ -37,7 +37,8 @@ var RouterServiceNames = []string{PrivateRouterServiceName, RouterServiceName, K
 //     LoadBalancer and the cluster is private.
 //
 // Azure, only with the private configuration (IsPrivate checks it, not the
-// topology alone):
+// topology alone), and GCP, only when PublicAndPrivate or Private (every
+// service is published by Route on both, so one router carries them all):
 //   - private-router for every service;
 //   - router when PublicAndPrivate.
 func WantedRouterServices(hcp *HostedControlPlane) []string {
@@ -55,7 +56,7 @@ func WantedRouterServices(hcp *HostedControlPlane) []string {
 		if platform.IsPrivate() && apiServer.Type == LoadBalancerPublishing {
 			out = append(out, KubeAPIServerPrivateServiceName)
 		}
-	case AzurePlatform:
+	case AzurePlatform, GCPPlatform:
 		if !platform.IsPrivate() {
 			return nil
 		}

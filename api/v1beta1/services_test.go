@@ -73,6 +73,9 @@ func TestWantedRouterServices(t *testing.T) {
 		return &HostedControlPlane{Spec: HostedControlPlaneSpec{Platform: PlatformSpec{Type: AzurePlatform, Azure: &AzurePlatformSpec{Topology: topology, Private: private}}}}
 	}
 	privateLink := &AzurePrivateSpec{Type: AzurePrivateTypePrivateLink}
+	gcp := func(access GCPEndpointAccessType) *HostedControlPlane {
+		return &HostedControlPlane{Spec: HostedControlPlaneSpec{Platform: PlatformSpec{Type: GCPPlatform, GCP: &GCPPlatformSpec{EndpointAccess: access}}}}
+	}
 	tests := []struct {
 		name string
 		hcp  *HostedControlPlane
@@ -85,6 +88,10 @@ func TestWantedRouterServices(t *testing.T) {
 		{"Azure Private", azure(AzureTopologyPrivate, privateLink), []string{PrivateRouterServiceName}},
 		{"Azure PublicAndPrivate", azure(AzureTopologyPublicAndPrivate, privateLink), []string{PrivateRouterServiceName, RouterServiceName}},
 		{"Azure Private without the private configuration", azure(AzureTopologyPrivate, nil), nil},
+		{"GCP Private", gcp(GCPEndpointAccessPrivate), []string{PrivateRouterServiceName}},
+		{"GCP PublicAndPrivate", gcp(GCPEndpointAccessPublicAndPrivate), []string{PrivateRouterServiceName, RouterServiceName}},
+		{"GCP Public", gcp(GCPEndpointAccessPublic), nil},
+		{"GCP without its platform", &HostedControlPlane{Spec: HostedControlPlaneSpec{Platform: PlatformSpec{Type: GCPPlatform}}}, nil},
 	}
 	for _, tt := range tests {
 		if got := WantedRouterServices(tt.hcp); !reflect.DeepEqual(got, tt.want) {

@@ -8,11 +8,12 @@ import (
 	"github.com/hcplink/hcplink/internal/controlplane/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
+	gcpplatform "github.com/hcplink/hcplink/internal/controlplane/platform/gcp"
 )
 
 // platforms gives the router Services their clouds' annotations, as the
 // operator's registry does.
-var platforms = platform.New(awsplatform.Platform(), azureplatform.Platform())
+var platforms = platform.New(awsplatform.Platform(), azureplatform.Platform(), gcpplatform.Platform())
 
 const (
 	testCluster       = "clusters/demo"
@@ -59,6 +60,24 @@ func azureHCP(namespace string, topology hcplinkv1beta1.AzureTopology) *hcplinkv
 		hcp.Spec.Platform.Azure.Private = &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink}
 		hcp.Spec.Platform.Azure.TenantID = "72f988bf-86f1-41af-91ab-2d7cd011db47"
 		hcp.Spec.Platform.Azure.AzureAuthenticationConfig = hcplinkv1beta1.WorkloadIdentitiesConfig("3a9a5ad2-4b1f-4c8e-9d1e-0f2b6c7d8e9f")
+	}
+	return hcp
+}
+
+// gcpHCP is a GCP HostedControlPlane with the given endpoint access.
+func gcpHCP(namespace string, access hcplinkv1beta1.GCPEndpointAccessType) *hcplinkv1beta1.HostedControlPlane {
+	hcp := baseHCP(namespace)
+	hcp.Spec.Services = []hcplinkv1beta1.ServicePublishingStrategyMapping{apiServerMapping(hcplinkv1beta1.RoutePublishing)}
+	hcp.Spec.Platform = hcplinkv1beta1.PlatformSpec{
+		Type: hcplinkv1beta1.GCPPlatform,
+		GCP:  &hcplinkv1beta1.GCPPlatformSpec{Project: "customer-project", Region: "us-central1", EndpointAccess: access},
+	}
+	if access != hcplinkv1beta1.GCPEndpointAccessPublic {
+		hcp.Spec.Platform.GCP.Network, hcp.Spec.Platform.GCP.Subnet = "customer", "workers"
+		hcp.Spec.Platform.GCP.WorkloadIdentity = &hcplinkv1beta1.GCPWorkloadIdentityConfig{
+			PoolProvider:          "projects/200000000002/locations/global/workloadIdentityPools/hcplink-mgmt/providers/mgmt-oidc",
+			ServiceAccountsEmails: hcplinkv1beta1.GCPServiceAccountsEmails{ControlPlaneOperator: "control-plane@customer-project.iam.gserviceaccount.com"},
+		}
 	}
 	return hcp
 }

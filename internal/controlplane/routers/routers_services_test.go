@@ -37,6 +37,13 @@ var (
 		"service.beta.kubernetes.io/azure-load-balancer-internal": "false",
 		"hcplink.io/cluster": testCluster,
 	}
+	gcpInternalAnnotations = map[string]string{
+		"networking.gke.io/load-balancer-type": "Internal",
+		"hcplink.io/cluster":                   testCluster,
+	}
+	gcpPublicAnnotations = map[string]string{
+		"hcplink.io/cluster": testCluster,
+	}
 	routerPorts = []corev1.ServicePort{{Name: "https", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromString("https")}}
 	kasPorts    = []corev1.ServicePort{{Name: "client", Protocol: corev1.ProtocolTCP, Port: 6443, TargetPort: intstr.FromString("client")}}
 	routerApp   = map[string]string{"app": "private-router"}
@@ -95,6 +102,9 @@ func TestDesiredServices(t *testing.T) {
 		{"Azure Private", azureHCP("ns", hcplinkv1beta1.AzureTopologyPrivate), []wantService{privateRouter(azureInternalAnnotations)}},
 		{"Azure Private without the private configuration", azureNoPrivateConfig, nil},
 		{"Azure placed on a load-balancer configuration: both routers name it", azurePlaced, []wantService{privateRouter(placed(azureInternalAnnotations)), router(placed(azurePublicAnnotations))}},
+		{"GCP Public", gcpHCP("ns", hcplinkv1beta1.GCPEndpointAccessPublic), nil},
+		{"GCP PublicAndPrivate", gcpHCP("ns", hcplinkv1beta1.GCPEndpointAccessPublicAndPrivate), []wantService{privateRouter(gcpInternalAnnotations), router(gcpPublicAnnotations)}},
+		{"GCP Private", gcpHCP("ns", hcplinkv1beta1.GCPEndpointAccessPrivate), []wantService{privateRouter(gcpInternalAnnotations)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

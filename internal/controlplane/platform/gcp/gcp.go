@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/controlplane/gcpprivateserviceconnect"
 	"github.com/hcplink/hcplink/internal/controlplane/platform"
 )
@@ -28,6 +29,10 @@ func Platform() platform.Platform {
 		// three reads (see gcpprivateserviceconnect.DefaultDriftInterval).
 		DefaultDriftInterval: gcpprivateserviceconnect.DefaultDriftInterval,
 		IsPrivate:            gcpprivateserviceconnect.PrivateConfigured,
+		RouterAnnotations: func(_ *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string {
+			return gcpcloud.RouterAnnotations(internal)
+		},
+		RouterAnnotationKeys: gcpcloud.RouterAnnotationKeys,
 		Setup:                setup,
 	}
 }
