@@ -45,6 +45,12 @@ const (
 	// EnvIAMCredentialsEndpoint is IAM Credentials' root URL
 	// (default https://iamcredentials.googleapis.com/).
 	EnvIAMCredentialsEndpoint = "HCPLINK_GCP_IAMCREDENTIALS_ENDPOINT"
+	// EnvTokenFile is the control-plane operator's projected
+	// ServiceAccount token, presented to STS (WorkloadIdentity.TokenFile);
+	// the management operator renders it at DefaultTokenFile.
+	EnvTokenFile = "HCPLINK_GCP_TOKEN_FILE"
+	// DefaultTokenFile is where that token is mounted.
+	DefaultTokenFile = "/var/run/secrets/hcplink/gcp/token"
 )
 
 // Google's own endpoints.

@@ -14,6 +14,7 @@ import (
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
+	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 )
 
 func TestDesiredNamespace(t *testing.T) {
@@ -361,5 +362,71 @@ func TestDesiredAzureWorkloadIdentity(t *testing.T) {
 	hc.Spec.Platform.Azure.AzureAuthenticationConfig = hcplinkv1beta1.WorkloadIdentitiesConfig("4b0b6be3-5c2f-4d9f-8e2f-1f3c7d8e9fa0")
 	if b := desiredDeployment(hc, withPlatforms(Config{ControlPlaneOperatorImage: testImage})); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
 		t.Error("a new client ID does not change the spec hash (the pod would keep the old identity)")
+	}
+}
+
+// A GCP cluster that names its workload identity gets a control-plane
+// operator with its ServiceAccount's token projected for the pool
+// provider's audience, where its sign-in reads it; no key, no other
+// identity. A new pool provider rolls the pod.
+func TestDesiredDeploymentGCPWorkloadIdentity(t *testing.T) {
+	const pool = "projects/200000000002/locations/global/workloadIdentityPools/hcplink/providers/control-plane"
+	withIdentity := func(access hcplinkv1beta1.GCPEndpointAccessType) *hcplinkv1beta1.HostedCluster {
+		hc := gcpCluster(access)
+		hc.Spec.Platform.GCP.WorkloadIdentity = &hcplinkv1beta1.GCPWorkloadIdentityConfig{PoolProvider: pool,
+			ServiceAccountsEmails: hcplinkv1beta1.GCPServiceAccountsEmails{ControlPlaneOperator: "control-plane@customer-project.iam.gserviceaccount.com"}}
+		return hc
+	}
+	cfg := withPlatforms(Config{ControlPlaneOperatorImage: testImage})
+	for _, tt := range []struct {
+		name string
+		hc   *hcplinkv1beta1.HostedCluster
+		want bool
+	}{
+		{"Private", withIdentity(hcplinkv1beta1.GCPEndpointAccessPrivate), true},
+		{"PublicAndPrivate", withIdentity(hcplinkv1beta1.GCPEndpointAccessPublicAndPrivate), true},
+		{"Public without an identity", gcpCluster(hcplinkv1beta1.GCPEndpointAccessPublic), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := desiredDeployment(tt.hc, cfg).Spec.Template.Spec
+			c := pod.Containers[0]
+			var volume *corev1.Volume
+			for i := range pod.Volumes {
+				if pod.Volumes[i].Name == gcpplatform.TokenVolume {
+					volume = &pod.Volumes[i]
+				}
+			}
+			env := map[string]string{}
+			for _, e := range c.Env {
+				env[e.Name] = e.Value
+			}
+			if !tt.want {
+				if volume != nil || env["HCPLINK_GCP_TOKEN_FILE"] != "" {
+					t.Errorf("a token rendered without an identity: env %v, volume %+v", env, volume)
+				}
+				return
+			}
+			if want := map[string]string{"HCPLINK_GCP_TOKEN_FILE": "/var/run/secrets/hcplink/gcp/token"}; !reflect.DeepEqual(env, want) {
+				t.Errorf("env = %v, want %v", env, want)
+			}
+			if volume == nil || volume.Projected == nil || len(volume.Projected.Sources) != 1 || volume.Projected.Sources[0].ServiceAccountToken == nil {
+				t.Fatalf("token volume = %+v", volume)
+			}
+			tok := volume.Projected.Sources[0].ServiceAccountToken
+			if tok.Audience != "https://iam.googleapis.com/"+pool || tok.Path != "token" || tok.ExpirationSeconds == nil || *tok.ExpirationSeconds != 3600 {
+				t.Errorf("token projection = %+v", tok)
+			}
+			wantMount := corev1.VolumeMount{Name: gcpplatform.TokenVolume, MountPath: "/var/run/secrets/hcplink/gcp", ReadOnly: true}
+			if !reflect.DeepEqual(c.VolumeMounts, []corev1.VolumeMount{wantMount}) {
+				t.Errorf("mounts = %+v, want %+v", c.VolumeMounts, wantMount)
+			}
+		})
+	}
+
+	hc := withIdentity(hcplinkv1beta1.GCPEndpointAccessPrivate)
+	a := desiredDeployment(hc, cfg)
+	hc.Spec.Platform.GCP.WorkloadIdentity.PoolProvider = "projects/200000000002/locations/global/workloadIdentityPools/hcplink/providers/rotated"
+	if b := desiredDeployment(hc, cfg); a.Annotations[specHashAnnotation] == b.Annotations[specHashAnnotation] {
+		t.Error("a new pool provider does not change the spec hash (the pod would keep a token of the old audience)")
 	}
 }

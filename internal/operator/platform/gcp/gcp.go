@@ -44,10 +44,11 @@ func Platform(opts Options) platform.Platform {
 		Validate: func(hc *hcplinkv1beta1.HostedCluster, served bool) []platform.Problem {
 			return validate(hc, served, opts.Region)
 		},
-		Check:     func() error { return check(opts) },
-		Kind:      "GCPPrivateServiceConnect",
-		Resource:  "gcpprivateserviceconnects",
-		Prototype: &hcplinkv1beta1.GCPPrivateServiceConnect{},
+		Check:                func() error { return check(opts) },
+		ControlPlaneOperator: controlPlaneOperator,
+		Kind:                 "GCPPrivateServiceConnect",
+		Resource:             "gcpprivateserviceconnects",
+		Prototype:            &hcplinkv1beta1.GCPPrivateServiceConnect{},
 		// Both sides, as on AWS and Azure: the operator's attachment and
 		// the control-plane operator's whole path.
 		ConditionTypes: []string{
