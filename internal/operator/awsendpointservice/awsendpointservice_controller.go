@@ -44,7 +44,6 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -204,36 +203,35 @@ func (r *Reconciler) init() {
 
 func (r *Reconciler) now() time.Time { return r.Clock.Now() }
 
+// registration is how the controller is registered: beyond the kit's
+// service controller, the subnets' zones the CPO reports bring an object
+// back (they decide the per-zone subnet cap), and so do its cluster's
+// NodePools' subnets.
+var registration = reconcilekit.ServiceController{
+	Name:        ControllerName,
+	For:         &hcplinkv1beta1.AWSEndpointService{},
+	List:        &hcplinkv1beta1.AWSEndpointServiceList{},
+	AlsoChanged: func(o, n client.Object) bool { return !maps.Equal(subnetZones(o), subnetZones(n)) },
+	Platform:    func(hc *hcplinkv1beta1.HostedCluster) any { return hc.Spec.Platform.AWS },
+	Workers:     defaultMaxConcurrentReconciles,
+}
+
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	r.init()
-	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
+	reg := registration
+	reg.Watching = func(b *builder.Builder) *builder.Builder {
+		return b.Watches(&hcplinkv1beta1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.forNodePool), builder.WithPredicates(nodePoolSubnetChanged))
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&hcplinkv1beta1.AWSEndpointService{}, builder.WithPredicates(endpointServiceChanged)).
-		Watches(&hcplinkv1beta1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.forNodePool), builder.WithPredicates(nodePoolSubnetChanged)).
-		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
-		WithOptions(opts).
-		Complete(r)
+	return reg.Setup(mgr, opts, r)
 }
 
 // endpointServiceChanged skips the status writes (ours and the CPO's)
 // and passes what matters: spec (a replaced load balancer's new name
 // included), deletion, finalizers (the CPO's going away unblocks
 // deletion), the cluster annotation, and the subnets' zones the CPO
-// reports (they decide the per-zone subnet cap).
-var endpointServiceChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
-			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] ||
-			!maps.Equal(subnetZones(o), subnetZones(n))
-	},
-}
+// reports.
+var endpointServiceChanged = reconcilekit.ObjectChanged(registration.AlsoChanged)
 
 func subnetZones(o client.Object) map[string]string {
 	if cr, ok := o.(*hcplinkv1beta1.AWSEndpointService); ok {
@@ -252,35 +250,12 @@ var nodePoolSubnetChanged = predicate.Funcs{
 	},
 }
 
-// hostedClusterChanged passes the changes that alter what the controller
-// writes: principals, role, resource tags, pause, endpoint access, deletion.
-var hostedClusterChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*hcplinkv1beta1.HostedCluster)
-		n, ok2 := e.ObjectNew.(*hcplinkv1beta1.HostedCluster)
-		if !ok1 || !ok2 {
-			return true
-		}
-		return !equality.Semantic.DeepEqual(o.Spec.Platform.AWS, n.Spec.Platform.AWS) ||
-			!equality.Semantic.DeepEqual(o.Spec.PausedUntil, n.Spec.PausedUntil) ||
-			!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
-	},
-}
-
 func (r *Reconciler) forNodePool(ctx context.Context, o client.Object) []reconcile.Request {
 	np, ok := o.(*hcplinkv1beta1.NodePool)
 	if !ok || np.Spec.ClusterName == "" {
 		return nil
 	}
-	return r.inNamespace(ctx, hcplinkv1beta1.HostedControlPlaneNamespace(np.Namespace, np.Spec.ClusterName))
-}
-
-func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.inNamespace(ctx, hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName()))
-}
-
-func (r *Reconciler) inNamespace(ctx context.Context, namespace string) []reconcile.Request {
-	return reconcilekit.RequestsInNamespace(ctx, r.Client, &hcplinkv1beta1.AWSEndpointServiceList{}, namespace)
+	return registration.InControlPlaneNamespace(ctx, r.Client, np.Namespace, np.Spec.ClusterName)
 }
 
 // Reconcile publishes one AWSEndpointService's load balancer as an

@@ -46,13 +46,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -63,8 +61,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -192,55 +188,27 @@ func (r *Reconciler) init() {
 	})
 }
 
+// registration is how the controller is registered: the kit's service
+// controller, brought back by a change of the cluster's Azure platform
+// (additionalAllowedSubscriptions above all), and by the NAT subnet
+// queue's turn (turnFreed).
+var registration = reconcilekit.ServiceController{
+	Name:     ControllerName,
+	For:      &hcplinkv1beta1.AzurePrivateLinkService{},
+	List:     &hcplinkv1beta1.AzurePrivateLinkServiceList{},
+	Platform: func(hc *hcplinkv1beta1.HostedCluster) any { return hc.Spec.Platform.Azure },
+	Workers:  defaultMaxConcurrentReconciles,
+}
+
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	r.init()
-	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
-	}
 	r.turnFreed = make(chan event.GenericEvent, 1024)
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&hcplinkv1beta1.AzurePrivateLinkService{}, builder.WithPredicates(objectChanged)).
-		WatchesRawSource(source.Channel(r.turnFreed, &handler.EnqueueRequestForObject{})).
-		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
-		WithOptions(opts).
-		Complete(r)
-}
-
-// objectChanged skips status writes (ours and the control-plane
-// operator's) and passes what matters: spec, deletion, finalizers (the
-// control-plane operator's going away unblocks deletion), the cluster
-// annotation.
-var objectChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
-			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
-	},
-}
-
-// hostedClusterChanged passes what alters the service: the Azure platform
-// (additionalAllowedSubscriptions above all: they reach the service in the
-// pass this event starts, not at the next drift check), pause, deletion.
-var hostedClusterChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*hcplinkv1beta1.HostedCluster)
-		n, ok2 := e.ObjectNew.(*hcplinkv1beta1.HostedCluster)
-		if !ok1 || !ok2 {
-			return true
-		}
-		return !equality.Semantic.DeepEqual(o.Spec.Platform.Azure, n.Spec.Platform.Azure) ||
-			!equality.Semantic.DeepEqual(o.Spec.PausedUntil, n.Spec.PausedUntil) ||
-			!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
-	},
-}
-
-func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	return reconcilekit.RequestsInNamespace(ctx, r.Client, &hcplinkv1beta1.AzurePrivateLinkServiceList{},
-		hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName()))
+	reg := registration
+	reg.Watching = func(b *builder.Builder) *builder.Builder {
+		return b.WatchesRawSource(source.Channel(r.turnFreed, &handler.EnqueueRequestForObject{}))
+	}
+	return reg.Setup(mgr, opts, r)
 }
 
 // scope is what one pass works on: the object, its cluster, and the

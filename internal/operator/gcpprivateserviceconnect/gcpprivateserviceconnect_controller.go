@@ -41,18 +41,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
@@ -157,53 +151,21 @@ func (r *Reconciler) init() {
 	})
 }
 
+// registration is how the controller is registered: the kit's service
+// controller, brought back by a change of the cluster's GCP platform
+// (additionalAllowedProjects reach the accept list in the pass it starts).
+var registration = reconcilekit.ServiceController{
+	Name:     ControllerName,
+	For:      &hcplinkv1beta1.GCPPrivateServiceConnect{},
+	List:     &hcplinkv1beta1.GCPPrivateServiceConnectList{},
+	Platform: func(hc *hcplinkv1beta1.HostedCluster) any { return hc.Spec.Platform.GCP },
+	Workers:  defaultMaxConcurrentReconciles,
+}
+
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	r.init()
-	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
-	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&hcplinkv1beta1.GCPPrivateServiceConnect{}, builder.WithPredicates(objectChanged)).
-		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
-		WithOptions(opts).
-		Complete(r)
-}
-
-// objectChanged skips status writes (ours and the control-plane
-// operator's) and passes what matters: spec (the accept list above all),
-// deletion, finalizers (the control-plane operator's going away unblocks
-// deletion), the cluster annotation.
-var objectChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
-			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
-	},
-}
-
-// hostedClusterChanged passes what alters the attachment: the GCP platform
-// (additionalAllowedProjects reach the accept list in the pass this event
-// starts), pause, deletion.
-var hostedClusterChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*hcplinkv1beta1.HostedCluster)
-		n, ok2 := e.ObjectNew.(*hcplinkv1beta1.HostedCluster)
-		if !ok1 || !ok2 {
-			return true
-		}
-		return !equality.Semantic.DeepEqual(o.Spec.Platform.GCP, n.Spec.Platform.GCP) ||
-			!equality.Semantic.DeepEqual(o.Spec.PausedUntil, n.Spec.PausedUntil) ||
-			!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
-	},
-}
-
-func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	return reconcilekit.RequestsInNamespace(ctx, r.Client, &hcplinkv1beta1.GCPPrivateServiceConnectList{},
-		hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName()))
+	return registration.Setup(mgr, opts, r)
 }
 
 // scope is what one pass works on: the object, its cluster, and the status
