@@ -10,8 +10,6 @@ package awsprivatelink
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -92,26 +90,18 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if hcp.Spec.Platform.AWS != nil {
 		tags = hcp.Spec.Platform.AWS.ResourceTags
 	}
-	owner := hcpref.Controller(hcp)
-	cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]
-
+	// The observer's creations go under the client's default field
+	// manager, its patches under ObserverFieldOwner.
+	w := reconcilekit.ObservedWriter{Client: o.Client, Kind: "AWSEndpointService", FieldOwner: ObserverFieldOwner}
 	if cr == nil {
 		cr = &hcplinkv1beta1.AWSEndpointService{
-			ObjectMeta: metav1.ObjectMeta{Name: o.ServiceName, Namespace: req.Namespace, OwnerReferences: []metav1.OwnerReference{owner}},
+			ObjectMeta: metav1.ObjectMeta{Name: o.ServiceName, Namespace: req.Namespace},
 			Spec:       hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb, ResourceTags: tags},
 		}
-		if cluster != "" {
-			cr.Annotations = map[string]string{hcplinkv1beta1.ClusterAnnotation: cluster}
-		}
-		if err := o.Client.Create(ctx, cr); err != nil {
-			return ctrl.Result{}, fmt.Errorf("creating AWSEndpointService %s: %w", o.ServiceName, err)
-		}
-		ctrl.LoggerFrom(ctx).Info("Created AWSEndpointService", "awsEndpointService", o.ServiceName, "networkLoadBalancer", nlb)
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, w.Create(ctx, hcp, cr, "networkLoadBalancer", nlb)
 	}
 
 	// Merge-patch only the fields the observer owns, only when they differ.
-	patch := map[string]any{}
 	spec := map[string]any{}
 	if cr.Spec.NetworkLoadBalancerName != nlb {
 		spec["networkLoadBalancerName"] = nlb
@@ -119,31 +109,7 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 	if !equality.Semantic.DeepEqual(nonNil(cr.Spec.ResourceTags), nonNil(tags)) {
 		spec["resourceTags"] = tags
 	}
-	if len(spec) > 0 {
-		patch["spec"] = spec
-	}
-	meta := map[string]any{}
-	if cluster != "" && cr.Annotations[hcplinkv1beta1.ClusterAnnotation] != cluster {
-		meta["annotations"] = map[string]any{hcplinkv1beta1.ClusterAnnotation: cluster}
-	}
-	if !metav1.IsControlledBy(cr, hcp) && metav1.GetControllerOf(cr) == nil {
-		meta["ownerReferences"] = append(append([]metav1.OwnerReference(nil), cr.OwnerReferences...), owner)
-	}
-	if len(meta) > 0 {
-		patch["metadata"] = meta
-	}
-	if len(patch) == 0 {
-		return ctrl.Result{}, nil
-	}
-	raw, err := json.Marshal(patch)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := o.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, raw), client.FieldOwner(ObserverFieldOwner)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("updating AWSEndpointService %s: %w", o.ServiceName, err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Updated AWSEndpointService", "awsEndpointService", o.ServiceName, "networkLoadBalancer", nlb)
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, w.Patch(ctx, hcp, cr, spec, "networkLoadBalancer", nlb)
 }
 
 func nonNil(tags []hcplinkv1beta1.AWSResourceTag) []hcplinkv1beta1.AWSResourceTag {

@@ -9,8 +9,6 @@ package azureprivatelink
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -94,18 +92,8 @@ func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result
 }
 
 func (o *Observer) create(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, spec hcplinkv1beta1.AzurePrivateLinkServiceSpec) error {
-	cr := &hcplinkv1beta1.AzurePrivateLinkService{
-		ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace, OwnerReferences: []metav1.OwnerReference{hcpref.Controller(hcp)}},
-		Spec:       spec,
-	}
-	if cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]; cluster != "" {
-		cr.Annotations = map[string]string{hcplinkv1beta1.ClusterAnnotation: cluster}
-	}
-	if err := o.Client.Create(ctx, cr, client.FieldOwner(ObserverFieldOwner)); err != nil {
-		return fmt.Errorf("creating AzurePrivateLinkService %s: %w", name.Name, err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Created AzurePrivateLinkService", "azurePrivateLinkService", name.Name, "loadBalancerIP", spec.LoadBalancerIP)
-	return nil
+	cr := &hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace}, Spec: spec}
+	return o.writer().Create(ctx, hcp, cr, "loadBalancerIP", spec.LoadBalancerIP)
 }
 
 // update merge-patches the fields that may change (the router's address and
@@ -123,32 +111,12 @@ func (o *Observer) update(ctx context.Context, hcp *hcplinkv1beta1.HostedControl
 			spec["additionalAllowedSubscriptions"] = want.AdditionalAllowedSubscriptions
 		}
 	}
-	patch := map[string]any{}
-	if len(spec) > 0 {
-		patch["spec"] = spec
-	}
-	meta := map[string]any{}
-	if cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]; cluster != "" && cr.Annotations[hcplinkv1beta1.ClusterAnnotation] != cluster {
-		meta["annotations"] = map[string]any{hcplinkv1beta1.ClusterAnnotation: cluster}
-	}
-	if metav1.GetControllerOf(cr) == nil {
-		meta["ownerReferences"] = append(slices.Clone(cr.OwnerReferences), hcpref.Controller(hcp))
-	}
-	if len(meta) > 0 {
-		patch["metadata"] = meta
-	}
-	if len(patch) == 0 {
-		return nil
-	}
-	raw, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if err := o.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, raw), client.FieldOwner(ObserverFieldOwner)); err != nil {
-		return fmt.Errorf("updating AzurePrivateLinkService %s: %w", cr.Name, err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Updated AzurePrivateLinkService", "azurePrivateLinkService", cr.Name, "loadBalancerIP", want.LoadBalancerIP)
-	return nil
+	return o.writer().Patch(ctx, hcp, cr, spec, "loadBalancerIP", want.LoadBalancerIP)
+}
+
+func (o *Observer) writer() reconcilekit.ObservedWriter {
+	return reconcilekit.ObservedWriter{Client: o.Client, Kind: "AzurePrivateLinkService", FieldOwner: ObserverFieldOwner,
+		CreateOptions: []client.CreateOption{client.FieldOwner(ObserverFieldOwner)}}
 }
 
 // RouterAnnotations are an Azure cluster's router Service annotations:

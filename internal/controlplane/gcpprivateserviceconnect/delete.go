@@ -12,6 +12,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // reconcileDelete removes, in order, our records and our zone, the
@@ -46,10 +47,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if o.Done() {
 		return r.dropFinalizer(ctx, s)
 	}
-	if o.Status == "" || o.Reason == ProvisioningReason {
-		o.Reason = hcplinkv1beta1.DeletingReason
-	}
-	o.Status = metav1.ConditionFalse
+	o = reconcilekit.Deleting(o, ProvisioningReason)
 	return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition)}, o)
 }
 
@@ -60,7 +58,7 @@ func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outc
 		return o
 	}
 	cr.Status.DNSZoneName, cr.Status.DNSRecords = "", nil
-	if err := r.reconcileExternalNames(ctx, cr, nil, ""); err != nil {
+	if err := reconcilekit.ExternalNames(ctx, r.Client, cr, "GCPPrivateServiceConnect", nil, ""); err != nil {
 		return outcome.FromError(fmt.Errorf("deleting the ExternalName Services: %w", err))
 	}
 	ruleName := gcpcloud.EndpointName(s.owner)
