@@ -3,10 +3,10 @@
 // package: AWS, STS GetCallerIdentity; Azure, an Entra ID token; neither
 // needs a permission), whether the operator's identity works, and records
 // the answer in the HostedControlPlane's ValidCloudCredentials
-// condition. The operator reads that condition to
-// decide whether a deletion stuck on cloud cleanup may give up: only when
-// the credentials are known to be invalid, never while they are valid or
-// merely unchecked.
+// condition. The operator reads that condition to decide whether a
+// deletion stuck on cloud cleanup may give up: only when the credentials
+// are known to be invalid, never while they are valid or merely unchecked
+// (decided in one place: internal/operator/hostedcluster/hostedcluster_giveup.go (controlPlaneGiveUp)).
 package credentials
 
 import (

@@ -19,8 +19,9 @@ import (
 // ExternalName Services, the forwarding rule and the address (waiting on
 // each operation), then drops the finalizer. It works from the CR alone
 // when the HostedControlPlane is gone (the identity is kept on it). When
-// no client can be built the finalizer stays and the condition says why (the operator's per-component escape hatch decides, from
-// ValidCloudCredentials, when to stop waiting). Nothing that does not
+// no client can be built the finalizer stays and the condition says why;
+// when the operator may give it up (from ValidCloudCredentials) is decided
+// in internal/operator/hostedcluster/hostedcluster_giveup.go (controlPlaneGiveUp). Nothing that does not
 // carry this cluster's labels is deleted.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr

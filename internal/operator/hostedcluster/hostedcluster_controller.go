@@ -26,27 +26,9 @@
 //
 // # Who cleans up what, and who may give up
 //
-// Two components hold cloud resources of a private cluster, each with its
-// own credentials: the control-plane operator (the customer's account: VPC
-// endpoint, security group, DNS records; finalizer
-// hcplink.io/control-plane-cleanup) and the operator (the management
-// account: the endpoint service; finalizer hcplink.io/operator-cleanup).
-// Only the component whose credentials do not work may be given up, so a
-// refused customer role never leaves the endpoint service behind:
-//
-//   - the control-plane operator's part (its finalizers, and the wait for
-//     CloudCleanupComplete) when the HostedControlPlane reports
-//     ValidCloudCredentials=False for the grace period, or never reported
-//     it for the grace period since the deletion (or since the
-//     HostedControlPlane was recreated): a control-plane operator that never
-//     ran must not hold deletion forever;
-//   - the operator's part (its finalizer) when its own management
-//     credentials, as its credentials check reports them
-//     (Config.ManagementCredentials), are invalid for the grace period.
-//
-// Valid or Unknown credentials never give up. Giving up sets
-// CloudResourcesMayHaveLeaked and emits a Warning event naming what may
-// remain.
+// The one place that decides when a component's cleanup (its finalizers)
+// is given up is hostedcluster_giveup.go: controlPlaneGiveUp for the
+// control-plane operator's, managementGiveUp for the operator's own.
 //
 // # Leftovers after a lost namespace
 //
