@@ -204,7 +204,7 @@ type scope struct {
 	// hcp is the HostedControlPlane when this pass read it; its Available
 	// condition mirrors the cluster's.
 	hcp *hcplinkv1beta1.HostedControlPlane
-	// placement is written to status.azureLoadBalancerConfiguration when set.
+	// placement is written to the Placer's status field when set.
 	placement string
 }
 
@@ -529,15 +529,15 @@ func (r *Reconciler) placeRouters(ctx context.Context, s *scope) (*platform.Plac
 	if r.Config.Placer == nil {
 		return nil, nil
 	}
-	recorded := s.hc.Status.AzureLoadBalancerConfiguration
+	recorded := r.Config.Placer.Recorded(s.hc)
 	if recorded == "" {
 		hcp := &hcplinkv1beta1.HostedControlPlane{}
 		err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.hc.Name}, hcp)
 		switch {
-		case err == nil && hcp.Spec.AzureLoadBalancerConfiguration == "":
+		case err == nil && r.Config.Placer.InControlPlane(hcp) == "":
 			return nil, nil
 		case err == nil:
-			recorded = hcp.Spec.AzureLoadBalancerConfiguration
+			recorded = r.Config.Placer.InControlPlane(hcp)
 		case !apierrors.IsNotFound(err):
 			return nil, fmt.Errorf("reading the HostedControlPlane: %w", err)
 		}
@@ -550,7 +550,8 @@ func (r *Reconciler) placeRouters(ctx context.Context, s *scope) (*platform.Plac
 	if err != nil {
 		return nil, fmt.Errorf("placing the cluster's routers: %w", err)
 	}
-	s.placement, s.hc.Status.AzureLoadBalancerConfiguration = where, where
+	s.placement = where
+	r.Config.Placer.Record(s.hc, where)
 	return nil, nil
 }
 
@@ -778,7 +779,11 @@ func (r *Reconciler) patchStatus(ctx context.Context, s *scope) error {
 		}
 		return fmt.Errorf("reading the cluster before patching its status: %w", err)
 	}
-	ops := statusPatch(fresh, s.conditions, s.cpNamespace, s.placement, now)
+	var placed placementWrite
+	if r.Config.Placer != nil {
+		placed = placementWrite{field: r.Config.Placer.StatusField(), value: s.placement, recorded: r.Config.Placer.Recorded(fresh)}
+	}
+	ops := statusPatch(fresh, s.conditions, s.cpNamespace, placed, now)
 	if len(ops) == 0 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -253,17 +254,21 @@ type patchOp struct {
 	Value any    `json:"value,omitempty"`
 }
 
+// placementWrite is a placement of the cluster's routers to record in its
+// status: the value, the status field (JSON name) that records it, and
+// what that field holds now. The zero value records nothing.
+type placementWrite struct{ field, value, recorded string }
+
 // statusPatch computes a JSON patch that brings the HostedCluster's status
 // to what change wants, touching only the conditions of the types it names
 // (each guarded by a test of the entry's type, so a concurrent writer's
 // reordering fails the patch instead of overwriting the wrong entry) and
-// controlPlaneNamespace when cpNamespace is not empty, and
-// azureLoadBalancerConfiguration when placement is not empty (both are
-// written once and kept). A condition whose
+// controlPlaneNamespace when cpNamespace is not empty, and the placement's
+// field when it has a value (both are written once and kept). A condition whose
 // status, reason, message and observedGeneration are unchanged is left
 // alone; lastTransitionTime changes only with the status. It returns nil
 // when nothing changed.
-func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNamespace, placement string, now metav1.Time) []patchOp {
+func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNamespace string, placement placementWrite, now metav1.Time) []patchOp {
 	current := hc.Status.Conditions
 	var replaces, removes, adds []patchOp
 	var added []metav1.Condition
@@ -299,11 +304,11 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 	}
 
 	setNamespace := cpNamespace != "" && hc.Status.ControlPlaneNamespace != cpNamespace
-	setPlacement := placement != "" && hc.Status.AzureLoadBalancerConfiguration != placement
+	setPlacement := placement.value != "" && placement.recorded != placement.value
 	if len(replaces)+len(removes)+len(adds) == 0 && !setNamespace && !setPlacement {
 		return nil
 	}
-	if len(current) == 0 && hc.Status.ControlPlaneNamespace == "" && hc.Status.AzureLoadBalancerConfiguration == "" {
+	if equality.Semantic.DeepEqual(hc.Status, hcplinkv1beta1.HostedClusterStatus{}) {
 		// No status yet: create it whole, guarded by the resourceVersion so
 		// that it cannot replace a status someone wrote meanwhile.
 		status := map[string]any{}
@@ -313,8 +318,8 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 		if cpNamespace != "" {
 			status["controlPlaneNamespace"] = cpNamespace
 		}
-		if placement != "" {
-			status["azureLoadBalancerConfiguration"] = placement
+		if placement.value != "" {
+			status[placement.field] = placement.value
 		}
 		return []patchOp{
 			{Op: "test", Path: "/metadata/resourceVersion", Value: hc.ResourceVersion},
@@ -333,7 +338,7 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 		ops = append(ops, patchOp{Op: "add", Path: "/status/controlPlaneNamespace", Value: cpNamespace})
 	}
 	if setPlacement {
-		ops = append(ops, patchOp{Op: "add", Path: "/status/azureLoadBalancerConfiguration", Value: placement})
+		ops = append(ops, patchOp{Op: "add", Path: "/status/" + placement.field, Value: placement.value})
 	}
 	return ops
 }

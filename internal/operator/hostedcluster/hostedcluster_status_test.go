@@ -219,7 +219,8 @@ func TestStatusPatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hc := &hcplinkv1beta1.HostedCluster{Status: tt.status}
 			hc.ResourceVersion = tt.rv
-			got := statusPatch(hc, tt.change, tt.cpNS, tt.placed, now)
+			placed := placementWrite{field: "azureLoadBalancerConfiguration", value: tt.placed, recorded: tt.status.AzureLoadBalancerConfiguration}
+			got := statusPatch(hc, tt.change, tt.cpNS, placed, now)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d operations, want %d: %s", len(got), len(tt.want), mustJSON(got))
 			}
