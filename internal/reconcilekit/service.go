@@ -2,9 +2,12 @@ package reconcilekit
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/kubepatch"
 )
 
 // ServiceController is how a management operator's service controller is
@@ -109,4 +113,57 @@ func HostedClusterChanged(platform func(*hcplinkv1beta1.HostedCluster) any) pred
 				!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
 		},
 	}
+}
+
+// HostedClusterOf finds the HostedCluster of a service controller's object
+// through its hcplink.io/cluster annotation, written on the object when
+// missing (from its namespace's annotation, else by matching control-plane
+// namespaces); nil when there is none.
+func HostedClusterOf(ctx context.Context, c client.Client, obj client.Object) (*hcplinkv1beta1.HostedCluster, error) {
+	value, ok := obj.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
+	if !ok {
+		var err error
+		if value, ok, err = clusterOfNamespace(ctx, c, obj.GetNamespace()); err != nil || !ok {
+			return nil, err
+		}
+		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{hcplinkv1beta1.ClusterAnnotation: value}}}
+		if err := kubepatch.Merge(ctx, c, obj, false, patch); err != nil {
+			return nil, fmt.Errorf("writing the cluster annotation: %w", err)
+		}
+	}
+	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
+	if !ok {
+		return nil, nil
+	}
+	hc := &hcplinkv1beta1.HostedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, hc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("reading HostedCluster %s: %w", value, err)
+	}
+	return hc, nil
+}
+
+// clusterOfNamespace is the cluster annotation value of a control-plane
+// namespace: its own annotation, else the HostedCluster whose control-plane
+// namespace it is.
+func clusterOfNamespace(ctx context.Context, c client.Client, namespace string) (string, bool, error) {
+	ns := &corev1.Namespace{}
+	if err := c.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
+		return "", false, fmt.Errorf("reading namespace %s: %w", namespace, err)
+	}
+	if v, ok := ns.Annotations[hcplinkv1beta1.ClusterAnnotation]; ok {
+		return v, true, nil
+	}
+	list := &hcplinkv1beta1.HostedClusterList{}
+	if err := c.List(ctx, list); err != nil {
+		return "", false, fmt.Errorf("listing HostedClusters: %w", err)
+	}
+	for _, hc := range list.Items {
+		if hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name) == namespace {
+			return hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name), true, nil
+		}
+	}
+	return "", false, nil
 }

@@ -43,8 +43,6 @@ import (
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -269,7 +267,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log := ctrl.LoggerFrom(ctx).WithValues("awsEndpointService", req.NamespacedName)
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	hc, err := r.hostedCluster(ctx, cr)
+	hc, err := reconcilekit.HostedClusterOf(ctx, r.Client, cr)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -342,51 +340,6 @@ func (r *Reconciler) finish(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointS
 		ctrl.LoggerFrom(ctx).V(1).Info("waiting", "reason", o.Reason, "message", o.Message, "requeueAfter", res.RequeueAfter)
 	}
 	return res, err
-}
-
-// hostedCluster finds the object's HostedCluster through the
-// hcplink.io/cluster annotation (writing it when missing, from the
-// namespace's annotation or by matching control-plane namespaces); nil
-// when there is none.
-func (r *Reconciler) hostedCluster(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService) (*hcplinkv1beta1.HostedCluster, error) {
-	value, ok := cr.Annotations[hcplinkv1beta1.ClusterAnnotation]
-	if !ok {
-		ns := &corev1.Namespace{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Name: cr.Namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("reading namespace %s: %w", cr.Namespace, err)
-		}
-		value, ok = ns.Annotations[hcplinkv1beta1.ClusterAnnotation]
-		if !ok {
-			list := &hcplinkv1beta1.HostedClusterList{}
-			if err := r.Client.List(ctx, list); err != nil {
-				return nil, fmt.Errorf("listing HostedClusters: %w", err)
-			}
-			for _, hc := range list.Items {
-				if hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name) == cr.Namespace {
-					value, ok = hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name), true
-					break
-				}
-			}
-		}
-		if !ok {
-			return nil, nil
-		}
-		if err := r.patchAnnotations(ctx, cr, map[string]*string{hcplinkv1beta1.ClusterAnnotation: &value}); err != nil {
-			return nil, err
-		}
-	}
-	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
-	if !ok {
-		return nil, nil
-	}
-	hc := &hcplinkv1beta1.HostedCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, hc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading HostedCluster %s: %w", value, err)
-	}
-	return hc, nil
 }
 
 // ensureSubnets writes spec.subnetIDs from the cluster's NodePools when it

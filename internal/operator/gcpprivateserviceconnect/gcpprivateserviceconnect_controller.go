@@ -40,7 +40,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -209,7 +208,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	log := ctrl.LoggerFrom(ctx).WithValues("gcpPrivateServiceConnect", req.NamespacedName)
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	hc, err := r.hostedCluster(ctx, cr)
+	hc, err := reconcilekit.HostedClusterOf(ctx, r.Client, cr)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -304,57 +303,4 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 		return fmt.Errorf("writing the service attachment status: %w", err)
 	}
 	return nil
-}
-
-// hostedCluster finds the object's HostedCluster through the
-// hcplink.io/cluster annotation (written when missing, from the
-// namespace's annotation or by matching control-plane namespaces); nil
-// when there is none.
-func (r *Reconciler) hostedCluster(ctx context.Context, cr *hcplinkv1beta1.GCPPrivateServiceConnect) (*hcplinkv1beta1.HostedCluster, error) {
-	value, ok := cr.Annotations[hcplinkv1beta1.ClusterAnnotation]
-	if !ok {
-		var err error
-		if value, ok, err = r.clusterOfNamespace(ctx, cr.Namespace); err != nil || !ok {
-			return nil, err
-		}
-		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{hcplinkv1beta1.ClusterAnnotation: value}}}
-		if err := kubepatch.Merge(ctx, r.Client, cr, false, patch); err != nil {
-			return nil, fmt.Errorf("writing the cluster annotation: %w", err)
-		}
-	}
-	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
-	if !ok {
-		return nil, nil
-	}
-	hc := &hcplinkv1beta1.HostedCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, hc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading HostedCluster %s: %w", value, err)
-	}
-	return hc, nil
-}
-
-// clusterOfNamespace is the cluster annotation value of a control-plane
-// namespace: its own annotation, else the HostedCluster whose control-plane
-// namespace it is.
-func (r *Reconciler) clusterOfNamespace(ctx context.Context, namespace string) (string, bool, error) {
-	ns := &corev1.Namespace{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
-		return "", false, fmt.Errorf("reading namespace %s: %w", namespace, err)
-	}
-	if v, ok := ns.Annotations[hcplinkv1beta1.ClusterAnnotation]; ok {
-		return v, true, nil
-	}
-	list := &hcplinkv1beta1.HostedClusterList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		return "", false, fmt.Errorf("listing HostedClusters: %w", err)
-	}
-	for _, hc := range list.Items {
-		if hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name) == namespace {
-			return hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name), true, nil
-		}
-	}
-	return "", false, nil
 }
