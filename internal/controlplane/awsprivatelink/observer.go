@@ -12,6 +12,7 @@ import (
 	"context"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
@@ -59,57 +59,59 @@ func NLBNameFromHostname(hostname string) string {
 
 // Reconcile keeps the CR named like the Service in step with it.
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	name := types.NamespacedName{Namespace: req.Namespace, Name: o.ServiceName}
-	hcp, err := hcpref.Find(ctx, o.Client, req.Namespace, nil)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if hcp == nil || !hcp.DeletionTimestamp.IsZero() || hcp.Spec.Platform.Type != hcplinkv1beta1.AWSPlatform {
-		return ctrl.Result{}, nil // the operator deletes the CRs in order
-	}
+	key := types.NamespacedName{Namespace: req.Namespace, Name: o.ServiceName}
+	return ctrl.Result{}, reconcilekit.ObserverPass{
+		Kind: "AWSEndpointService",
+		New:  func() client.Object { return &hcplinkv1beta1.AWSEndpointService{} },
+		Serves: func(hcp *hcplinkv1beta1.HostedControlPlane) bool {
+			return hcp.Spec.Platform.Type == hcplinkv1beta1.AWSPlatform
+		},
+		Address: loadBalancerName,
+		Create: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, nlb string) error {
+			cr := &hcplinkv1beta1.AWSEndpointService{
+				ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace},
+				Spec:       hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb, ResourceTags: resourceTags(hcp)},
+			}
+			return o.writer().Create(ctx, hcp, cr, "networkLoadBalancer", nlb)
+		},
+		Update: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, obj client.Object, nlb string) error {
+			cr := obj.(*hcplinkv1beta1.AWSEndpointService)
+			// Merge-patch only the fields the observer owns, only when they
+			// differ.
+			spec := map[string]any{}
+			if cr.Spec.NetworkLoadBalancerName != nlb {
+				spec["networkLoadBalancerName"] = nlb
+			}
+			if tags := resourceTags(hcp); !equality.Semantic.DeepEqual(nonNil(cr.Spec.ResourceTags), nonNil(tags)) {
+				spec["resourceTags"] = tags
+			}
+			return o.writer().Patch(ctx, hcp, cr, spec, "networkLoadBalancer", nlb)
+		},
+	}.Run(ctx, o.Client, key)
+}
 
-	cr := &hcplinkv1beta1.AWSEndpointService{}
-	// A Service gone (endpoint access or publishing changed) takes the CR
-	// with it.
-	svc, found, err := reconcilekit.Observe(ctx, o.Client, name, cr, "AWSEndpointService")
-	if err != nil || svc == nil {
-		return ctrl.Result{}, err
-	}
-	if !found {
-		cr = nil
-	}
+// writer writes the observer's AWSEndpointServices: its creations under
+// the client's default field manager, its patches under
+// ObserverFieldOwner.
+func (o *Observer) writer() reconcilekit.ObservedWriter {
+	return reconcilekit.ObservedWriter{Client: o.Client, Kind: "AWSEndpointService", FieldOwner: ObserverFieldOwner}
+}
+
+// loadBalancerName is the network load balancer's name from the Service's
+// hostname, "" while it has none.
+func loadBalancerName(svc *corev1.Service) string {
 	if len(svc.Status.LoadBalancer.Ingress) == 0 || svc.Status.LoadBalancer.Ingress[0].Hostname == "" {
-		return ctrl.Result{}, nil // the Service's update brings us back
+		return ""
 	}
-	if cr != nil && !cr.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // an earlier one is still cleaning up
-	}
+	return NLBNameFromHostname(svc.Status.LoadBalancer.Ingress[0].Hostname)
+}
 
-	nlb := NLBNameFromHostname(svc.Status.LoadBalancer.Ingress[0].Hostname)
-	var tags []hcplinkv1beta1.AWSResourceTag
-	if hcp.Spec.Platform.AWS != nil {
-		tags = hcp.Spec.Platform.AWS.ResourceTags
+// resourceTags are the cluster's AWS resource tags.
+func resourceTags(hcp *hcplinkv1beta1.HostedControlPlane) []hcplinkv1beta1.AWSResourceTag {
+	if hcp.Spec.Platform.AWS == nil {
+		return nil
 	}
-	// The observer's creations go under the client's default field
-	// manager, its patches under ObserverFieldOwner.
-	w := reconcilekit.ObservedWriter{Client: o.Client, Kind: "AWSEndpointService", FieldOwner: ObserverFieldOwner}
-	if cr == nil {
-		cr = &hcplinkv1beta1.AWSEndpointService{
-			ObjectMeta: metav1.ObjectMeta{Name: o.ServiceName, Namespace: req.Namespace},
-			Spec:       hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb, ResourceTags: tags},
-		}
-		return ctrl.Result{}, w.Create(ctx, hcp, cr, "networkLoadBalancer", nlb)
-	}
-
-	// Merge-patch only the fields the observer owns, only when they differ.
-	spec := map[string]any{}
-	if cr.Spec.NetworkLoadBalancerName != nlb {
-		spec["networkLoadBalancerName"] = nlb
-	}
-	if !equality.Semantic.DeepEqual(nonNil(cr.Spec.ResourceTags), nonNil(tags)) {
-		spec["resourceTags"] = tags
-	}
-	return ctrl.Result{}, w.Patch(ctx, hcp, cr, spec, "networkLoadBalancer", nlb)
+	return hcp.Spec.Platform.AWS.ResourceTags
 }
 
 func nonNil(tags []hcplinkv1beta1.AWSResourceTag) []hcplinkv1beta1.AWSResourceTag {

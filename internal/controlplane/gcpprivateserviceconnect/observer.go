@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
@@ -68,37 +67,22 @@ func internalIP(svc *corev1.Service) string {
 	return svc.Status.LoadBalancer.Ingress[0].IP
 }
 
-// Reconcile keeps the CR named like the Service in step with it.
+// Reconcile keeps the CR named like the Service in step with it (the
+// object is named like the Service it follows, private-router).
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	name := types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.GCPPrivateServiceConnectName}
-	hcp, err := hcpref.Find(ctx, o.Client, req.Namespace, nil)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if hcp == nil || !hcp.DeletionTimestamp.IsZero() || !PrivateConfigured(hcp) {
-		return ctrl.Result{}, nil // the operator deletes the CR in order
-	}
-	// The object is named like the Service it follows (private-router).
-	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{}
-	svc, found, err := reconcilekit.Observe(ctx, o.Client, name, cr, "GCPPrivateServiceConnect")
-	if err != nil || svc == nil {
-		return ctrl.Result{}, err
-	}
-	if !found {
-		cr = nil
-	}
-	ip := internalIP(svc)
-	if ip == "" {
-		return ctrl.Result{}, nil // the Service's update brings us back
-	}
-	if cr != nil && !cr.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // an earlier one is still cleaning up
-	}
-	want := DesiredSpec(hcp, ip)
-	if cr == nil {
-		return ctrl.Result{}, o.create(ctx, hcp, name, want)
-	}
-	return ctrl.Result{}, o.update(ctx, hcp, cr, want)
+	key := types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.GCPPrivateServiceConnectName}
+	return ctrl.Result{}, reconcilekit.ObserverPass{
+		Kind:    "GCPPrivateServiceConnect",
+		New:     func() client.Object { return &hcplinkv1beta1.GCPPrivateServiceConnect{} },
+		Serves:  PrivateConfigured,
+		Address: internalIP,
+		Create: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, ip string) error {
+			return o.create(ctx, hcp, name, DesiredSpec(hcp, ip))
+		},
+		Update: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, obj client.Object, ip string) error {
+			return o.update(ctx, hcp, obj.(*hcplinkv1beta1.GCPPrivateServiceConnect), DesiredSpec(hcp, ip))
+		},
+	}.Run(ctx, o.Client, key)
 }
 
 func (o *Observer) create(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, spec hcplinkv1beta1.GCPPrivateServiceConnectSpec) error {
