@@ -185,11 +185,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Name: "gcpendpoint",
 		For:  &hcplinkv1beta1.GCPPrivateServiceConnect{},
 		List: &hcplinkv1beta1.GCPPrivateServiceConnectList{},
-		StatusChanged: func(old, new client.Object) bool {
-			o, okOld := old.(*hcplinkv1beta1.GCPPrivateServiceConnect)
-			n, okNew := new.(*hcplinkv1beta1.GCPPrivateServiceConnect)
-			return okOld && okNew && o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI
-		},
+		StatusChanged: reconcilekit.StatusOf(func(o, n *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
+			return o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI
+		}),
 		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)
 }
