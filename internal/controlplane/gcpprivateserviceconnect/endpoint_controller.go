@@ -2,14 +2,12 @@ package gcpprivateserviceconnect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -264,26 +262,16 @@ func signInOutcome(err error) outcome.Outcome {
 	return outcome.FromError(fmt.Errorf("signing in to Google Cloud: %w", err))
 }
 
-// finish resolves the pass's outcome (growing repeated trouble), writes the
-// status and the conditions, and asks for the next look.
+// finish ends a pass through the kit's Finisher: the outcome resolved
+// (repeated trouble grows), the status fields this controller owns, then
+// its conditions under its field owner (the operator's condition on the
+// same object is never touched), and the next look.
 func (r *Reconciler) finish(ctx context.Context, s *scope, conds []metav1.Condition, o outcome.Outcome) (ctrl.Result, error) {
-	resolved := r.outcomes().Resolve(string(s.cr.UID), o)
-	for i := range conds {
-		if conds[i].Reason == o.Reason && conds[i].Message == o.Message {
-			conds[i].Message = resolved.Message // the "Next check at" wording
-		}
-	}
-	if err := r.persist(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	w := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions, Events: r.Events, Now: r.outcomes().Now}
-	if _, err := w.Apply(ctx, s.cr, &s.cr.Status.Conditions, conds...); err != nil {
-		return ctrl.Result{}, err
-	}
-	if resolved.Err != nil {
-		return ctrl.Result{}, resolved.Err
-	}
-	return ctrl.Result{RequeueAfter: resolved.After}, nil
+	f := reconcilekit.Finisher{Tracker: r.outcomes(), Type: hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition,
+		Writer: conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions, Events: r.Events, Now: r.outcomes().Now}}
+	t := reconcilekit.Target{Object: s.cr, Conditions: &s.cr.Status.Conditions, Key: string(s.cr.UID),
+		Persist: func(ctx context.Context) error { return r.persist(ctx, s) }}
+	return f.Finish(ctx, t, o, conds...)
 }
 
 // persist writes the status fields this controller owns (not conditions,
@@ -298,32 +286,17 @@ func (r *Reconciler) persist(ctx context.Context, s *scope) error {
 	if len(want.DNSRecords) > 0 {
 		records = want.DNSRecords
 	}
-	patch := map[string]any{"status": map[string]any{
-		"endpointName": nullIfEmpty(want.EndpointName),
-		"endpointIP":   nullIfEmpty(want.EndpointIP),
-		"dnsZoneName":  nullIfEmpty(want.DNSZoneName),
+	if err := reconcilekit.PatchStatus(ctx, r.Client, s.cr, "GCPPrivateServiceConnect", map[string]any{
+		"endpointName": reconcilekit.NullIfEmpty(want.EndpointName),
+		"endpointIP":   reconcilekit.NullIfEmpty(want.EndpointIP),
+		"dnsZoneName":  reconcilekit.NullIfEmpty(want.DNSZoneName),
 		"dnsRecords":   records,
-	}}
-	raw, err := json.Marshal(patch)
-	if err != nil {
+	}); err != nil {
 		return err
-	}
-	if err := r.Client.Status().Patch(ctx, s.cr, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing the status of GCPPrivateServiceConnect %s: %w", s.cr.Name, err)
 	}
 	conds := s.base.Status.Conditions
 	s.base = s.cr.DeepCopy()
 	s.base.Status.Conditions = conds
 	s.cr.Status.Conditions = conds
 	return nil
-}
-
-func nullIfEmpty(v string) any {
-	if v == "" {
-		return nil
-	}
-	return v
 }
