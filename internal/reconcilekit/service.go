@@ -4,14 +4,17 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -19,6 +22,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/kubepatch"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // ServiceController is how a management operator's service controller is
@@ -26,8 +30,9 @@ import (
 // a cloud's private-link service, one object of its kind per cluster,
 // brought back by its own spec and by its HostedCluster.
 type ServiceController struct {
-	// Name names the controller.
+	// Name names the controller; Kind names the object's kind (logs).
 	Name string
+	Kind string
 	// For is an empty object of the kind; List an empty list of it.
 	For  client.Object
 	List client.ObjectList
@@ -166,4 +171,80 @@ func clusterOfNamespace(ctx context.Context, c client.Client, namespace string) 
 		}
 	}
 	return "", false, nil
+}
+
+// ServiceStep is where a service controller's pass goes after its start.
+type ServiceStep int
+
+const (
+	// StepOver: the pass is over (the object is gone, its cluster is not
+	// served, or paused): return the start's Result and Err.
+	StepOver ServiceStep = iota
+	// StepDelete: the object is deleting: run the deletion.
+	StepDelete
+	// StepClusterMissing: the HostedCluster the object names does not
+	// exist while the operator's finalizer holds the object: say so
+	// (ClusterMissing).
+	StepClusterMissing
+	// StepReconcile: the cluster is served and the finalizer is on the
+	// object: run the phases.
+	StepReconcile
+)
+
+// ServiceStart is the start of a service controller's pass.
+type ServiceStart struct {
+	Step ServiceStep
+	// Ctx carries the logger naming the object.
+	Ctx context.Context
+	// HostedCluster is the object's cluster; nil when there is none.
+	HostedCluster *hcplinkv1beta1.HostedCluster
+	Result        ctrl.Result
+	Err           error
+}
+
+// Start is the start of a service controller's pass, the same for every
+// cloud: it reads the object into obj (gone: over), finds its HostedCluster,
+// then picks the step: deletion; a missing cluster while the operator's
+// finalizer holds the object; nothing to do for a cluster not served
+// (served false: never private on this cloud, or nothing to create now);
+// a paused cluster, looked at again when the pause ends; else the phases,
+// the operator's finalizer added first.
+func (s ServiceController) Start(ctx context.Context, c client.Client, key types.NamespacedName, obj client.Object,
+	served func(*hcplinkv1beta1.HostedCluster) bool, now time.Time) ServiceStart {
+	if err := c.Get(ctx, key, obj); err != nil {
+		return ServiceStart{Ctx: ctx, Err: client.IgnoreNotFound(err)}
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues(logKey(s.Kind), key)
+	ctx = ctrl.LoggerInto(ctx, log)
+	hc, err := HostedClusterOf(ctx, c, obj)
+	switch {
+	case err != nil:
+		return ServiceStart{Ctx: ctx, Err: err}
+	case !obj.GetDeletionTimestamp().IsZero():
+		return ServiceStart{Step: StepDelete, Ctx: ctx, HostedCluster: hc}
+	case hc == nil && controllerutil.ContainsFinalizer(obj, hcplinkv1beta1.OperatorFinalizer):
+		return ServiceStart{Step: StepClusterMissing, Ctx: ctx}
+	case hc == nil || !served(hc):
+		// Never served, or nothing to create: deletion still cleans up
+		// what exists.
+		return ServiceStart{Ctx: ctx, HostedCluster: hc}
+	}
+	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, now); paused {
+		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
+		return ServiceStart{Ctx: ctx, HostedCluster: hc, Result: ctrl.Result{RequeueAfter: remaining}}
+	}
+	if !controllerutil.ContainsFinalizer(obj, hcplinkv1beta1.OperatorFinalizer) {
+		if err := kubepatch.Finalizers(ctx, c, obj, func() { controllerutil.AddFinalizer(obj, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
+			return ServiceStart{Ctx: ctx, HostedCluster: hc, Err: err}
+		}
+	}
+	return ServiceStart{Step: StepReconcile, Ctx: ctx, HostedCluster: hc}
+}
+
+// ClusterMissing is the outcome of an object whose HostedCluster does not
+// exist: a wait for it (its creation, or the object's deletion, is an
+// event).
+func ClusterMissing() outcome.Outcome {
+	return outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
+		"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist.")
 }

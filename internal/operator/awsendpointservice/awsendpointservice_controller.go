@@ -49,7 +49,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -207,6 +206,7 @@ func (r *Reconciler) now() time.Time { return r.Clock.Now() }
 // NodePools' subnets.
 var registration = reconcilekit.ServiceController{
 	Name:        ControllerName,
+	Kind:        "AWSEndpointService",
 	For:         &hcplinkv1beta1.AWSEndpointService{},
 	List:        &hcplinkv1beta1.AWSEndpointServiceList{},
 	AlsoChanged: func(o, n client.Object) bool { return !maps.Equal(subnetZones(o), subnetZones(n)) },
@@ -261,46 +261,23 @@ func (r *Reconciler) forNodePool(ctx context.Context, o client.Object) []reconci
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.init()
 	cr := &hcplinkv1beta1.AWSEndpointService{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	start := registration.Start(ctx, r.Client, req.NamespacedName, cr, func(hc *hcplinkv1beta1.HostedCluster) bool {
+		// A going cluster's operator deletes this object next: creating a
+		// service now would only leave one to clean up (or leak, should
+		// the deletion not find it).
+		going := !hc.DeletionTimestamp.IsZero() && cr.Status.EndpointServiceName == "" && cr.Annotations[ServiceCreatedAtAnnotation] == ""
+		return served(hc) && !going
+	}, r.now())
+	ctx = start.Ctx
+	switch start.Step {
+	case reconcilekit.StepDelete:
+		return r.reconcileDelete(ctx, cr, start.HostedCluster)
+	case reconcilekit.StepClusterMissing:
+		return r.finish(ctx, cr, reconcilekit.ClusterMissing())
+	case reconcilekit.StepReconcile:
+		return r.finish(ctx, cr, r.reconcileNormal(ctx, cr, start.HostedCluster))
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("awsEndpointService", req.NamespacedName)
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	hc, err := reconcilekit.HostedClusterOf(ctx, r.Client, cr)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !cr.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, cr, hc)
-	}
-	if hc == nil {
-		if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-			// Never served; nothing of ours to report on or clean up.
-			return ctrl.Result{}, nil
-		}
-		return r.finish(ctx, cr, outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
-			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist."))
-	}
-	if !served(hc) {
-		return ctrl.Result{}, nil
-	}
-	if !hc.DeletionTimestamp.IsZero() && cr.Status.EndpointServiceName == "" && cr.Annotations[ServiceCreatedAtAnnotation] == "" {
-		// The cluster is going: its operator deletes this object next.
-		// Creating a service now would only leave one to clean up (or
-		// leak, should the deletion not find it).
-		return ctrl.Result{}, nil
-	}
-	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.now()); paused {
-		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
-		return ctrl.Result{RequeueAfter: remaining}, nil
-	}
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		if err := r.patchFinalizers(ctx, cr, func() { controllerutil.AddFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	return r.finish(ctx, cr, r.reconcileNormal(ctx, cr, hc))
+	return start.Result, start.Err
 }
 
 // served: AWS clusters that are not Public.

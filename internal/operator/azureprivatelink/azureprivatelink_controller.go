@@ -56,7 +56,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -192,6 +191,7 @@ func (r *Reconciler) init() {
 // queue's turn (turnFreed).
 var registration = reconcilekit.ServiceController{
 	Name:     ControllerName,
+	Kind:     "AzurePrivateLinkService",
 	For:      &hcplinkv1beta1.AzurePrivateLinkService{},
 	List:     &hcplinkv1beta1.AzurePrivateLinkServiceList{},
 	Platform: func(hc *hcplinkv1beta1.HostedCluster) any { return hc.Spec.Platform.Azure },
@@ -243,42 +243,19 @@ func ownedStatusOf(cr *hcplinkv1beta1.AzurePrivateLinkService) ownedStatus {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.init()
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	start := registration.Start(ctx, r.Client, req.NamespacedName, cr, served, r.Now())
+	ctx = start.Ctx
+	s := &scope{cr: cr, hc: start.HostedCluster, status: ownedStatusOf(cr)}
+	switch start.Step {
+	case reconcilekit.StepDelete:
+		return r.reconcileDelete(ctx, s)
+	case reconcilekit.StepClusterMissing:
+		return r.finish(ctx, s, outcome.Continue(), reconcilekit.ClusterMissing())
+	case reconcilekit.StepReconcile:
+		lb, pls := r.reconcileNormal(ctx, s)
+		return r.finish(ctx, s, lb, pls)
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("azurePrivateLinkService", req.NamespacedName)
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	hc, err := reconcilekit.HostedClusterOf(ctx, r.Client, cr)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !cr.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)})
-	}
-	if hc == nil && controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		s := &scope{cr: cr, status: ownedStatusOf(cr)}
-		o := outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
-			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist.")
-		return r.finish(ctx, s, outcome.Continue(), o)
-	}
-	if hc == nil || !served(hc) {
-		// Never served, or not a private Azure cluster: nothing to create.
-		// Deletion still cleans up what exists.
-		return ctrl.Result{}, nil
-	}
-	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.Now()); paused {
-		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
-		return ctrl.Result{RequeueAfter: remaining}, nil
-	}
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		if err := r.patchFinalizers(ctx, cr, func() { controllerutil.AddFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	s := &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)}
-	lb, pls := r.reconcileNormal(ctx, s)
-	return r.finish(ctx, s, lb, pls)
+	return start.Result, start.Err
 }
 
 // served: Azure clusters with a private configuration (the spec gates the

@@ -45,7 +45,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
@@ -155,6 +154,7 @@ func (r *Reconciler) init() {
 // (additionalAllowedProjects reach the accept list in the pass it starts).
 var registration = reconcilekit.ServiceController{
 	Name:     ControllerName,
+	Kind:     "GCPPrivateServiceConnect",
 	For:      &hcplinkv1beta1.GCPPrivateServiceConnect{},
 	List:     &hcplinkv1beta1.GCPPrivateServiceConnectList{},
 	Platform: func(hc *hcplinkv1beta1.HostedCluster) any { return hc.Spec.Platform.GCP },
@@ -202,40 +202,18 @@ func (s ownedStatus) equal(o ownedStatus) bool {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.init()
 	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	start := registration.Start(ctx, r.Client, req.NamespacedName, cr, Served, r.Now())
+	ctx = start.Ctx
+	s := &scope{cr: cr, hc: start.HostedCluster, status: ownedStatusOf(cr)}
+	switch start.Step {
+	case reconcilekit.StepDelete:
+		return r.reconcileDelete(ctx, s)
+	case reconcilekit.StepClusterMissing:
+		return r.finish(ctx, s, reconcilekit.ClusterMissing())
+	case reconcilekit.StepReconcile:
+		return r.finish(ctx, s, r.reconcileNormal(ctx, s))
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("gcpPrivateServiceConnect", req.NamespacedName)
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	hc, err := reconcilekit.HostedClusterOf(ctx, r.Client, cr)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !cr.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)})
-	}
-	if hc == nil && controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		s := &scope{cr: cr, status: ownedStatusOf(cr)}
-		return r.finish(ctx, s, outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
-			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist."))
-	}
-	if hc == nil || !Served(hc) {
-		// Never served, or not a private GCP cluster: nothing to create.
-		// Deletion still cleans up what exists.
-		return ctrl.Result{}, nil
-	}
-	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.Now()); paused {
-		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
-		return ctrl.Result{RequeueAfter: remaining}, nil
-	}
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		if err := kubepatch.Finalizers(ctx, r.Client, cr, func() { controllerutil.AddFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	s := &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)}
-	return r.finish(ctx, s, r.reconcileNormal(ctx, s))
+	return start.Result, start.Err
 }
 
 // Served reports whether the operator publishes a service attachment for
