@@ -2,6 +2,7 @@ package reconcilekit
 
 import (
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -60,6 +61,35 @@ func TestHostedClusterChanged(t *testing.T) {
 			tc.change(n)
 			if got := HostedClusterChanged(gcp).Update(event.UpdateEvent{ObjectOld: base, ObjectNew: n}); got != tc.want {
 				t.Errorf("HostedClusterChanged = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDeletionStart(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	until := now.Add(time.Hour).Format(time.RFC3339)
+	obj := func(finalizers ...string) *hcplinkv1beta1.GCPPrivateServiceConnect {
+		return &hcplinkv1beta1.GCPPrivateServiceConnect{ObjectMeta: metav1.ObjectMeta{Finalizers: finalizers}}
+	}
+	paused := &hcplinkv1beta1.HostedCluster{Spec: hcplinkv1beta1.HostedClusterSpec{PausedUntil: &until}}
+	for name, tc := range map[string]struct {
+		obj  *hcplinkv1beta1.GCPPrivateServiceConnect
+		hc   *hcplinkv1beta1.HostedCluster
+		want DeletionStep
+	}{
+		"our finalizer gone":               {obj: obj(hcplinkv1beta1.ControlPlaneFinalizer), hc: paused, want: DeletionDone},
+		"paused":                           {obj: obj(hcplinkv1beta1.OperatorFinalizer, hcplinkv1beta1.ControlPlaneFinalizer), hc: paused, want: DeletionPaused},
+		"control plane first":              {obj: obj(hcplinkv1beta1.OperatorFinalizer, hcplinkv1beta1.ControlPlaneFinalizer), want: DeletionWaitsForControlPlane},
+		"cluster gone, control plane done": {obj: obj(hcplinkv1beta1.OperatorFinalizer), want: DeletionProceeds},
+	} {
+		t.Run(name, func(t *testing.T) {
+			step, remaining := DeletionStart(tc.obj, tc.hc, now)
+			if step != tc.want {
+				t.Fatalf("step = %d, want %d", step, tc.want)
+			}
+			if step == DeletionPaused && remaining != time.Hour {
+				t.Errorf("remaining = %v, want 1h", remaining)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // reconcileDelete removes the endpoint service once the control-plane
@@ -18,16 +19,13 @@ import (
 // AWS refuses (credentials, throttling) the finalizer stays, looked at
 // again after growing delays.
 func (r *Reconciler) reconcileDelete(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
+	switch step, remaining := reconcilekit.DeletionStart(cr, hc, r.now()); step {
+	case reconcilekit.DeletionDone:
 		r.forget(cr)
 		return ctrl.Result{}, nil
-	}
-	if hc != nil {
-		if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.now()); paused {
-			return ctrl.Result{RequeueAfter: remaining}, nil
-		}
-	}
-	if controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
+	case reconcilekit.DeletionPaused:
+		return ctrl.Result{RequeueAfter: remaining}, nil
+	case reconcilekit.DeletionWaitsForControlPlane:
 		return r.finish(ctx, cr, outcome.Wait(hcplinkv1beta1.WaitingForControlPlaneCleanupReason,
 			"Deleting: waiting for the control-plane operator to remove the VPC endpoint, its security group and DNS records (finalizer "+
 				hcplinkv1beta1.ControlPlaneFinalizer+") before the endpoint service is deleted.", controlPlaneCleanupPoll))

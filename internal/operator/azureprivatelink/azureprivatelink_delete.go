@@ -11,6 +11,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // connectionRejected is Azure's status of a rejected connection.
@@ -28,16 +29,13 @@ const natSubnetPrefix = "pls-nat-"
 // growing delays.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
+	switch step, remaining := reconcilekit.DeletionStart(cr, s.hc, r.Now()); step {
+	case reconcilekit.DeletionDone:
 		r.forget(cr)
 		return ctrl.Result{}, nil
-	}
-	if s.hc != nil {
-		if paused, remaining := hcplinkv1beta1.PausedFor(s.hc.Spec.PausedUntil, r.Now()); paused {
-			return ctrl.Result{RequeueAfter: remaining}, nil
-		}
-	}
-	if controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
+	case reconcilekit.DeletionPaused:
+		return ctrl.Result{RequeueAfter: remaining}, nil
+	case reconcilekit.DeletionWaitsForControlPlane:
 		return r.finish(ctx, s, outcome.Continue(), waitingForControlPlane())
 	}
 	if o := r.deleteService(ctx, s); !o.Done() {
