@@ -249,39 +249,28 @@ func ClusterMissing() outcome.Outcome {
 		"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist.")
 }
 
-// DeletionStep is where a service controller's deletion goes after its
-// start.
-type DeletionStep int
-
-const (
-	// DeletionDone: the operator's finalizer is gone; nothing is left to
-	// do (forget the object).
-	DeletionDone DeletionStep = iota
-	// DeletionPaused: the cluster's pause holds deletion too; look again
-	// when it ends.
-	DeletionPaused
-	// DeletionWaitsForControlPlane: the control-plane operator's finalizer
-	// is still there; its cleanup of the customer side comes first.
-	DeletionWaitsForControlPlane
-	// DeletionProceeds: remove the cloud's resources, then the finalizer.
-	DeletionProceeds
-)
-
 // DeletionStart is the start of a service controller's deletion, the same
-// for every cloud; remaining is the pause left when it is DeletionPaused.
-// hc is nil when the cluster is gone (deletion then goes on from the
-// object alone).
-func DeletionStart(obj client.Object, hc *hcplinkv1beta1.HostedCluster, now time.Time) (step DeletionStep, remaining time.Duration) {
+// for every cloud: over (with the result to return) when the operator's
+// finalizer is gone (forget then drops what the controller remembers of
+// the object) or the cluster's pause holds deletion too (looked at again
+// when it ends). hc is nil when the cluster is gone: deletion then goes on
+// from the object alone.
+func DeletionStart(obj client.Object, hc *hcplinkv1beta1.HostedCluster, now time.Time, forget func()) (res ctrl.Result, over bool) {
 	if !controllerutil.ContainsFinalizer(obj, hcplinkv1beta1.OperatorFinalizer) {
-		return DeletionDone, 0
+		forget()
+		return ctrl.Result{}, true
 	}
 	if hc != nil {
 		if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, now); paused {
-			return DeletionPaused, remaining
+			return ctrl.Result{RequeueAfter: remaining}, true
 		}
 	}
-	if controllerutil.ContainsFinalizer(obj, hcplinkv1beta1.ControlPlaneFinalizer) {
-		return DeletionWaitsForControlPlane, 0
-	}
-	return DeletionProceeds, 0
+	return ctrl.Result{}, false
+}
+
+// WaitsForControlPlane reports whether a deleting object still carries the
+// control-plane operator's finalizer: its cleanup of the customer side
+// comes before the service's.
+func WaitsForControlPlane(obj client.Object) bool {
+	return controllerutil.ContainsFinalizer(obj, hcplinkv1beta1.ControlPlaneFinalizer)
 }

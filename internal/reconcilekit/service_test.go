@@ -74,22 +74,26 @@ func TestDeletionStart(t *testing.T) {
 	}
 	paused := &hcplinkv1beta1.HostedCluster{Spec: hcplinkv1beta1.HostedClusterSpec{PausedUntil: &until}}
 	for name, tc := range map[string]struct {
-		obj  *hcplinkv1beta1.GCPPrivateServiceConnect
-		hc   *hcplinkv1beta1.HostedCluster
-		want DeletionStep
+		obj        *hcplinkv1beta1.GCPPrivateServiceConnect
+		hc         *hcplinkv1beta1.HostedCluster
+		over       bool
+		after      time.Duration
+		forgotten  bool
+		waitsForCP bool
 	}{
-		"our finalizer gone":               {obj: obj(hcplinkv1beta1.ControlPlaneFinalizer), hc: paused, want: DeletionDone},
-		"paused":                           {obj: obj(hcplinkv1beta1.OperatorFinalizer, hcplinkv1beta1.ControlPlaneFinalizer), hc: paused, want: DeletionPaused},
-		"control plane first":              {obj: obj(hcplinkv1beta1.OperatorFinalizer, hcplinkv1beta1.ControlPlaneFinalizer), want: DeletionWaitsForControlPlane},
-		"cluster gone, control plane done": {obj: obj(hcplinkv1beta1.OperatorFinalizer), want: DeletionProceeds},
+		"our finalizer gone":               {obj: obj(hcplinkv1beta1.ControlPlaneFinalizer), hc: paused, over: true, forgotten: true, waitsForCP: true},
+		"paused":                           {obj: obj(hcplinkv1beta1.OperatorFinalizer, hcplinkv1beta1.ControlPlaneFinalizer), hc: paused, over: true, after: time.Hour, waitsForCP: true},
+		"control plane first":              {obj: obj(hcplinkv1beta1.OperatorFinalizer, hcplinkv1beta1.ControlPlaneFinalizer), waitsForCP: true},
+		"cluster gone, control plane done": {obj: obj(hcplinkv1beta1.OperatorFinalizer)},
 	} {
 		t.Run(name, func(t *testing.T) {
-			step, remaining := DeletionStart(tc.obj, tc.hc, now)
-			if step != tc.want {
-				t.Fatalf("step = %d, want %d", step, tc.want)
+			forgotten := false
+			res, over := DeletionStart(tc.obj, tc.hc, now, func() { forgotten = true })
+			if over != tc.over || res.RequeueAfter != tc.after || forgotten != tc.forgotten {
+				t.Errorf("over %v after %v forgotten %v, want %v %v %v", over, res.RequeueAfter, forgotten, tc.over, tc.after, tc.forgotten)
 			}
-			if step == DeletionPaused && remaining != time.Hour {
-				t.Errorf("remaining = %v, want 1h", remaining)
+			if got := WaitsForControlPlane(tc.obj); got != tc.waitsForCP {
+				t.Errorf("WaitsForControlPlane = %v, want %v", got, tc.waitsForCP)
 			}
 		})
 	}

@@ -341,7 +341,7 @@ func (r *Reconciler) ensureSubnets(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 	if len(choice.subnets) == 0 {
 		value = nil
 	}
-	if err := r.mergePatch(ctx, cr, false, map[string]any{"spec": map[string]any{"subnetIDs": value}}); err != nil {
+	if err := kubepatch.Merge(ctx, r.Client, cr, false, map[string]any{"spec": map[string]any{"subnetIDs": value}}); err != nil {
 		return subnetChoice{}, fmt.Errorf("writing spec.subnetIDs: %w", err)
 	}
 	return choice, nil
@@ -731,7 +731,7 @@ func (r *Reconciler) setServiceName(ctx context.Context, cr *hcplinkv1beta1.AWSE
 	if name == "" {
 		value = nil
 	}
-	if err := r.mergePatch(ctx, cr, true, map[string]any{"status": map[string]any{"endpointServiceName": value}}); err != nil {
+	if err := kubepatch.Merge(ctx, r.Client, cr, true, map[string]any{"status": map[string]any{"endpointServiceName": value}}); err != nil {
 		return fmt.Errorf("writing status.endpointServiceName: %w", err)
 	}
 	return nil
@@ -747,19 +747,8 @@ func (r *Reconciler) patchAnnotations(ctx context.Context, cr *hcplinkv1beta1.AW
 			annotations[k] = *v
 		}
 	}
-	if err := r.mergePatch(ctx, cr, false, map[string]any{"metadata": map[string]any{"annotations": annotations}}); err != nil {
+	if err := kubepatch.Merge(ctx, r.Client, cr, false, map[string]any{"metadata": map[string]any{"annotations": annotations}}); err != nil {
 		return fmt.Errorf("writing annotations: %w", err)
 	}
 	return nil
-}
-
-// mergePatch is kubepatch.Merge with the controller's client.
-func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, status bool, patch map[string]any) error {
-	return kubepatch.Merge(ctx, r.Client, cr, status, patch)
-}
-
-// patchFinalizers is kubepatch.Finalizers with the controller's client: a
-// finalizer the control-plane operator added meanwhile is never dropped.
-func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, mutate func()) error {
-	return kubepatch.Finalizers(ctx, r.Client, cr, mutate)
 }

@@ -334,21 +334,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 			fields[k] = nil
 		}
 	}
-	if err := r.mergePatch(ctx, s.cr, true, map[string]any{"status": fields}); err != nil {
+	if err := kubepatch.Merge(ctx, r.Client, s.cr, true, map[string]any{"status": fields}); err != nil {
 		return fmt.Errorf("writing the Private Link Service status: %w", err)
 	}
 	return nil
-}
-
-// mergePatch is kubepatch.Merge with the controller's client.
-func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, status bool, patch map[string]any) error {
-	return kubepatch.Merge(ctx, r.Client, cr, status, patch)
-}
-
-// patchFinalizers is kubepatch.Finalizers with the controller's client: a
-// finalizer the control-plane operator added meanwhile is never dropped.
-func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, mutate func()) error {
-	return kubepatch.Finalizers(ctx, r.Client, cr, mutate)
 }
 
 // lastSegment is the name at the end of a resource ID.

@@ -24,13 +24,10 @@ import (
 // so none is deleted.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr
-	switch step, remaining := reconcilekit.DeletionStart(cr, s.hc, r.Now()); step {
-	case reconcilekit.DeletionDone:
-		r.forget(cr)
-		return ctrl.Result{}, nil
-	case reconcilekit.DeletionPaused:
-		return ctrl.Result{RequeueAfter: remaining}, nil
-	case reconcilekit.DeletionWaitsForControlPlane:
+	if res, over := reconcilekit.DeletionStart(cr, s.hc, r.Now(), func() { r.forget(cr) }); over {
+		return res, nil
+	}
+	if reconcilekit.WaitsForControlPlane(cr) {
 		return r.finish(ctx, s, waitingForControlPlane())
 	}
 	if o := r.waitPending(ctx, s); !o.Done() {
