@@ -17,24 +17,29 @@ import (
 // it serves, how the Service says where its load balancer is, and the
 // object's spec.
 type ObserverPass struct {
-	// Kind names the object's kind (messages, logs); New makes an empty
-	// one.
-	Kind string
-	New  func() client.Object
+	// Writer creates and patches the object (its Kind names it).
+	Writer ObservedWriter
+	// New makes an empty object of the kind.
+	New func() client.Object
 	// Serves reports whether the cluster has a private path of this kind.
 	Serves func(hcp *hcplinkv1beta1.HostedControlPlane) bool
 	// Address is where the Service's load balancer is, as the object's
 	// spec records it; "" while it has none (the Service's update brings
-	// the observer back).
-	Address func(svc *corev1.Service) string
-	// Create makes the object named name for address; Update brings obj
-	// (of Kind) in step with it.
-	Create func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, address string) error
-	Update func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, obj client.Object, address string) error
+	// the observer back). AddressKey names it in the log.
+	Address    func(svc *corev1.Service) string
+	AddressKey string
+	// Desired is the object the observer wants for address: its spec (the
+	// pass names it and sets its owner and cluster).
+	Desired func(hcp *hcplinkv1beta1.HostedControlPlane, address string) client.Object
+	// Changes are the spec fields (JSON names) of have that differ from
+	// want's, with want's values; the others are immutable and were set at
+	// creation.
+	Changes func(have, want client.Object) map[string]any
 }
 
 // Run runs the pass for the Service key names.
-func (p ObserverPass) Run(ctx context.Context, c client.Client, key types.NamespacedName) error {
+func (p ObserverPass) Run(ctx context.Context, key types.NamespacedName) error {
+	c := p.Writer.Client
 	hcp, err := hcpref.Find(ctx, c, key.Namespace, nil)
 	if err != nil {
 		return err
@@ -45,7 +50,7 @@ func (p ObserverPass) Run(ctx context.Context, c client.Client, key types.Namesp
 	obj := p.New()
 	// A Service gone (endpoint access or publishing changed) takes the
 	// object with it.
-	svc, found, err := Observe(ctx, c, key, obj, p.Kind)
+	svc, found, err := Observe(ctx, c, key, obj, p.Writer.Kind)
 	if err != nil || svc == nil {
 		return err
 	}
@@ -53,11 +58,14 @@ func (p ObserverPass) Run(ctx context.Context, c client.Client, key types.Namesp
 	if address == "" {
 		return nil // the Service's update brings us back
 	}
-	if !found {
-		return p.Create(ctx, hcp, key, address)
-	}
-	if !obj.GetDeletionTimestamp().IsZero() {
+	if found && !obj.GetDeletionTimestamp().IsZero() {
 		return nil // an earlier one is still cleaning up
 	}
-	return p.Update(ctx, hcp, obj, address)
+	want := p.Desired(hcp, address)
+	if !found {
+		want.SetName(key.Name)
+		want.SetNamespace(key.Namespace)
+		return p.Writer.Create(ctx, hcp, want, p.AddressKey, address)
+	}
+	return p.Writer.Patch(ctx, hcp, obj, p.Changes(obj, want), p.AddressKey, address)
 }

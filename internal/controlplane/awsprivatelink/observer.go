@@ -14,7 +14,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,44 +56,33 @@ func NLBNameFromHostname(hostname string) string {
 	return label
 }
 
-// Reconcile keeps the CR named like the Service in step with it.
+// Reconcile keeps the CR named like the Service in step with it. Its
+// creations go under the client's default field manager, its patches under
+// ObserverFieldOwner.
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	key := types.NamespacedName{Namespace: req.Namespace, Name: o.ServiceName}
 	return ctrl.Result{}, reconcilekit.ObserverPass{
-		Kind: "AWSEndpointService",
-		New:  func() client.Object { return &hcplinkv1beta1.AWSEndpointService{} },
+		Writer: reconcilekit.ObservedWriter{Client: o.Client, Kind: "AWSEndpointService", FieldOwner: ObserverFieldOwner},
+		New:    func() client.Object { return &hcplinkv1beta1.AWSEndpointService{} },
 		Serves: func(hcp *hcplinkv1beta1.HostedControlPlane) bool {
 			return hcp.Spec.Platform.Type == hcplinkv1beta1.AWSPlatform
 		},
-		Address: loadBalancerName,
-		Create: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, nlb string) error {
-			cr := &hcplinkv1beta1.AWSEndpointService{
-				ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace},
-				Spec:       hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb, ResourceTags: resourceTags(hcp)},
-			}
-			return o.writer().Create(ctx, hcp, cr, "networkLoadBalancer", nlb)
+		Address:    loadBalancerName,
+		AddressKey: "networkLoadBalancer",
+		Desired: func(hcp *hcplinkv1beta1.HostedControlPlane, nlb string) client.Object {
+			return &hcplinkv1beta1.AWSEndpointService{Spec: hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb, ResourceTags: resourceTags(hcp)}}
 		},
-		Update: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, obj client.Object, nlb string) error {
-			cr := obj.(*hcplinkv1beta1.AWSEndpointService)
-			// Merge-patch only the fields the observer owns, only when they
-			// differ.
+		Changes: func(have, want client.Object) map[string]any {
+			h, w := have.(*hcplinkv1beta1.AWSEndpointService).Spec, want.(*hcplinkv1beta1.AWSEndpointService).Spec
 			spec := map[string]any{}
-			if cr.Spec.NetworkLoadBalancerName != nlb {
-				spec["networkLoadBalancerName"] = nlb
+			if h.NetworkLoadBalancerName != w.NetworkLoadBalancerName {
+				spec["networkLoadBalancerName"] = w.NetworkLoadBalancerName
 			}
-			if tags := resourceTags(hcp); !equality.Semantic.DeepEqual(nonNil(cr.Spec.ResourceTags), nonNil(tags)) {
-				spec["resourceTags"] = tags
+			if !equality.Semantic.DeepEqual(nonNil(h.ResourceTags), nonNil(w.ResourceTags)) {
+				spec["resourceTags"] = w.ResourceTags
 			}
-			return o.writer().Patch(ctx, hcp, cr, spec, "networkLoadBalancer", nlb)
+			return spec
 		},
-	}.Run(ctx, o.Client, key)
-}
-
-// writer writes the observer's AWSEndpointServices: its creations under
-// the client's default field manager, its patches under
-// ObserverFieldOwner.
-func (o *Observer) writer() reconcilekit.ObservedWriter {
-	return reconcilekit.ObservedWriter{Client: o.Client, Kind: "AWSEndpointService", FieldOwner: ObserverFieldOwner}
+	}.Run(ctx, types.NamespacedName{Namespace: req.Namespace, Name: o.ServiceName})
 }
 
 // loadBalancerName is the network load balancer's name from the Service's

@@ -12,7 +12,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,47 +57,37 @@ func internalIP(svc *corev1.Service) string {
 
 // Reconcile keeps the CR named like the Service in step with it.
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	key := types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.PrivateRouterServiceName}
 	return ctrl.Result{}, reconcilekit.ObserverPass{
-		Kind:    "AzurePrivateLinkService",
-		New:     func() client.Object { return &hcplinkv1beta1.AzurePrivateLinkService{} },
-		Serves:  PrivateConfigured,
-		Address: internalIP,
-		Create: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, ip string) error {
-			return o.create(ctx, hcp, name, DesiredSpec(hcp, ip))
+		Writer: reconcilekit.ObservedWriter{Client: o.Client, Kind: "AzurePrivateLinkService", FieldOwner: ObserverFieldOwner,
+			CreateOptions: []client.CreateOption{client.FieldOwner(ObserverFieldOwner)}},
+		New:        func() client.Object { return &hcplinkv1beta1.AzurePrivateLinkService{} },
+		Serves:     PrivateConfigured,
+		Address:    internalIP,
+		AddressKey: "loadBalancerIP",
+		Desired: func(hcp *hcplinkv1beta1.HostedControlPlane, ip string) client.Object {
+			return &hcplinkv1beta1.AzurePrivateLinkService{Spec: DesiredSpec(hcp, ip)}
 		},
-		Update: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, obj client.Object, ip string) error {
-			return o.update(ctx, hcp, obj.(*hcplinkv1beta1.AzurePrivateLinkService), DesiredSpec(hcp, ip))
+		Changes: func(have, want client.Object) map[string]any {
+			return specChanges(have.(*hcplinkv1beta1.AzurePrivateLinkService).Spec, want.(*hcplinkv1beta1.AzurePrivateLinkService).Spec)
 		},
-	}.Run(ctx, o.Client, key)
+	}.Run(ctx, types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.PrivateRouterServiceName})
 }
 
-func (o *Observer) create(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, spec hcplinkv1beta1.AzurePrivateLinkServiceSpec) error {
-	cr := &hcplinkv1beta1.AzurePrivateLinkService{ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace}, Spec: spec}
-	return o.writer().Create(ctx, hcp, cr, "loadBalancerIP", spec.LoadBalancerIP)
-}
-
-// update merge-patches the fields that may change (the router's address and
-// the additional subscriptions), only when they differ; the others are
-// immutable and were set at creation.
-func (o *Observer) update(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, cr *hcplinkv1beta1.AzurePrivateLinkService, want hcplinkv1beta1.AzurePrivateLinkServiceSpec) error {
+// specChanges are the fields that may change (the router's address and the
+// additional subscriptions) where have differs from want.
+func specChanges(have, want hcplinkv1beta1.AzurePrivateLinkServiceSpec) map[string]any {
 	spec := map[string]any{}
-	if cr.Spec.LoadBalancerIP != want.LoadBalancerIP {
+	if have.LoadBalancerIP != want.LoadBalancerIP {
 		spec["loadBalancerIP"] = want.LoadBalancerIP
 	}
-	if !slices.Equal(cr.Spec.AdditionalAllowedSubscriptions, want.AdditionalAllowedSubscriptions) {
+	if !slices.Equal(have.AdditionalAllowedSubscriptions, want.AdditionalAllowedSubscriptions) {
 		if len(want.AdditionalAllowedSubscriptions) == 0 {
 			spec["additionalAllowedSubscriptions"] = nil
 		} else {
 			spec["additionalAllowedSubscriptions"] = want.AdditionalAllowedSubscriptions
 		}
 	}
-	return o.writer().Patch(ctx, hcp, cr, spec, "loadBalancerIP", want.LoadBalancerIP)
-}
-
-func (o *Observer) writer() reconcilekit.ObservedWriter {
-	return reconcilekit.ObservedWriter{Client: o.Client, Kind: "AzurePrivateLinkService", FieldOwner: ObserverFieldOwner,
-		CreateOptions: []client.CreateOption{client.FieldOwner(ObserverFieldOwner)}}
+	return spec
 }
 
 // RouterAnnotations are an Azure cluster's router Service annotations:

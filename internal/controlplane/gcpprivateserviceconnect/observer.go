@@ -13,7 +13,6 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,41 +69,26 @@ func internalIP(svc *corev1.Service) string {
 // Reconcile keeps the CR named like the Service in step with it (the
 // object is named like the Service it follows, private-router).
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	key := types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.GCPPrivateServiceConnectName}
 	return ctrl.Result{}, reconcilekit.ObserverPass{
-		Kind:    "GCPPrivateServiceConnect",
-		New:     func() client.Object { return &hcplinkv1beta1.GCPPrivateServiceConnect{} },
-		Serves:  PrivateConfigured,
-		Address: internalIP,
-		Create: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, ip string) error {
-			return o.create(ctx, hcp, name, DesiredSpec(hcp, ip))
+		Writer: reconcilekit.ObservedWriter{Client: o.Client, Kind: "GCPPrivateServiceConnect", FieldOwner: ObserverFieldOwner,
+			CreateOptions: []client.CreateOption{client.FieldOwner(ObserverFieldOwner)}},
+		New:        func() client.Object { return &hcplinkv1beta1.GCPPrivateServiceConnect{} },
+		Serves:     PrivateConfigured,
+		Address:    internalIP,
+		AddressKey: "loadBalancerIP",
+		Desired: func(hcp *hcplinkv1beta1.HostedControlPlane, ip string) client.Object {
+			return &hcplinkv1beta1.GCPPrivateServiceConnect{Spec: DesiredSpec(hcp, ip)}
 		},
-		Update: func(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, obj client.Object, ip string) error {
-			return o.update(ctx, hcp, obj.(*hcplinkv1beta1.GCPPrivateServiceConnect), DesiredSpec(hcp, ip))
+		Changes: func(have, want client.Object) map[string]any {
+			h, w := have.(*hcplinkv1beta1.GCPPrivateServiceConnect).Spec, want.(*hcplinkv1beta1.GCPPrivateServiceConnect).Spec
+			spec := map[string]any{}
+			if h.LoadBalancerIP != w.LoadBalancerIP {
+				spec["loadBalancerIP"] = w.LoadBalancerIP
+			}
+			if !slices.Equal(h.ConsumerAcceptList, w.ConsumerAcceptList) {
+				spec["consumerAcceptList"] = w.ConsumerAcceptList
+			}
+			return spec
 		},
-	}.Run(ctx, o.Client, key)
-}
-
-func (o *Observer) create(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, spec hcplinkv1beta1.GCPPrivateServiceConnectSpec) error {
-	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace}, Spec: spec}
-	return o.writer().Create(ctx, hcp, cr, "loadBalancerIP", spec.LoadBalancerIP)
-}
-
-// update merge-patches the fields that may change (the router's address
-// and the accept list), only when they differ; the others are immutable
-// and were set at creation.
-func (o *Observer) update(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, cr *hcplinkv1beta1.GCPPrivateServiceConnect, want hcplinkv1beta1.GCPPrivateServiceConnectSpec) error {
-	spec := map[string]any{}
-	if cr.Spec.LoadBalancerIP != want.LoadBalancerIP {
-		spec["loadBalancerIP"] = want.LoadBalancerIP
-	}
-	if !slices.Equal(cr.Spec.ConsumerAcceptList, want.ConsumerAcceptList) {
-		spec["consumerAcceptList"] = want.ConsumerAcceptList
-	}
-	return o.writer().Patch(ctx, hcp, cr, spec, "loadBalancerIP", want.LoadBalancerIP)
-}
-
-func (o *Observer) writer() reconcilekit.ObservedWriter {
-	return reconcilekit.ObservedWriter{Client: o.Client, Kind: "GCPPrivateServiceConnect", FieldOwner: ObserverFieldOwner,
-		CreateOptions: []client.CreateOption{client.FieldOwner(ObserverFieldOwner)}}
+	}.Run(ctx, types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.GCPPrivateServiceConnectName})
 }
