@@ -16,7 +16,9 @@ const (
 
 	// ControlPlaneFinalizer holds an object until the control-plane operator
 	// has removed its cloud resources (VPC endpoint, security group, Private
-	// Endpoint, DNS records).
+	// Endpoint, DNS records). The control-plane operator never gives it up;
+	// when the operator may is decided in one place:
+	// internal/operator/hostedcluster/hostedcluster_giveup.go (controlPlaneGiveUp).
 	ControlPlaneFinalizer = "hcplink.io/control-plane-cleanup"
 
 	// EndpointServiceTagKey is the cloud tag naming the AWSEndpointService

@@ -113,10 +113,6 @@ var managementOperator = genericLayer{
 	},
 	registryFile: "internal/operator/options.go",
 	descriptors:  "internal/operator/platform/<cloud>",
-	allowed: map[allowedName]string{
-		{"internal/operator/hostedcluster/hostedcluster_controller.go", "it picks .AzureLoadBalancerConfiguration"}: "the routers' placement is kept in an Azure-named status field; to move behind the Azure descriptor's Placer",
-		{"internal/operator/hostedcluster/hostedcluster_status.go", "it picks .AzureLoadBalancerConfiguration"}:     "the status writer persists that placement field; moves with it",
-	},
 }
 
 // controlPlaneOperator's generic packages — its setup, the router

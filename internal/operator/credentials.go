@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -14,16 +13,13 @@ import (
 	"github.com/hcplink/hcplink/internal/cloud"
 	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/operator/platform"
+	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // Timing of the credentials check.
 const (
 	// credentialsCheckTimeout bounds one GetCallerIdentity call.
 	credentialsCheckTimeout = 15 * time.Second
-	// credentialsRetryMin and credentialsRetryMax bound the backoff after a
-	// failed check (doubling, with jitter).
-	credentialsRetryMin = 5 * time.Second
-	credentialsRetryMax = 5 * time.Minute
 	// credentialsRecheck: see intervals.OperatorCredentialsRecheck.
 	credentialsRecheck = intervals.OperatorCredentialsRecheck
 )
@@ -64,7 +60,8 @@ type credentialsChecker struct {
 	platform string
 	// log is where results go; the manager's context carries no logger.
 	log logr.Logger
-	// retryMin overrides credentialsRetryMin (tests).
+	// retryMin overrides the first delay after a failure (tests); zero is
+	// outcome.DefaultPolicy.Credentials's.
 	retryMin time.Duration
 	// now tells the time of state changes; nil is the wall clock.
 	now func() time.Time
@@ -110,11 +107,11 @@ func (c *credentialsChecker) NeedLeaderElection() bool { return false }
 // Start runs the checks until ctx ends.
 func (c *credentialsChecker) Start(ctx context.Context) error {
 	log := c.log.WithValues("platform", c.platform)
-	retryMin := c.retryMin
-	if retryMin <= 0 {
-		retryMin = credentialsRetryMin
+	// The retries after a failure follow the one outcome policy.
+	retry := outcome.Retry{Step: outcome.DefaultPolicy.Credentials}
+	if c.retryMin > 0 {
+		retry.Step.Base, retry.Step.Spread = c.retryMin, c.retryMin/5
 	}
-	backoff := retryMin
 	lastOK := false
 	for {
 		callCtx, cancel := context.WithTimeout(ctx, credentialsCheckTimeout)
@@ -130,7 +127,8 @@ func (c *credentialsChecker) Start(ctx context.Context) error {
 			if !lastOK {
 				log.Info("cloud credentials are valid", "identity", identity)
 			}
-			lastOK, backoff, wait = true, retryMin, credentialsRecheck
+			retry.Reset()
+			lastOK, wait = true, outcome.JitterLater(credentialsRecheck)
 		default:
 			credentialsValid.WithLabelValues(c.platform).Set(0)
 			lastOK = false
@@ -139,19 +137,16 @@ func (c *credentialsChecker) Start(ctx context.Context) error {
 			if ce, ok := cloud.AsError(err); ok {
 				code = ce.Code
 			}
+			wait = retry.Next()
 			switch {
 			case cloud.ClassOf(err) == cloud.ClassAccessDenied:
 				c.set(platform.CredentialsInvalid)
-				log.Error(err, "the cloud refused the operator's credentials; fix the operator's identity (role, keys or web identity token)", "code", code, "retryIn", backoff)
+				log.Error(err, "the cloud refused the operator's credentials; fix the operator's identity (role, keys or web identity token)", "code", code, "retryIn", wait)
 			default:
 				c.set(platform.CredentialsUnknown)
-				log.Error(err, "could not check the operator's cloud credentials; retrying", "code", code, "retryIn", backoff)
+				log.Error(err, "could not check the operator's cloud credentials; retrying", "code", code, "retryIn", wait)
 			}
-			wait = backoff
-			backoff = min(2*backoff, credentialsRetryMax)
 		}
-		// Jitter (up to +20%) keeps many operators from retrying in step.
-		wait += time.Duration(rand.Int64N(int64(wait)/5 + 1))
 		select {
 		case <-ctx.Done():
 			return nil

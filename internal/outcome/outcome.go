@@ -138,15 +138,20 @@ type Policy struct {
 	// Person: access denied, invalid input, a missing zone or role. Short
 	// at first so that a fix is seen within a minute, then rarely.
 	Person Step
+	// Credentials: an operator's check of its own cloud credentials failed
+	// (refused, or the cloud did not answer); retried within seconds so
+	// that a fix or the cloud's return shows soon, then every few minutes.
+	Credentials Step
 }
 
 // DefaultPolicy is the policy of every controller.
 var DefaultPolicy = Policy{
-	Throttled:  Step{Base: 10 * time.Second, Spread: 20 * time.Second, Cap: 5 * time.Minute},
-	Transient:  Step{Base: 5 * time.Second, Spread: 10 * time.Second, Cap: 2 * time.Minute},
-	Dependency: Step{Base: 5 * time.Second, Spread: 5 * time.Second, Cap: 2 * time.Minute},
-	NotFound:   Step{Base: 5 * time.Second, Spread: 10 * time.Second, Cap: 5 * time.Minute},
-	Person:     Step{Base: 15 * time.Second, Spread: 5 * time.Second, Cap: 10 * time.Minute},
+	Throttled:   Step{Base: 10 * time.Second, Spread: 20 * time.Second, Cap: 5 * time.Minute},
+	Transient:   Step{Base: 5 * time.Second, Spread: 10 * time.Second, Cap: 2 * time.Minute},
+	Dependency:  Step{Base: 5 * time.Second, Spread: 5 * time.Second, Cap: 2 * time.Minute},
+	NotFound:    Step{Base: 5 * time.Second, Spread: 10 * time.Second, Cap: 5 * time.Minute},
+	Person:      Step{Base: 15 * time.Second, Spread: 5 * time.Second, Cap: 10 * time.Minute},
+	Credentials: Step{Base: 5 * time.Second, Spread: time.Second, Cap: 5 * time.Minute},
 }
 
 // FromError is the outcome of an error. A classified cloud error gets the
@@ -238,6 +243,18 @@ func Jitter(d time.Duration) time.Duration {
 
 // LongestJitter is the longest delay Jitter(d) returns.
 func LongestJitter(d time.Duration) time.Duration { return d * 115 / 100 }
+
+// RecheckJitter is the largest part of a recheck's interval JitterLater
+// adds.
+const RecheckJitter = 0.2
+
+// JitterLater spreads a recheck over its interval plus up to RecheckJitter
+// of it: never earlier than asked (a check that vouches for something, the
+// credentials above all, keeps its promised interval), and many clusters
+// checked together do not check again together.
+func JitterLater(d time.Duration) time.Duration {
+	return Between(d, d+time.Duration(RecheckJitter*float64(d)))
+}
 
 // IsUnexpected reports whether the outcome carries an unexpected error.
 func (o Outcome) IsUnexpected() bool { return o.Err != nil }

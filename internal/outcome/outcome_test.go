@@ -178,3 +178,38 @@ func TestGrowthNeverShrinks(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryStartsAtSecondsGrowsAndIsCapped(t *testing.T) {
+	s := DefaultPolicy.Credentials
+	var r Retry
+	first := r.Next()
+	if first < s.Base || first > s.Base+s.Spread {
+		t.Fatalf("first delay %v, want within [%v, %v]", first, s.Base, s.Base+s.Spread)
+	}
+	last := first
+	for i := 0; i < 20; i++ {
+		d := r.Next()
+		if d < last && last < s.Cap*9/10 {
+			t.Fatalf("delay %d shrank: %v after %v", i+2, d, last)
+		}
+		if d > s.Cap*11/10 {
+			t.Fatalf("delay %d is %v, past the cap %v and its jitter", i+2, d, s.Cap)
+		}
+		last = d
+	}
+	if last < s.Cap*9/10 {
+		t.Errorf("after 21 failures the delay is %v, want about the cap %v", last, s.Cap)
+	}
+	r.Reset()
+	if d := r.Next(); d > s.Base+s.Spread {
+		t.Errorf("after a success the delay is %v, want the first again (at most %v)", d, s.Base+s.Spread)
+	}
+}
+
+func TestJitterLaterNeverComesEarly(t *testing.T) {
+	for i := 0; i < 1000; i++ {
+		if d := JitterLater(time.Minute); d < time.Minute || d > time.Minute+time.Duration(RecheckJitter*float64(time.Minute)) {
+			t.Fatalf("JitterLater(1m) = %v, want within [1m, 1m12s]", d)
+		}
+	}
+}

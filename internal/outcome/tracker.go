@@ -93,3 +93,30 @@ func (t *Tracker) now() time.Time {
 	}
 	return t.Now()
 }
+
+// Retry is the delay of a check that runs outside any object's pass (an
+// operator's own credentials check): it grows while the check keeps
+// failing, by the Tracker's rule, from a first delay in Step's
+// [Base, Base+Spread] up to its Cap; a success starts it over. The zero
+// Step is DefaultPolicy.Credentials. Not safe for concurrent use: one
+// loop owns it.
+type Retry struct {
+	Step Step
+
+	count int
+	last  time.Duration
+}
+
+// Next is the delay before the next try after one more failure.
+func (r *Retry) Next() time.Duration {
+	s := r.Step
+	if s == (Step{}) {
+		s = DefaultPolicy.Credentials
+	}
+	d := grown(Between(s.Base, s.Base+s.Spread), s.Cap, r.count, r.last)
+	r.count, r.last = r.count+1, d
+	return d
+}
+
+// Reset starts the delays over (the check succeeded).
+func (r *Retry) Reset() { r.count, r.last = 0, 0 }

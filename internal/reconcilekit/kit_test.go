@@ -129,3 +129,24 @@ func TestFinishWritesNoConditionWithoutReason(t *testing.T) {
 		t.Errorf("Finish = %+v, %v with conditions %v; want nothing written", res, err, cr.Status.Conditions)
 	}
 }
+
+func TestStatusOf(t *testing.T) {
+	changed := StatusOf(func(o, n *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
+		return o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI
+	})
+	a := &hcplinkv1beta1.GCPPrivateServiceConnect{}
+	b := a.DeepCopy()
+	b.Status.ServiceAttachmentURI = "projects/p/regions/r/serviceAttachments/s"
+	for name, tc := range map[string]struct {
+		old, new client.Object
+		want     bool
+	}{
+		"same":         {a, a.DeepCopy(), false},
+		"changed":      {a, b, true},
+		"another kind": {&hcplinkv1beta1.AzurePrivateLinkService{}, b, false},
+	} {
+		if got := changed(tc.old, tc.new); got != tc.want {
+			t.Errorf("%s: StatusOf = %v, want %v", name, got, tc.want)
+		}
+	}
+}

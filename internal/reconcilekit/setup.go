@@ -139,3 +139,14 @@ func OnControlPlaneSpec(mgr ctrl.Manager, name string, r reconcile.Reconciler) e
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true)}).
 		Complete(r)
 }
+
+// StatusOf adapts a comparison of two objects of one kind to
+// EndpointController.StatusChanged: objects of another kind never count as
+// changed.
+func StatusOf[T client.Object](changed func(old, new T) bool) func(old, new client.Object) bool {
+	return func(old, new client.Object) bool {
+		o, okOld := old.(T)
+		n, okNew := new.(T)
+		return okOld && okNew && changed(o, n)
+	}
+}

@@ -29,12 +29,13 @@ var responseTimeout = awshttp.DefaultResponseTimeout
 //
 // Every client the configuration builds, the credential providers' own STS
 // client included, has a response timeout (awshttp.LoadClient) unless opts
-// name another HTTP client.
+// name another HTTP client; its SDK retryer is Retryer (throttling.go).
 func LoadConfig(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Config, error) {
 	opts = append([]func(*config.LoadOptions) error{config.WithHTTPClient(awshttp.LoadClient(responseTimeout))}, opts...)
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("loading the AWS configuration: %w", err)
 	}
+	useRetryer(&cfg) // see throttling.go
 	return cfg, nil
 }

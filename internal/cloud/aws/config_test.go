@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 )
 
@@ -65,5 +66,40 @@ func TestWebIdentityExchangeTimesOut(t *testing.T) {
 		t.Logf("the exchange failed as it should: %v", err)
 	case <-time.After(time.Minute):
 		t.Fatal("the web-identity exchange is still hanging: the credential provider's client has no timeout")
+	}
+}
+
+// The configuration hcplink loads carries the retryer throttling.go
+// states, not one the SDK picks later; a person's retry mode stands.
+func TestLoadConfigSetsTheStatedRetryer(t *testing.T) {
+	for _, tc := range []struct {
+		mode        string
+		wantRetryer bool
+	}{{"", true}, {"standard", true}, {"adaptive", false}} {
+		t.Run("mode="+tc.mode, func(t *testing.T) {
+			for k, v := range map[string]string{
+				"AWS_RETRY_MODE": tc.mode, "AWS_MAX_ATTEMPTS": "", "AWS_REGION": "us-east-1", "AWS_PROFILE": "",
+				"AWS_CONFIG_FILE": filepath.Join(t.TempDir(), "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(t.TempDir(), "none"),
+			} {
+				t.Setenv(k, v)
+			}
+			cfg, err := LoadConfig(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (cfg.Retryer != nil) != tc.wantRetryer {
+				t.Fatalf("retryer set = %v, want %v", cfg.Retryer != nil, tc.wantRetryer)
+			}
+			if cfg.Retryer == nil {
+				return
+			}
+			r, ok := cfg.Retryer().(*retry.Standard)
+			if !ok {
+				t.Fatalf("retryer is %T, want the SDK's standard one", cfg.Retryer())
+			}
+			if r.MaxAttempts() != retryMaxAttempts {
+				t.Errorf("MaxAttempts = %d, want %d", r.MaxAttempts(), retryMaxAttempts)
+			}
+		})
 	}
 }

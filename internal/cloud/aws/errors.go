@@ -27,23 +27,6 @@ const (
 	ClassServerError  = cloud.ClassServerError
 )
 
-// throttlingCodes are the codes AWS services answer when they throttle.
-var throttlingCodes = map[string]bool{
-	"Throttling":                             true,
-	"ThrottlingException":                    true,
-	"ThrottledException":                     true,
-	"RequestThrottledException":              true,
-	"RequestThrottled":                       true,
-	"RequestLimitExceeded":                   true,
-	"TooManyRequestsException":               true,
-	"PriorRequestNotComplete":                true,
-	"SlowDown":                               true,
-	"EC2ThrottledException":                  true,
-	"BandwidthLimitExceeded":                 true,
-	"ProvisionedThroughputExceededException": true,
-	"TransactionInProgressException":         true,
-}
-
 // notFoundCodes are the not-found codes that do not follow EC2's
 // "<Thing>.NotFound" pattern.
 var notFoundCodes = map[string]bool{

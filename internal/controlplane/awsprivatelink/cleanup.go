@@ -41,6 +41,8 @@ const CleanupFieldOwner = "hcplink-aws-cloud-cleanup"
 // CloudCleanupComplete. It also catches what a force-deleted namespace
 // left behind, and, being a controller on the HostedControlPlane, runs
 // again when the operator restarts mid-deletion.
+// When the operator stops waiting for it is decided in
+// internal/operator/hostedcluster/hostedcluster_giveup.go (controlPlaneGiveUp).
 type CleanupReconciler struct {
 	Client  client.Client
 	EC2     awscloud.EC2API

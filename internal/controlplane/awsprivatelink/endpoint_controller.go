@@ -131,11 +131,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Name: "awsendpoint",
 		For:  &hcplinkv1beta1.AWSEndpointService{},
 		List: &hcplinkv1beta1.AWSEndpointServiceList{},
-		StatusChanged: func(old, new client.Object) bool {
-			o, okOld := old.(*hcplinkv1beta1.AWSEndpointService)
-			n, okNew := new.(*hcplinkv1beta1.AWSEndpointService)
-			return okOld && okNew && o.Status.EndpointServiceName != n.Status.EndpointServiceName
-		},
+		StatusChanged: reconcilekit.StatusOf(func(o, n *hcplinkv1beta1.AWSEndpointService) bool {
+			return o.Status.EndpointServiceName != n.Status.EndpointServiceName
+		}),
 		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, platform.DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)
 }

@@ -19,7 +19,9 @@ import (
 // reconcileDelete removes, in order, the DNS records, the VPC endpoint
 // (waiting until AWS no longer lists it) and the security group, then
 // drops the finalizer. It works from status alone: the HostedControlPlane
-// may be gone. The pass has the same deadline as a normal one.
+// may be gone. The pass has the same deadline as a normal one. The
+// finalizer is never given up here: when the operator may give it up is
+// decided in internal/operator/hostedcluster/hostedcluster_giveup.go (controlPlaneGiveUp).
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr
 	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {

@@ -10,18 +10,15 @@ package awsprivatelink
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
-	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
@@ -59,91 +56,50 @@ func NLBNameFromHostname(hostname string) string {
 	return label
 }
 
-// Reconcile keeps the CR named like the Service in step with it.
+// Reconcile keeps the CR named like the Service in step with it. Its
+// creations go under the client's default field manager, its patches under
+// ObserverFieldOwner.
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	name := types.NamespacedName{Namespace: req.Namespace, Name: o.ServiceName}
-	hcp, err := hcpref.Find(ctx, o.Client, req.Namespace, nil)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if hcp == nil || !hcp.DeletionTimestamp.IsZero() || hcp.Spec.Platform.Type != hcplinkv1beta1.AWSPlatform {
-		return ctrl.Result{}, nil // the operator deletes the CRs in order
-	}
+	return ctrl.Result{}, reconcilekit.ObserverPass{
+		Writer: reconcilekit.ObservedWriter{Client: o.Client, Kind: "AWSEndpointService", FieldOwner: ObserverFieldOwner},
+		New:    func() client.Object { return &hcplinkv1beta1.AWSEndpointService{} },
+		Serves: func(hcp *hcplinkv1beta1.HostedControlPlane) bool {
+			return hcp.Spec.Platform.Type == hcplinkv1beta1.AWSPlatform
+		},
+		Address:    loadBalancerName,
+		AddressKey: "networkLoadBalancer",
+		Desired: func(hcp *hcplinkv1beta1.HostedControlPlane, nlb string) client.Object {
+			return &hcplinkv1beta1.AWSEndpointService{Spec: hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb, ResourceTags: resourceTags(hcp)}}
+		},
+		Changes: func(have, want client.Object) map[string]any {
+			h, w := have.(*hcplinkv1beta1.AWSEndpointService).Spec, want.(*hcplinkv1beta1.AWSEndpointService).Spec
+			spec := map[string]any{}
+			if h.NetworkLoadBalancerName != w.NetworkLoadBalancerName {
+				spec["networkLoadBalancerName"] = w.NetworkLoadBalancerName
+			}
+			if !equality.Semantic.DeepEqual(nonNil(h.ResourceTags), nonNil(w.ResourceTags)) {
+				spec["resourceTags"] = w.ResourceTags
+			}
+			return spec
+		},
+	}.Run(ctx, types.NamespacedName{Namespace: req.Namespace, Name: o.ServiceName})
+}
 
-	cr := &hcplinkv1beta1.AWSEndpointService{}
-	// A Service gone (endpoint access or publishing changed) takes the CR
-	// with it.
-	svc, found, err := reconcilekit.Observe(ctx, o.Client, name, cr, "AWSEndpointService")
-	if err != nil || svc == nil {
-		return ctrl.Result{}, err
-	}
-	if !found {
-		cr = nil
-	}
+// loadBalancerName is the network load balancer's name from the Service's
+// hostname, "" while it has none.
+func loadBalancerName(svc *corev1.Service) string {
 	if len(svc.Status.LoadBalancer.Ingress) == 0 || svc.Status.LoadBalancer.Ingress[0].Hostname == "" {
-		return ctrl.Result{}, nil // the Service's update brings us back
+		return ""
 	}
-	if cr != nil && !cr.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // an earlier one is still cleaning up
-	}
+	return NLBNameFromHostname(svc.Status.LoadBalancer.Ingress[0].Hostname)
+}
 
-	nlb := NLBNameFromHostname(svc.Status.LoadBalancer.Ingress[0].Hostname)
-	var tags []hcplinkv1beta1.AWSResourceTag
-	if hcp.Spec.Platform.AWS != nil {
-		tags = hcp.Spec.Platform.AWS.ResourceTags
+// resourceTags are the cluster's AWS resource tags.
+func resourceTags(hcp *hcplinkv1beta1.HostedControlPlane) []hcplinkv1beta1.AWSResourceTag {
+	if hcp.Spec.Platform.AWS == nil {
+		return nil
 	}
-	owner := hcpref.Controller(hcp)
-	cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]
-
-	if cr == nil {
-		cr = &hcplinkv1beta1.AWSEndpointService{
-			ObjectMeta: metav1.ObjectMeta{Name: o.ServiceName, Namespace: req.Namespace, OwnerReferences: []metav1.OwnerReference{owner}},
-			Spec:       hcplinkv1beta1.AWSEndpointServiceSpec{NetworkLoadBalancerName: nlb, ResourceTags: tags},
-		}
-		if cluster != "" {
-			cr.Annotations = map[string]string{hcplinkv1beta1.ClusterAnnotation: cluster}
-		}
-		if err := o.Client.Create(ctx, cr); err != nil {
-			return ctrl.Result{}, fmt.Errorf("creating AWSEndpointService %s: %w", o.ServiceName, err)
-		}
-		ctrl.LoggerFrom(ctx).Info("Created AWSEndpointService", "awsEndpointService", o.ServiceName, "networkLoadBalancer", nlb)
-		return ctrl.Result{}, nil
-	}
-
-	// Merge-patch only the fields the observer owns, only when they differ.
-	patch := map[string]any{}
-	spec := map[string]any{}
-	if cr.Spec.NetworkLoadBalancerName != nlb {
-		spec["networkLoadBalancerName"] = nlb
-	}
-	if !equality.Semantic.DeepEqual(nonNil(cr.Spec.ResourceTags), nonNil(tags)) {
-		spec["resourceTags"] = tags
-	}
-	if len(spec) > 0 {
-		patch["spec"] = spec
-	}
-	meta := map[string]any{}
-	if cluster != "" && cr.Annotations[hcplinkv1beta1.ClusterAnnotation] != cluster {
-		meta["annotations"] = map[string]any{hcplinkv1beta1.ClusterAnnotation: cluster}
-	}
-	if !metav1.IsControlledBy(cr, hcp) && metav1.GetControllerOf(cr) == nil {
-		meta["ownerReferences"] = append(append([]metav1.OwnerReference(nil), cr.OwnerReferences...), owner)
-	}
-	if len(meta) > 0 {
-		patch["metadata"] = meta
-	}
-	if len(patch) == 0 {
-		return ctrl.Result{}, nil
-	}
-	raw, err := json.Marshal(patch)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := o.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, raw), client.FieldOwner(ObserverFieldOwner)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("updating AWSEndpointService %s: %w", o.ServiceName, err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Updated AWSEndpointService", "awsEndpointService", o.ServiceName, "networkLoadBalancer", nlb)
-	return ctrl.Result{}, nil
+	return hcp.Spec.Platform.AWS.ResourceTags
 }
 
 func nonNil(tags []hcplinkv1beta1.AWSResourceTag) []hcplinkv1beta1.AWSResourceTag {

@@ -174,12 +174,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Name: "azureendpoint",
 		For:  &hcplinkv1beta1.AzurePrivateLinkService{},
 		List: &hcplinkv1beta1.AzurePrivateLinkServiceList{},
-		StatusChanged: func(old, new client.Object) bool {
-			o, okOld := old.(*hcplinkv1beta1.AzurePrivateLinkService)
-			n, okNew := new.(*hcplinkv1beta1.AzurePrivateLinkService)
-			return okOld && okNew && (o.Status.PrivateLinkServiceAlias != n.Status.PrivateLinkServiceAlias ||
-				o.Status.PrivateEndpointConnectionState != n.Status.PrivateEndpointConnectionState)
-		},
+		StatusChanged: reconcilekit.StatusOf(func(o, n *hcplinkv1beta1.AzurePrivateLinkService) bool {
+			return o.Status.PrivateLinkServiceAlias != n.Status.PrivateLinkServiceAlias ||
+				o.Status.PrivateEndpointConnectionState != n.Status.PrivateEndpointConnectionState
+		}),
 		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, platform.DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)
 }

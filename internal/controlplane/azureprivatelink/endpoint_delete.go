@@ -17,7 +17,9 @@ import (
 // when we created it (never a zone someone else made), the ExternalName
 // Services and the Private Endpoint (waiting until Azure no longer has it),
 // then drops the finalizer. It works from the CR alone: the
-// HostedControlPlane may be gone.
+// HostedControlPlane may be gone. The finalizer is never given up here:
+// when the operator may give it up is decided in
+// internal/operator/hostedcluster/hostedcluster_giveup.go (controlPlaneGiveUp).
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr
 	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {

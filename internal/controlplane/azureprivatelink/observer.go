@@ -9,12 +9,9 @@ package azureprivatelink
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,7 +19,6 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
@@ -61,94 +57,37 @@ func internalIP(svc *corev1.Service) string {
 
 // Reconcile keeps the CR named like the Service in step with it.
 func (o *Observer) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	name := types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.PrivateRouterServiceName}
-	hcp, err := hcpref.Find(ctx, o.Client, req.Namespace, nil)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if hcp == nil || !hcp.DeletionTimestamp.IsZero() || !PrivateConfigured(hcp) {
-		return ctrl.Result{}, nil // the operator deletes the CR in order
-	}
-	cr := &hcplinkv1beta1.AzurePrivateLinkService{}
-	// A Service gone (endpoint access or publishing changed) takes the CR
-	// with it.
-	svc, found, err := reconcilekit.Observe(ctx, o.Client, name, cr, "AzurePrivateLinkService")
-	if err != nil || svc == nil {
-		return ctrl.Result{}, err
-	}
-	if !found {
-		cr = nil
-	}
-	ip := internalIP(svc)
-	if ip == "" {
-		return ctrl.Result{}, nil // the Service's update brings us back
-	}
-	if cr != nil && !cr.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // an earlier one is still cleaning up
-	}
-	want := DesiredSpec(hcp, ip)
-	if cr == nil {
-		return ctrl.Result{}, o.create(ctx, hcp, name, want)
-	}
-	return ctrl.Result{}, o.update(ctx, hcp, cr, want)
+	return ctrl.Result{}, reconcilekit.ObserverPass{
+		Writer: reconcilekit.ObservedWriter{Client: o.Client, Kind: "AzurePrivateLinkService", FieldOwner: ObserverFieldOwner,
+			CreateOptions: []client.CreateOption{client.FieldOwner(ObserverFieldOwner)}},
+		New:        func() client.Object { return &hcplinkv1beta1.AzurePrivateLinkService{} },
+		Serves:     PrivateConfigured,
+		Address:    internalIP,
+		AddressKey: "loadBalancerIP",
+		Desired: func(hcp *hcplinkv1beta1.HostedControlPlane, ip string) client.Object {
+			return &hcplinkv1beta1.AzurePrivateLinkService{Spec: DesiredSpec(hcp, ip)}
+		},
+		Changes: func(have, want client.Object) map[string]any {
+			return specChanges(have.(*hcplinkv1beta1.AzurePrivateLinkService).Spec, want.(*hcplinkv1beta1.AzurePrivateLinkService).Spec)
+		},
+	}.Run(ctx, types.NamespacedName{Namespace: req.Namespace, Name: hcplinkv1beta1.PrivateRouterServiceName})
 }
 
-func (o *Observer) create(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, name types.NamespacedName, spec hcplinkv1beta1.AzurePrivateLinkServiceSpec) error {
-	cr := &hcplinkv1beta1.AzurePrivateLinkService{
-		ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace, OwnerReferences: []metav1.OwnerReference{hcpref.Controller(hcp)}},
-		Spec:       spec,
-	}
-	if cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]; cluster != "" {
-		cr.Annotations = map[string]string{hcplinkv1beta1.ClusterAnnotation: cluster}
-	}
-	if err := o.Client.Create(ctx, cr, client.FieldOwner(ObserverFieldOwner)); err != nil {
-		return fmt.Errorf("creating AzurePrivateLinkService %s: %w", name.Name, err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Created AzurePrivateLinkService", "azurePrivateLinkService", name.Name, "loadBalancerIP", spec.LoadBalancerIP)
-	return nil
-}
-
-// update merge-patches the fields that may change (the router's address and
-// the additional subscriptions), only when they differ; the others are
-// immutable and were set at creation.
-func (o *Observer) update(ctx context.Context, hcp *hcplinkv1beta1.HostedControlPlane, cr *hcplinkv1beta1.AzurePrivateLinkService, want hcplinkv1beta1.AzurePrivateLinkServiceSpec) error {
+// specChanges are the fields that may change (the router's address and the
+// additional subscriptions) where have differs from want.
+func specChanges(have, want hcplinkv1beta1.AzurePrivateLinkServiceSpec) map[string]any {
 	spec := map[string]any{}
-	if cr.Spec.LoadBalancerIP != want.LoadBalancerIP {
+	if have.LoadBalancerIP != want.LoadBalancerIP {
 		spec["loadBalancerIP"] = want.LoadBalancerIP
 	}
-	if !slices.Equal(cr.Spec.AdditionalAllowedSubscriptions, want.AdditionalAllowedSubscriptions) {
+	if !slices.Equal(have.AdditionalAllowedSubscriptions, want.AdditionalAllowedSubscriptions) {
 		if len(want.AdditionalAllowedSubscriptions) == 0 {
 			spec["additionalAllowedSubscriptions"] = nil
 		} else {
 			spec["additionalAllowedSubscriptions"] = want.AdditionalAllowedSubscriptions
 		}
 	}
-	patch := map[string]any{}
-	if len(spec) > 0 {
-		patch["spec"] = spec
-	}
-	meta := map[string]any{}
-	if cluster := hcp.Annotations[hcplinkv1beta1.ClusterAnnotation]; cluster != "" && cr.Annotations[hcplinkv1beta1.ClusterAnnotation] != cluster {
-		meta["annotations"] = map[string]any{hcplinkv1beta1.ClusterAnnotation: cluster}
-	}
-	if metav1.GetControllerOf(cr) == nil {
-		meta["ownerReferences"] = append(slices.Clone(cr.OwnerReferences), hcpref.Controller(hcp))
-	}
-	if len(meta) > 0 {
-		patch["metadata"] = meta
-	}
-	if len(patch) == 0 {
-		return nil
-	}
-	raw, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	if err := o.Client.Patch(ctx, cr, client.RawPatch(types.MergePatchType, raw), client.FieldOwner(ObserverFieldOwner)); err != nil {
-		return fmt.Errorf("updating AzurePrivateLinkService %s: %w", cr.Name, err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Updated AzurePrivateLinkService", "azurePrivateLinkService", cr.Name, "loadBalancerIP", want.LoadBalancerIP)
-	return nil
+	return spec
 }
 
 // RouterAnnotations are an Azure cluster's router Service annotations:

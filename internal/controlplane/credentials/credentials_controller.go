@@ -3,15 +3,14 @@
 // package: AWS, STS GetCallerIdentity; Azure, an Entra ID token; neither
 // needs a permission), whether the operator's identity works, and records
 // the answer in the HostedControlPlane's ValidCloudCredentials
-// condition. The operator reads that condition to
-// decide whether a deletion stuck on cloud cleanup may give up: only when
-// the credentials are known to be invalid, never while they are valid or
-// merely unchecked.
+// condition. The operator reads that condition to decide whether a
+// deletion stuck on cloud cleanup may give up: only when the credentials
+// are known to be invalid, never while they are valid or merely unchecked
+// (decided in one place: internal/operator/hostedcluster/hostedcluster_giveup.go (controlPlaneGiveUp)).
 package credentials
 
 import (
 	"context"
-	"math/rand/v2"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,6 +22,7 @@ import (
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/intervals"
+	"github.com/hcplink/hcplink/internal/outcome"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
@@ -30,7 +30,8 @@ import (
 const FieldOwner = "hcplink-credentials"
 
 // How often the credentials are checked again. Each interval gets up to
-// RecheckJitter more, so that many control planes do not call STS at once.
+// RecheckJitter more (outcome.JitterLater, the one policy's), so that many
+// control planes do not call their cloud at once.
 const (
 	// ValidRecheckInterval: see intervals.ControlPlaneCredentialsRecheck.
 	ValidRecheckInterval = intervals.ControlPlaneCredentialsRecheck
@@ -42,7 +43,7 @@ const (
 	// UnknownRecheckInterval: throttling and outages pass; try again soon.
 	UnknownRecheckInterval = 30 * time.Second
 	// RecheckJitter is the largest random addition to an interval.
-	RecheckJitter = 0.2
+	RecheckJitter = outcome.RecheckJitter
 	// callTimeout bounds one GetCallerIdentity (with its credential
 	// exchange), so that a hung endpoint never holds a worker.
 	callTimeout = 20 * time.Second
@@ -97,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	if r.provenValid(hcp) {
-		return ctrl.Result{RequeueAfter: jittered(ValidRecheckInterval)}, nil
+		return ctrl.Result{RequeueAfter: outcome.JitterLater(ValidRecheckInterval)}, nil
 	}
 	callCtx, cancel := context.WithTimeout(ctx, callTimeout)
 	cond, err := r.Checker.Check(callCtx, hcp)
@@ -111,7 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if _, werr := (conditions.Writer{Client: r.Client, FieldOwner: FieldOwner, Events: r.Events}).Apply(ctx, hcp, &hcp.Status.Conditions, cond); werr != nil {
 		return ctrl.Result{}, werr
 	}
-	return ctrl.Result{RequeueAfter: jittered(recheckInterval(cond.Status))}, nil
+	return ctrl.Result{RequeueAfter: outcome.JitterLater(recheckInterval(cond.Status))}, nil
 }
 
 // provenValid reports whether the condition already says the identity is
@@ -131,8 +132,4 @@ func recheckInterval(status metav1.ConditionStatus) time.Duration {
 	default:
 		return UnknownRecheckInterval
 	}
-}
-
-func jittered(d time.Duration) time.Duration {
-	return d + time.Duration(rand.Float64()*RecheckJitter*float64(d))
 }

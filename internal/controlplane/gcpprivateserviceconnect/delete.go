@@ -12,14 +12,16 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // reconcileDelete removes, in order, our records and our zone, the
 // ExternalName Services, the forwarding rule and the address (waiting on
 // each operation), then drops the finalizer. It works from the CR alone
 // when the HostedControlPlane is gone (the identity is kept on it). When
-// no client can be built the finalizer stays and the condition says why (the operator's per-component escape hatch decides, from
-// ValidCloudCredentials, when to stop waiting). Nothing that does not
+// no client can be built the finalizer stays and the condition says why;
+// when the operator may give it up (from ValidCloudCredentials) is decided
+// in internal/operator/hostedcluster/hostedcluster_giveup.go (controlPlaneGiveUp). Nothing that does not
 // carry this cluster's labels is deleted.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr
@@ -46,10 +48,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if o.Done() {
 		return r.dropFinalizer(ctx, s)
 	}
-	if o.Status == "" || o.Reason == ProvisioningReason {
-		o.Reason = hcplinkv1beta1.DeletingReason
-	}
-	o.Status = metav1.ConditionFalse
+	o = reconcilekit.Deleting(o, ProvisioningReason)
 	return r.finish(ctx, s, []metav1.Condition{o.Condition(hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition)}, o)
 }
 
@@ -60,7 +59,7 @@ func (r *Reconciler) deleteResources(ctx context.Context, s *scope) outcome.Outc
 		return o
 	}
 	cr.Status.DNSZoneName, cr.Status.DNSRecords = "", nil
-	if err := r.reconcileExternalNames(ctx, cr, nil, ""); err != nil {
+	if err := reconcilekit.ExternalNames(ctx, r.Client, cr, "GCPPrivateServiceConnect", nil, ""); err != nil {
 		return outcome.FromError(fmt.Errorf("deleting the ExternalName Services: %w", err))
 	}
 	ruleName := gcpcloud.EndpointName(s.owner)

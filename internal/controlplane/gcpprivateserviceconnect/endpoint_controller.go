@@ -2,27 +2,16 @@ package gcpprivateserviceconnect
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
@@ -30,6 +19,7 @@ import (
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // EndpointFieldOwner is the field manager of the endpoint controller's
@@ -182,44 +172,22 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 
 // SetupWithManager registers the controller: GCPPrivateServiceConnects
 // (their spec, deletion and the operator's attachment URI), the
-// HostedControlPlane (its spec) and the ExternalName Services it owns.
+// HostedControlPlane (its spec) and the ExternalName Services it owns. Our
+// own status writes do not bring a CR back; the operator's attachment URI
+// does, so that it is acted on at once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
-	workers := r.MaxConcurrentReconciles
-	if workers <= 0 {
-		workers = DefaultMaxConcurrentReconciles
-	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("gcpendpoint").
-		// Our own status writes do not bring the CR back; the operator's
-		// attachment URI does, so that it is acted on at once.
-		For(&hcplinkv1beta1.GCPPrivateServiceConnect{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{},
-			predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-				o, okOld := e.ObjectOld.(*hcplinkv1beta1.GCPPrivateServiceConnect)
-				n, okNew := e.ObjectNew.(*hcplinkv1beta1.GCPPrivateServiceConnect)
-				return okOld && okNew && (o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI ||
-					o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero())
-			}}))).
-		Owns(&corev1.Service{}).
-		Watches(&hcplinkv1beta1.HostedControlPlane{}, handler.EnqueueRequestsFromMapFunc(r.crsOfNamespace),
-			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: workers}).
-		Complete(r)
-}
-
-func (r *Reconciler) crsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
-	var list hcplinkv1beta1.GCPPrivateServiceConnectList
-	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
-		return nil
-	}
-	out := make([]reconcile.Request, 0, len(list.Items))
-	for i := range list.Items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-	}
-	return out
+	return reconcilekit.EndpointController{
+		Name: "gcpendpoint",
+		For:  &hcplinkv1beta1.GCPPrivateServiceConnect{},
+		List: &hcplinkv1beta1.GCPPrivateServiceConnectList{},
+		StatusChanged: reconcilekit.StatusOf(func(o, n *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
+			return o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI
+		}),
+		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
+	}.Setup(mgr, r)
 }
 
 // scope is what one pass works with.
@@ -262,18 +230,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// the infraID that names and labels the resources and the identity that
 	// signs in (the HostedControlPlane may be gone by then).
 	id := IdentityOf(hcp)
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) || cr.Annotations[InfraIDAnnotation] != hcp.Spec.InfraID ||
-		cr.Annotations[PoolProviderAnnotation] != id.PoolProvider || cr.Annotations[ServiceAccountAnnotation] != id.ServiceAccount {
-		patch := client.MergeFrom(cr.DeepCopy())
-		controllerutil.AddFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer)
-		if cr.Annotations == nil {
-			cr.Annotations = map[string]string{}
-		}
-		cr.Annotations[InfraIDAnnotation] = hcp.Spec.InfraID
-		cr.Annotations[PoolProviderAnnotation], cr.Annotations[ServiceAccountAnnotation] = id.PoolProvider, id.ServiceAccount
-		if err := r.Client.Patch(ctx, cr, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
-		}
+	if added, err := reconcilekit.EnsureFinalizer(ctx, r.Client, cr, hcplinkv1beta1.ControlPlaneFinalizer, map[string]string{
+		InfraIDAnnotation: hcp.Spec.InfraID, PoolProviderAnnotation: id.PoolProvider, ServiceAccountAnnotation: id.ServiceAccount}); err != nil {
+		return ctrl.Result{}, err
+	} else if added {
 		s.base = cr.DeepCopy()
 	}
 	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, time.Now()); paused {
@@ -302,26 +262,16 @@ func signInOutcome(err error) outcome.Outcome {
 	return outcome.FromError(fmt.Errorf("signing in to Google Cloud: %w", err))
 }
 
-// finish resolves the pass's outcome (growing repeated trouble), writes the
-// status and the conditions, and asks for the next look.
+// finish ends a pass through the kit's Finisher: the outcome resolved
+// (repeated trouble grows), the status fields this controller owns, then
+// its conditions under its field owner (the operator's condition on the
+// same object is never touched), and the next look.
 func (r *Reconciler) finish(ctx context.Context, s *scope, conds []metav1.Condition, o outcome.Outcome) (ctrl.Result, error) {
-	resolved := r.outcomes().Resolve(string(s.cr.UID), o)
-	for i := range conds {
-		if conds[i].Reason == o.Reason && conds[i].Message == o.Message {
-			conds[i].Message = resolved.Message // the "Next check at" wording
-		}
-	}
-	if err := r.persist(ctx, s); err != nil {
-		return ctrl.Result{}, err
-	}
-	w := conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions, Events: r.Events, Now: r.outcomes().Now}
-	if _, err := w.Apply(ctx, s.cr, &s.cr.Status.Conditions, conds...); err != nil {
-		return ctrl.Result{}, err
-	}
-	if resolved.Err != nil {
-		return ctrl.Result{}, resolved.Err
-	}
-	return ctrl.Result{RequeueAfter: resolved.After}, nil
+	f := reconcilekit.Finisher{Tracker: r.outcomes(), Type: hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition,
+		Writer: conditions.Writer{Client: r.Client, FieldOwner: EndpointFieldOwner, Types: ownedConditions, Events: r.Events, Now: r.outcomes().Now}}
+	t := reconcilekit.Target{Object: s.cr, Conditions: &s.cr.Status.Conditions, Key: string(s.cr.UID),
+		Persist: func(ctx context.Context) error { return r.persist(ctx, s) }}
+	return f.Finish(ctx, t, o, conds...)
 }
 
 // persist writes the status fields this controller owns (not conditions,
@@ -336,32 +286,17 @@ func (r *Reconciler) persist(ctx context.Context, s *scope) error {
 	if len(want.DNSRecords) > 0 {
 		records = want.DNSRecords
 	}
-	patch := map[string]any{"status": map[string]any{
-		"endpointName": nullIfEmpty(want.EndpointName),
-		"endpointIP":   nullIfEmpty(want.EndpointIP),
-		"dnsZoneName":  nullIfEmpty(want.DNSZoneName),
+	if err := reconcilekit.PatchStatus(ctx, r.Client, s.cr, "GCPPrivateServiceConnect", map[string]any{
+		"endpointName": reconcilekit.NullIfEmpty(want.EndpointName),
+		"endpointIP":   reconcilekit.NullIfEmpty(want.EndpointIP),
+		"dnsZoneName":  reconcilekit.NullIfEmpty(want.DNSZoneName),
 		"dnsRecords":   records,
-	}}
-	raw, err := json.Marshal(patch)
-	if err != nil {
+	}); err != nil {
 		return err
-	}
-	if err := r.Client.Status().Patch(ctx, s.cr, client.RawPatch(types.MergePatchType, raw)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing the status of GCPPrivateServiceConnect %s: %w", s.cr.Name, err)
 	}
 	conds := s.base.Status.Conditions
 	s.base = s.cr.DeepCopy()
 	s.base.Status.Conditions = conds
 	s.cr.Status.Conditions = conds
 	return nil
-}
-
-func nullIfEmpty(v string) any {
-	if v == "" {
-		return nil
-	}
-	return v
 }

@@ -6,6 +6,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // reconcileNormal runs the phases in order: the attachment's URI, the
@@ -36,7 +37,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 		res.overall = res.dnsOutcome
 		return res
 	}
-	if err := r.reconcileExternalNames(ctx, cr, hcplinkv1beta1.GCPExternalNames(s.hcp), externalNameTarget(s.hcp.Name)); err != nil {
+	if err := reconcilekit.ExternalNames(ctx, r.Client, cr, "GCPPrivateServiceConnect", hcplinkv1beta1.GCPExternalNames(s.hcp), externalNameTarget(s.hcp.Name)); err != nil {
 		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 		return res
 	}
@@ -59,7 +60,7 @@ func (r *Reconciler) readyOutcome(cr *hcplinkv1beta1.GCPPrivateServiceConnect, i
 func (r *Reconciler) stillConverged(ctx context.Context, s *scope) passResult {
 	cr := s.cr
 	res := passResult{ip: cr.Status.EndpointIP, dnsRan: true}
-	if err := r.reconcileExternalNames(ctx, cr, hcplinkv1beta1.GCPExternalNames(s.hcp), externalNameTarget(s.hcp.Name)); err != nil {
+	if err := reconcilekit.ExternalNames(ctx, r.Client, cr, "GCPPrivateServiceConnect", hcplinkv1beta1.GCPExternalNames(s.hcp), externalNameTarget(s.hcp.Name)); err != nil {
 		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))
 		return res
 	}

@@ -43,16 +43,12 @@ import (
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	elbv2types "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2/types"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -204,36 +200,36 @@ func (r *Reconciler) init() {
 
 func (r *Reconciler) now() time.Time { return r.Clock.Now() }
 
+// registration is how the controller is registered: beyond the kit's
+// service controller, the subnets' zones the CPO reports bring an object
+// back (they decide the per-zone subnet cap), and so do its cluster's
+// NodePools' subnets.
+var registration = reconcilekit.ServiceController{
+	Name:        ControllerName,
+	Kind:        "AWSEndpointService",
+	For:         &hcplinkv1beta1.AWSEndpointService{},
+	List:        &hcplinkv1beta1.AWSEndpointServiceList{},
+	AlsoChanged: func(o, n client.Object) bool { return !maps.Equal(subnetZones(o), subnetZones(n)) },
+	Platform:    func(hc *hcplinkv1beta1.HostedCluster) any { return hc.Spec.Platform.AWS },
+	Workers:     defaultMaxConcurrentReconciles,
+}
+
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	r.init()
-	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
+	reg := registration
+	reg.Watching = func(b *builder.Builder) *builder.Builder {
+		return b.Watches(&hcplinkv1beta1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.forNodePool), builder.WithPredicates(nodePoolSubnetChanged))
 	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&hcplinkv1beta1.AWSEndpointService{}, builder.WithPredicates(endpointServiceChanged)).
-		Watches(&hcplinkv1beta1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.forNodePool), builder.WithPredicates(nodePoolSubnetChanged)).
-		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
-		WithOptions(opts).
-		Complete(r)
+	return reg.Setup(mgr, opts, r)
 }
 
 // endpointServiceChanged skips the status writes (ours and the CPO's)
 // and passes what matters: spec (a replaced load balancer's new name
 // included), deletion, finalizers (the CPO's going away unblocks
 // deletion), the cluster annotation, and the subnets' zones the CPO
-// reports (they decide the per-zone subnet cap).
-var endpointServiceChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
-			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] ||
-			!maps.Equal(subnetZones(o), subnetZones(n))
-	},
-}
+// reports.
+var endpointServiceChanged = reconcilekit.ObjectChanged(registration.AlsoChanged)
 
 func subnetZones(o client.Object) map[string]string {
 	if cr, ok := o.(*hcplinkv1beta1.AWSEndpointService); ok {
@@ -252,35 +248,12 @@ var nodePoolSubnetChanged = predicate.Funcs{
 	},
 }
 
-// hostedClusterChanged passes the changes that alter what the controller
-// writes: principals, role, resource tags, pause, endpoint access, deletion.
-var hostedClusterChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*hcplinkv1beta1.HostedCluster)
-		n, ok2 := e.ObjectNew.(*hcplinkv1beta1.HostedCluster)
-		if !ok1 || !ok2 {
-			return true
-		}
-		return !equality.Semantic.DeepEqual(o.Spec.Platform.AWS, n.Spec.Platform.AWS) ||
-			!equality.Semantic.DeepEqual(o.Spec.PausedUntil, n.Spec.PausedUntil) ||
-			!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
-	},
-}
-
 func (r *Reconciler) forNodePool(ctx context.Context, o client.Object) []reconcile.Request {
 	np, ok := o.(*hcplinkv1beta1.NodePool)
 	if !ok || np.Spec.ClusterName == "" {
 		return nil
 	}
-	return r.inNamespace(ctx, hcplinkv1beta1.HostedControlPlaneNamespace(np.Namespace, np.Spec.ClusterName))
-}
-
-func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.inNamespace(ctx, hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName()))
-}
-
-func (r *Reconciler) inNamespace(ctx context.Context, namespace string) []reconcile.Request {
-	return reconcilekit.RequestsInNamespace(ctx, r.Client, &hcplinkv1beta1.AWSEndpointServiceList{}, namespace)
+	return registration.InControlPlaneNamespace(ctx, r.Client, np.Namespace, np.Spec.ClusterName)
 }
 
 // Reconcile publishes one AWSEndpointService's load balancer as an
@@ -288,46 +261,23 @@ func (r *Reconciler) inNamespace(ctx context.Context, namespace string) []reconc
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.init()
 	cr := &hcplinkv1beta1.AWSEndpointService{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	start := registration.Start(ctx, r.Client, req.NamespacedName, cr, func(hc *hcplinkv1beta1.HostedCluster) bool {
+		// A going cluster's operator deletes this object next: creating a
+		// service now would only leave one to clean up (or leak, should
+		// the deletion not find it).
+		going := !hc.DeletionTimestamp.IsZero() && cr.Status.EndpointServiceName == "" && cr.Annotations[ServiceCreatedAtAnnotation] == ""
+		return served(hc) && !going
+	}, r.now())
+	ctx = start.Ctx
+	switch start.Step {
+	case reconcilekit.StepDelete:
+		return r.reconcileDelete(ctx, cr, start.HostedCluster)
+	case reconcilekit.StepClusterMissing:
+		return r.finish(ctx, cr, reconcilekit.ClusterMissing())
+	case reconcilekit.StepReconcile:
+		return r.finish(ctx, cr, r.reconcileNormal(ctx, cr, start.HostedCluster))
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("awsEndpointService", req.NamespacedName)
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	hc, err := r.hostedCluster(ctx, cr)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !cr.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, cr, hc)
-	}
-	if hc == nil {
-		if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-			// Never served; nothing of ours to report on or clean up.
-			return ctrl.Result{}, nil
-		}
-		return r.finish(ctx, cr, outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
-			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist."))
-	}
-	if !served(hc) {
-		return ctrl.Result{}, nil
-	}
-	if !hc.DeletionTimestamp.IsZero() && cr.Status.EndpointServiceName == "" && cr.Annotations[ServiceCreatedAtAnnotation] == "" {
-		// The cluster is going: its operator deletes this object next.
-		// Creating a service now would only leave one to clean up (or
-		// leak, should the deletion not find it).
-		return ctrl.Result{}, nil
-	}
-	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.now()); paused {
-		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
-		return ctrl.Result{RequeueAfter: remaining}, nil
-	}
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		if err := r.patchFinalizers(ctx, cr, func() { controllerutil.AddFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	return r.finish(ctx, cr, r.reconcileNormal(ctx, cr, hc))
+	return start.Result, start.Err
 }
 
 // served: AWS clusters that are not Public.
@@ -369,51 +319,6 @@ func (r *Reconciler) finish(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointS
 	return res, err
 }
 
-// hostedCluster finds the object's HostedCluster through the
-// hcplink.io/cluster annotation (writing it when missing, from the
-// namespace's annotation or by matching control-plane namespaces); nil
-// when there is none.
-func (r *Reconciler) hostedCluster(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService) (*hcplinkv1beta1.HostedCluster, error) {
-	value, ok := cr.Annotations[hcplinkv1beta1.ClusterAnnotation]
-	if !ok {
-		ns := &corev1.Namespace{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Name: cr.Namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("reading namespace %s: %w", cr.Namespace, err)
-		}
-		value, ok = ns.Annotations[hcplinkv1beta1.ClusterAnnotation]
-		if !ok {
-			list := &hcplinkv1beta1.HostedClusterList{}
-			if err := r.Client.List(ctx, list); err != nil {
-				return nil, fmt.Errorf("listing HostedClusters: %w", err)
-			}
-			for _, hc := range list.Items {
-				if hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name) == cr.Namespace {
-					value, ok = hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name), true
-					break
-				}
-			}
-		}
-		if !ok {
-			return nil, nil
-		}
-		if err := r.patchAnnotations(ctx, cr, map[string]*string{hcplinkv1beta1.ClusterAnnotation: &value}); err != nil {
-			return nil, err
-		}
-	}
-	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
-	if !ok {
-		return nil, nil
-	}
-	hc := &hcplinkv1beta1.HostedCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, hc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading HostedCluster %s: %w", value, err)
-	}
-	return hc, nil
-}
-
 // ensureSubnets writes spec.subnetIDs from the cluster's NodePools when it
 // differs (capped per zone, see subnetUnion), and returns the choice.
 func (r *Reconciler) ensureSubnets(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) (subnetChoice, error) {
@@ -436,7 +341,7 @@ func (r *Reconciler) ensureSubnets(ctx context.Context, cr *hcplinkv1beta1.AWSEn
 	if len(choice.subnets) == 0 {
 		value = nil
 	}
-	if err := r.mergePatch(ctx, cr, false, map[string]any{"spec": map[string]any{"subnetIDs": value}}); err != nil {
+	if err := kubepatch.Merge(ctx, r.Client, cr, false, map[string]any{"spec": map[string]any{"subnetIDs": value}}); err != nil {
 		return subnetChoice{}, fmt.Errorf("writing spec.subnetIDs: %w", err)
 	}
 	return choice, nil
@@ -826,7 +731,7 @@ func (r *Reconciler) setServiceName(ctx context.Context, cr *hcplinkv1beta1.AWSE
 	if name == "" {
 		value = nil
 	}
-	if err := r.mergePatch(ctx, cr, true, map[string]any{"status": map[string]any{"endpointServiceName": value}}); err != nil {
+	if err := kubepatch.Merge(ctx, r.Client, cr, true, map[string]any{"status": map[string]any{"endpointServiceName": value}}); err != nil {
 		return fmt.Errorf("writing status.endpointServiceName: %w", err)
 	}
 	return nil
@@ -842,19 +747,8 @@ func (r *Reconciler) patchAnnotations(ctx context.Context, cr *hcplinkv1beta1.AW
 			annotations[k] = *v
 		}
 	}
-	if err := r.mergePatch(ctx, cr, false, map[string]any{"metadata": map[string]any{"annotations": annotations}}); err != nil {
+	if err := kubepatch.Merge(ctx, r.Client, cr, false, map[string]any{"metadata": map[string]any{"annotations": annotations}}); err != nil {
 		return fmt.Errorf("writing annotations: %w", err)
 	}
 	return nil
-}
-
-// mergePatch is kubepatch.Merge with the controller's client.
-func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, status bool, patch map[string]any) error {
-	return kubepatch.Merge(ctx, r.Client, cr, status, patch)
-}
-
-// patchFinalizers is kubepatch.Finalizers with the controller's client: a
-// finalizer the control-plane operator added meanwhile is never dropped.
-func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, mutate func()) error {
-	return kubepatch.Finalizers(ctx, r.Client, cr, mutate)
 }

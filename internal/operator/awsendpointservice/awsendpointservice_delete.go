@@ -9,7 +9,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // reconcileDelete removes the endpoint service once the control-plane
@@ -18,16 +20,10 @@ import (
 // AWS refuses (credentials, throttling) the finalizer stays, looked at
 // again after growing delays.
 func (r *Reconciler) reconcileDelete(ctx context.Context, cr *hcplinkv1beta1.AWSEndpointService, hc *hcplinkv1beta1.HostedCluster) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		r.forget(cr)
-		return ctrl.Result{}, nil
+	if res, over := reconcilekit.DeletionStart(cr, hc, r.now(), func() { r.forget(cr) }); over {
+		return res, nil
 	}
-	if hc != nil {
-		if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.now()); paused {
-			return ctrl.Result{RequeueAfter: remaining}, nil
-		}
-	}
-	if controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
+	if reconcilekit.WaitsForControlPlane(cr) {
 		return r.finish(ctx, cr, outcome.Wait(hcplinkv1beta1.WaitingForControlPlaneCleanupReason,
 			"Deleting: waiting for the control-plane operator to remove the VPC endpoint, its security group and DNS records (finalizer "+
 				hcplinkv1beta1.ControlPlaneFinalizer+") before the endpoint service is deleted.", controlPlaneCleanupPoll))
@@ -42,7 +38,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cr *hcplinkv1beta1.AWS
 	if o := r.deleteServices(ctx, cr, infraID); !o.Done() {
 		return r.finish(ctx, cr, o)
 	}
-	if err := r.patchFinalizers(ctx, cr, func() { controllerutil.RemoveFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
+	if err := kubepatch.Finalizers(ctx, r.Client, cr, func() { controllerutil.RemoveFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
 		return r.finish(ctx, cr, outcome.FromError(err))
 	}
 	r.forget(cr)

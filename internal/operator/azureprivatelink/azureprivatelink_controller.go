@@ -46,25 +46,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -192,55 +185,28 @@ func (r *Reconciler) init() {
 	})
 }
 
+// registration is how the controller is registered: the kit's service
+// controller, brought back by a change of the cluster's Azure platform
+// (additionalAllowedSubscriptions above all), and by the NAT subnet
+// queue's turn (turnFreed).
+var registration = reconcilekit.ServiceController{
+	Name:     ControllerName,
+	Kind:     "AzurePrivateLinkService",
+	For:      &hcplinkv1beta1.AzurePrivateLinkService{},
+	List:     &hcplinkv1beta1.AzurePrivateLinkServiceList{},
+	Platform: func(hc *hcplinkv1beta1.HostedCluster) any { return hc.Spec.Platform.Azure },
+	Workers:  defaultMaxConcurrentReconciles,
+}
+
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	r.init()
-	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
-	}
 	r.turnFreed = make(chan event.GenericEvent, 1024)
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&hcplinkv1beta1.AzurePrivateLinkService{}, builder.WithPredicates(objectChanged)).
-		WatchesRawSource(source.Channel(r.turnFreed, &handler.EnqueueRequestForObject{})).
-		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
-		WithOptions(opts).
-		Complete(r)
-}
-
-// objectChanged skips status writes (ours and the control-plane
-// operator's) and passes what matters: spec, deletion, finalizers (the
-// control-plane operator's going away unblocks deletion), the cluster
-// annotation.
-var objectChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
-			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
-	},
-}
-
-// hostedClusterChanged passes what alters the service: the Azure platform
-// (additionalAllowedSubscriptions above all: they reach the service in the
-// pass this event starts, not at the next drift check), pause, deletion.
-var hostedClusterChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*hcplinkv1beta1.HostedCluster)
-		n, ok2 := e.ObjectNew.(*hcplinkv1beta1.HostedCluster)
-		if !ok1 || !ok2 {
-			return true
-		}
-		return !equality.Semantic.DeepEqual(o.Spec.Platform.Azure, n.Spec.Platform.Azure) ||
-			!equality.Semantic.DeepEqual(o.Spec.PausedUntil, n.Spec.PausedUntil) ||
-			!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
-	},
-}
-
-func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	return reconcilekit.RequestsInNamespace(ctx, r.Client, &hcplinkv1beta1.AzurePrivateLinkServiceList{},
-		hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName()))
+	reg := registration
+	reg.Watching = func(b *builder.Builder) *builder.Builder {
+		return b.WatchesRawSource(source.Channel(r.turnFreed, &handler.EnqueueRequestForObject{}))
+	}
+	return reg.Setup(mgr, opts, r)
 }
 
 // scope is what one pass works on: the object, its cluster, and the
@@ -277,42 +243,19 @@ func ownedStatusOf(cr *hcplinkv1beta1.AzurePrivateLinkService) ownedStatus {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.init()
 	cr := &hcplinkv1beta1.AzurePrivateLinkService{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	start := registration.Start(ctx, r.Client, req.NamespacedName, cr, served, r.Now())
+	ctx = start.Ctx
+	s := &scope{cr: cr, hc: start.HostedCluster, status: ownedStatusOf(cr)}
+	switch start.Step {
+	case reconcilekit.StepDelete:
+		return r.reconcileDelete(ctx, s)
+	case reconcilekit.StepClusterMissing:
+		return r.finish(ctx, s, outcome.Continue(), reconcilekit.ClusterMissing())
+	case reconcilekit.StepReconcile:
+		lb, pls := r.reconcileNormal(ctx, s)
+		return r.finish(ctx, s, lb, pls)
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("azurePrivateLinkService", req.NamespacedName)
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	hc, err := r.hostedCluster(ctx, cr)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !cr.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)})
-	}
-	if hc == nil && controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		s := &scope{cr: cr, status: ownedStatusOf(cr)}
-		o := outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
-			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist.")
-		return r.finish(ctx, s, outcome.Continue(), o)
-	}
-	if hc == nil || !served(hc) {
-		// Never served, or not a private Azure cluster: nothing to create.
-		// Deletion still cleans up what exists.
-		return ctrl.Result{}, nil
-	}
-	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.Now()); paused {
-		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
-		return ctrl.Result{RequeueAfter: remaining}, nil
-	}
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		if err := r.patchFinalizers(ctx, cr, func() { controllerutil.AddFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	s := &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)}
-	lb, pls := r.reconcileNormal(ctx, s)
-	return r.finish(ctx, s, lb, pls)
+	return start.Result, start.Err
 }
 
 // served: Azure clusters with a private configuration (the spec gates the
@@ -377,59 +320,6 @@ func (r *Reconciler) finish(ctx context.Context, s *scope, lb, pls outcome.Outco
 	return res, err
 }
 
-// hostedCluster finds the object's HostedCluster through the
-// hcplink.io/cluster annotation (written when missing, from the
-// namespace's annotation or by matching control-plane namespaces); nil
-// when there is none.
-func (r *Reconciler) hostedCluster(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService) (*hcplinkv1beta1.HostedCluster, error) {
-	value, ok := cr.Annotations[hcplinkv1beta1.ClusterAnnotation]
-	if !ok {
-		var err error
-		if value, ok, err = r.clusterOfNamespace(ctx, cr.Namespace); err != nil || !ok {
-			return nil, err
-		}
-		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{hcplinkv1beta1.ClusterAnnotation: value}}}
-		if err := r.mergePatch(ctx, cr, false, patch); err != nil {
-			return nil, fmt.Errorf("writing the cluster annotation: %w", err)
-		}
-	}
-	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
-	if !ok {
-		return nil, nil
-	}
-	hc := &hcplinkv1beta1.HostedCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, hc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading HostedCluster %s: %w", value, err)
-	}
-	return hc, nil
-}
-
-// clusterOfNamespace is the cluster annotation value of a control-plane
-// namespace: its own annotation, else the HostedCluster whose control-plane
-// namespace it is.
-func (r *Reconciler) clusterOfNamespace(ctx context.Context, namespace string) (string, bool, error) {
-	ns := &corev1.Namespace{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
-		return "", false, fmt.Errorf("reading namespace %s: %w", namespace, err)
-	}
-	if v, ok := ns.Annotations[hcplinkv1beta1.ClusterAnnotation]; ok {
-		return v, true, nil
-	}
-	list := &hcplinkv1beta1.HostedClusterList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		return "", false, fmt.Errorf("listing HostedClusters: %w", err)
-	}
-	for _, hc := range list.Items {
-		if hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name) == namespace {
-			return hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name), true, nil
-		}
-	}
-	return "", false, nil
-}
-
 // writeStatus writes the owned status fields when the pass changed them
 // ("" removes one).
 func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
@@ -444,21 +334,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 			fields[k] = nil
 		}
 	}
-	if err := r.mergePatch(ctx, s.cr, true, map[string]any{"status": fields}); err != nil {
+	if err := kubepatch.Merge(ctx, r.Client, s.cr, true, map[string]any{"status": fields}); err != nil {
 		return fmt.Errorf("writing the Private Link Service status: %w", err)
 	}
 	return nil
-}
-
-// mergePatch is kubepatch.Merge with the controller's client.
-func (r *Reconciler) mergePatch(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, status bool, patch map[string]any) error {
-	return kubepatch.Merge(ctx, r.Client, cr, status, patch)
-}
-
-// patchFinalizers is kubepatch.Finalizers with the controller's client: a
-// finalizer the control-plane operator added meanwhile is never dropped.
-func (r *Reconciler) patchFinalizers(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService, mutate func()) error {
-	return kubepatch.Finalizers(ctx, r.Client, cr, mutate)
 }
 
 // lastSegment is the name at the end of a resource ID.

@@ -10,7 +10,9 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // connectionRejected is Azure's status of a rejected connection.
@@ -28,16 +30,10 @@ const natSubnetPrefix = "pls-nat-"
 // growing delays.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		r.forget(cr)
-		return ctrl.Result{}, nil
+	if res, over := reconcilekit.DeletionStart(cr, s.hc, r.Now(), func() { r.forget(cr) }); over {
+		return res, nil
 	}
-	if s.hc != nil {
-		if paused, remaining := hcplinkv1beta1.PausedFor(s.hc.Spec.PausedUntil, r.Now()); paused {
-			return ctrl.Result{RequeueAfter: remaining}, nil
-		}
-	}
-	if controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
+	if reconcilekit.WaitsForControlPlane(cr) {
 		return r.finish(ctx, s, outcome.Continue(), waitingForControlPlane())
 	}
 	if o := r.deleteService(ctx, s); !o.Done() {
@@ -49,7 +45,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result
 	if err := r.writeStatus(ctx, s); err != nil {
 		return r.finish(ctx, s, outcome.Continue(), outcome.FromError(err))
 	}
-	if err := r.patchFinalizers(ctx, cr, func() { controllerutil.RemoveFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
+	if err := kubepatch.Finalizers(ctx, r.Client, cr, func() { controllerutil.RemoveFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
 		return r.finish(ctx, s, outcome.Continue(), outcome.FromError(err))
 	}
 	r.forget(cr)

@@ -40,19 +40,11 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
@@ -157,53 +149,22 @@ func (r *Reconciler) init() {
 	})
 }
 
+// registration is how the controller is registered: the kit's service
+// controller, brought back by a change of the cluster's GCP platform
+// (additionalAllowedProjects reach the accept list in the pass it starts).
+var registration = reconcilekit.ServiceController{
+	Name:     ControllerName,
+	Kind:     "GCPPrivateServiceConnect",
+	For:      &hcplinkv1beta1.GCPPrivateServiceConnect{},
+	List:     &hcplinkv1beta1.GCPPrivateServiceConnectList{},
+	Platform: func(hc *hcplinkv1beta1.HostedCluster) any { return hc.Spec.Platform.GCP },
+	Workers:  defaultMaxConcurrentReconciles,
+}
+
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	r.init()
-	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = defaultMaxConcurrentReconciles
-	}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&hcplinkv1beta1.GCPPrivateServiceConnect{}, builder.WithPredicates(objectChanged)).
-		Watches(&hcplinkv1beta1.HostedCluster{}, handler.EnqueueRequestsFromMapFunc(r.forHostedCluster), builder.WithPredicates(hostedClusterChanged)).
-		WithOptions(opts).
-		Complete(r)
-}
-
-// objectChanged skips status writes (ours and the control-plane
-// operator's) and passes what matters: spec (the accept list above all),
-// deletion, finalizers (the control-plane operator's going away unblocks
-// deletion), the cluster annotation.
-var objectChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, n := e.ObjectOld, e.ObjectNew
-		return o.GetGeneration() != n.GetGeneration() ||
-			!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) ||
-			!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
-			o.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation] != n.GetAnnotations()[hcplinkv1beta1.ClusterAnnotation]
-	},
-}
-
-// hostedClusterChanged passes what alters the attachment: the GCP platform
-// (additionalAllowedProjects reach the accept list in the pass this event
-// starts), pause, deletion.
-var hostedClusterChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*hcplinkv1beta1.HostedCluster)
-		n, ok2 := e.ObjectNew.(*hcplinkv1beta1.HostedCluster)
-		if !ok1 || !ok2 {
-			return true
-		}
-		return !equality.Semantic.DeepEqual(o.Spec.Platform.GCP, n.Spec.Platform.GCP) ||
-			!equality.Semantic.DeepEqual(o.Spec.PausedUntil, n.Spec.PausedUntil) ||
-			!o.DeletionTimestamp.Equal(n.DeletionTimestamp)
-	},
-}
-
-func (r *Reconciler) forHostedCluster(ctx context.Context, o client.Object) []reconcile.Request {
-	return reconcilekit.RequestsInNamespace(ctx, r.Client, &hcplinkv1beta1.GCPPrivateServiceConnectList{},
-		hcplinkv1beta1.HostedControlPlaneNamespace(o.GetNamespace(), o.GetName()))
+	return registration.Setup(mgr, opts, r)
 }
 
 // scope is what one pass works on: the object, its cluster, and the status
@@ -241,40 +202,18 @@ func (s ownedStatus) equal(o ownedStatus) bool {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.init()
 	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{}
-	if err := r.Client.Get(ctx, req.NamespacedName, cr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	start := registration.Start(ctx, r.Client, req.NamespacedName, cr, Served, r.Now())
+	ctx = start.Ctx
+	s := &scope{cr: cr, hc: start.HostedCluster, status: ownedStatusOf(cr)}
+	switch start.Step {
+	case reconcilekit.StepDelete:
+		return r.reconcileDelete(ctx, s)
+	case reconcilekit.StepClusterMissing:
+		return r.finish(ctx, s, reconcilekit.ClusterMissing())
+	case reconcilekit.StepReconcile:
+		return r.finish(ctx, s, r.reconcileNormal(ctx, s))
 	}
-	log := ctrl.LoggerFrom(ctx).WithValues("gcpPrivateServiceConnect", req.NamespacedName)
-	ctx = ctrl.LoggerInto(ctx, log)
-
-	hc, err := r.hostedCluster(ctx, cr)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !cr.DeletionTimestamp.IsZero() {
-		return r.reconcileDelete(ctx, &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)})
-	}
-	if hc == nil && controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		s := &scope{cr: cr, status: ownedStatusOf(cr)}
-		return r.finish(ctx, s, outcome.WaitForEvent(hcplinkv1beta1.HostedClusterNotFoundReason,
-			"The HostedCluster named by the "+hcplinkv1beta1.ClusterAnnotation+" annotation does not exist."))
-	}
-	if hc == nil || !Served(hc) {
-		// Never served, or not a private GCP cluster: nothing to create.
-		// Deletion still cleans up what exists.
-		return ctrl.Result{}, nil
-	}
-	if paused, remaining := hcplinkv1beta1.PausedFor(hc.Spec.PausedUntil, r.Now()); paused {
-		log.V(1).Info("reconciliation paused", "pausedUntil", *hc.Spec.PausedUntil)
-		return ctrl.Result{RequeueAfter: remaining}, nil
-	}
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		if err := kubepatch.Finalizers(ctx, r.Client, cr, func() { controllerutil.AddFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) }); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	s := &scope{cr: cr, hc: hc, status: ownedStatusOf(cr)}
-	return r.finish(ctx, s, r.reconcileNormal(ctx, s))
+	return start.Result, start.Err
 }
 
 // Served reports whether the operator publishes a service attachment for
@@ -342,57 +281,4 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 		return fmt.Errorf("writing the service attachment status: %w", err)
 	}
 	return nil
-}
-
-// hostedCluster finds the object's HostedCluster through the
-// hcplink.io/cluster annotation (written when missing, from the
-// namespace's annotation or by matching control-plane namespaces); nil
-// when there is none.
-func (r *Reconciler) hostedCluster(ctx context.Context, cr *hcplinkv1beta1.GCPPrivateServiceConnect) (*hcplinkv1beta1.HostedCluster, error) {
-	value, ok := cr.Annotations[hcplinkv1beta1.ClusterAnnotation]
-	if !ok {
-		var err error
-		if value, ok, err = r.clusterOfNamespace(ctx, cr.Namespace); err != nil || !ok {
-			return nil, err
-		}
-		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{hcplinkv1beta1.ClusterAnnotation: value}}}
-		if err := kubepatch.Merge(ctx, r.Client, cr, false, patch); err != nil {
-			return nil, fmt.Errorf("writing the cluster annotation: %w", err)
-		}
-	}
-	namespace, name, ok := hcplinkv1beta1.ParseClusterAnnotation(value)
-	if !ok {
-		return nil, nil
-	}
-	hc := &hcplinkv1beta1.HostedCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, hc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("reading HostedCluster %s: %w", value, err)
-	}
-	return hc, nil
-}
-
-// clusterOfNamespace is the cluster annotation value of a control-plane
-// namespace: its own annotation, else the HostedCluster whose control-plane
-// namespace it is.
-func (r *Reconciler) clusterOfNamespace(ctx context.Context, namespace string) (string, bool, error) {
-	ns := &corev1.Namespace{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
-		return "", false, fmt.Errorf("reading namespace %s: %w", namespace, err)
-	}
-	if v, ok := ns.Annotations[hcplinkv1beta1.ClusterAnnotation]; ok {
-		return v, true, nil
-	}
-	list := &hcplinkv1beta1.HostedClusterList{}
-	if err := r.Client.List(ctx, list); err != nil {
-		return "", false, fmt.Errorf("listing HostedClusters: %w", err)
-	}
-	for _, hc := range list.Items {
-		if hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name) == namespace {
-			return hcplinkv1beta1.ClusterAnnotationValue(hc.Namespace, hc.Name), true, nil
-		}
-	}
-	return "", false, nil
 }

@@ -10,6 +10,7 @@ import (
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // reconcileDelete removes the service attachment once the control-plane
@@ -23,16 +24,10 @@ import (
 // so none is deleted.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (ctrl.Result, error) {
 	cr := s.cr
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.OperatorFinalizer) {
-		r.forget(cr)
-		return ctrl.Result{}, nil
+	if res, over := reconcilekit.DeletionStart(cr, s.hc, r.Now(), func() { r.forget(cr) }); over {
+		return res, nil
 	}
-	if s.hc != nil {
-		if paused, remaining := hcplinkv1beta1.PausedFor(s.hc.Spec.PausedUntil, r.Now()); paused {
-			return ctrl.Result{RequeueAfter: remaining}, nil
-		}
-	}
-	if controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) {
+	if reconcilekit.WaitsForControlPlane(cr) {
 		return r.finish(ctx, s, waitingForControlPlane())
 	}
 	if o := r.waitPending(ctx, s); !o.Done() {

@@ -26,27 +26,9 @@
 //
 // # Who cleans up what, and who may give up
 //
-// Two components hold cloud resources of a private cluster, each with its
-// own credentials: the control-plane operator (the customer's account: VPC
-// endpoint, security group, DNS records; finalizer
-// hcplink.io/control-plane-cleanup) and the operator (the management
-// account: the endpoint service; finalizer hcplink.io/operator-cleanup).
-// Only the component whose credentials do not work may be given up, so a
-// refused customer role never leaves the endpoint service behind:
-//
-//   - the control-plane operator's part (its finalizers, and the wait for
-//     CloudCleanupComplete) when the HostedControlPlane reports
-//     ValidCloudCredentials=False for the grace period, or never reported
-//     it for the grace period since the deletion (or since the
-//     HostedControlPlane was recreated): a control-plane operator that never
-//     ran must not hold deletion forever;
-//   - the operator's part (its finalizer) when its own management
-//     credentials, as its credentials check reports them
-//     (Config.ManagementCredentials), are invalid for the grace period.
-//
-// Valid or Unknown credentials never give up. Giving up sets
-// CloudResourcesMayHaveLeaked and emits a Warning event naming what may
-// remain.
+// The one place that decides when a component's cleanup (its finalizers)
+// is given up is hostedcluster_giveup.go: controlPlaneGiveUp for the
+// control-plane operator's, managementGiveUp for the operator's own.
 //
 // # Leftovers after a lost namespace
 //
@@ -222,7 +204,7 @@ type scope struct {
 	// hcp is the HostedControlPlane when this pass read it; its Available
 	// condition mirrors the cluster's.
 	hcp *hcplinkv1beta1.HostedControlPlane
-	// placement is written to status.azureLoadBalancerConfiguration when set.
+	// placement is written to the Placer's status field when set.
 	placement string
 }
 
@@ -547,15 +529,15 @@ func (r *Reconciler) placeRouters(ctx context.Context, s *scope) (*platform.Plac
 	if r.Config.Placer == nil {
 		return nil, nil
 	}
-	recorded := s.hc.Status.AzureLoadBalancerConfiguration
+	recorded := r.Config.Placer.Recorded(s.hc)
 	if recorded == "" {
 		hcp := &hcplinkv1beta1.HostedControlPlane{}
 		err := r.Client.Get(ctx, client.ObjectKey{Namespace: s.namespace, Name: s.hc.Name}, hcp)
 		switch {
-		case err == nil && hcp.Spec.AzureLoadBalancerConfiguration == "":
+		case err == nil && r.Config.Placer.InControlPlane(hcp) == "":
 			return nil, nil
 		case err == nil:
-			recorded = hcp.Spec.AzureLoadBalancerConfiguration
+			recorded = r.Config.Placer.InControlPlane(hcp)
 		case !apierrors.IsNotFound(err):
 			return nil, fmt.Errorf("reading the HostedControlPlane: %w", err)
 		}
@@ -568,7 +550,8 @@ func (r *Reconciler) placeRouters(ctx context.Context, s *scope) (*platform.Plac
 	if err != nil {
 		return nil, fmt.Errorf("placing the cluster's routers: %w", err)
 	}
-	s.placement, s.hc.Status.AzureLoadBalancerConfiguration = where, where
+	s.placement = where
+	r.Config.Placer.Record(s.hc, where)
 	return nil, nil
 }
 
@@ -796,7 +779,11 @@ func (r *Reconciler) patchStatus(ctx context.Context, s *scope) error {
 		}
 		return fmt.Errorf("reading the cluster before patching its status: %w", err)
 	}
-	ops := statusPatch(fresh, s.conditions, s.cpNamespace, s.placement, now)
+	var placed placementWrite
+	if r.Config.Placer != nil {
+		placed = placementWrite{field: r.Config.Placer.StatusField(), value: s.placement, recorded: r.Config.Placer.Recorded(fresh)}
+	}
+	ops := statusPatch(fresh, s.conditions, s.cpNamespace, placed, now)
 	if len(ops) == 0 {
 		return nil
 	}

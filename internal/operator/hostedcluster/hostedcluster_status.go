@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -201,77 +202,6 @@ func availableCondition(in availability) metav1.Condition {
 // controller earlier.
 const privateLinkCleanupPoll = 30 * time.Second
 
-// giveUp is the escape hatch of one component (the control-plane
-// operator, or the operator itself) during deletion.
-type giveUp struct {
-	// now: the component's cleanup may be given up now.
-	now bool
-	// deadline is when it may be, zero when never (its credentials may
-	// work).
-	deadline time.Time
-	// why says why it may be given up, for conditions and events.
-	why string
-}
-
-// later is the later of two times.
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-// controlPlaneGiveUp applies the escape hatch to the control-plane
-// operator's cleanup (its finalizers, and the wait for its final sweep):
-// only when the HostedControlPlane reports ValidCloudCredentials=False, or
-// never reported it at all (the control-plane operator never ran), for the
-// grace period counted from the later of since (the deletion request, or
-// the HostedControlPlane's creation) and the credentials' last transition.
-// Valid or Unknown credentials never give up: the cleanup may still work.
-func controlPlaneGiveUp(now, since time.Time, credentials *metav1.Condition, grace time.Duration) giveUp {
-	var g giveUp
-	switch {
-	case credentials == nil:
-		g.deadline = since.Add(grace)
-		g.why = "the control-plane operator never reported whether its cloud credentials work"
-	case credentials.Status == metav1.ConditionFalse:
-		g.deadline = later(since, credentials.LastTransitionTime.Time).Add(grace)
-		g.why = "the control plane reports invalid cloud credentials (" + messageOrReason(credentials) + ")"
-	default:
-		return g
-	}
-	g.now = !now.Before(g.deadline)
-	return g
-}
-
-// managementGiveUp applies the escape hatch to the operator's own cleanup
-// (its finalizers): only when the management credentials have been
-// invalid for the grace period since the later of the deletion request and
-// the moment they became invalid.
-func managementGiveUp(now, deletionRequested time.Time, creds platform.Credentials, grace time.Duration) giveUp {
-	var g giveUp
-	if creds == nil {
-		return g
-	}
-	state, since := creds.CredentialsState()
-	if state != platform.CredentialsInvalid {
-		return g
-	}
-	g.deadline = later(deletionRequested, since).Add(grace)
-	g.why = "the operator's own cloud credentials are invalid"
-	g.now = !now.Before(g.deadline)
-	return g
-}
-
-// waitMessage says what a component's pending give-up means, "" when it
-// has none.
-func (g giveUp) waitMessage(component string) string {
-	if g.deadline.IsZero() {
-		return ""
-	}
-	return fmt.Sprintf("%s, so %s will be abandoned at %s unless that changes", g.why, component, g.deadline.UTC().Format(time.RFC3339))
-}
-
 // requeueFor is when to look again while waiting: the poll interval, or
 // earlier when a deadline comes first.
 func requeueFor(now time.Time, deadlines ...time.Time) time.Duration {
@@ -324,17 +254,21 @@ type patchOp struct {
 	Value any    `json:"value,omitempty"`
 }
 
+// placementWrite is a placement of the cluster's routers to record in its
+// status: the value, the status field (JSON name) that records it, and
+// what that field holds now. The zero value records nothing.
+type placementWrite struct{ field, value, recorded string }
+
 // statusPatch computes a JSON patch that brings the HostedCluster's status
 // to what change wants, touching only the conditions of the types it names
 // (each guarded by a test of the entry's type, so a concurrent writer's
 // reordering fails the patch instead of overwriting the wrong entry) and
-// controlPlaneNamespace when cpNamespace is not empty, and
-// azureLoadBalancerConfiguration when placement is not empty (both are
-// written once and kept). A condition whose
+// controlPlaneNamespace when cpNamespace is not empty, and the placement's
+// field when it has a value (both are written once and kept). A condition whose
 // status, reason, message and observedGeneration are unchanged is left
 // alone; lastTransitionTime changes only with the status. It returns nil
 // when nothing changed.
-func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNamespace, placement string, now metav1.Time) []patchOp {
+func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNamespace string, placement placementWrite, now metav1.Time) []patchOp {
 	current := hc.Status.Conditions
 	var replaces, removes, adds []patchOp
 	var added []metav1.Condition
@@ -370,11 +304,11 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 	}
 
 	setNamespace := cpNamespace != "" && hc.Status.ControlPlaneNamespace != cpNamespace
-	setPlacement := placement != "" && hc.Status.AzureLoadBalancerConfiguration != placement
+	setPlacement := placement.value != "" && placement.recorded != placement.value
 	if len(replaces)+len(removes)+len(adds) == 0 && !setNamespace && !setPlacement {
 		return nil
 	}
-	if len(current) == 0 && hc.Status.ControlPlaneNamespace == "" && hc.Status.AzureLoadBalancerConfiguration == "" {
+	if equality.Semantic.DeepEqual(hc.Status, hcplinkv1beta1.HostedClusterStatus{}) {
 		// No status yet: create it whole, guarded by the resourceVersion so
 		// that it cannot replace a status someone wrote meanwhile.
 		status := map[string]any{}
@@ -384,8 +318,8 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 		if cpNamespace != "" {
 			status["controlPlaneNamespace"] = cpNamespace
 		}
-		if placement != "" {
-			status["azureLoadBalancerConfiguration"] = placement
+		if placement.value != "" {
+			status[placement.field] = placement.value
 		}
 		return []patchOp{
 			{Op: "test", Path: "/metadata/resourceVersion", Value: hc.ResourceVersion},
@@ -404,7 +338,7 @@ func statusPatch(hc *hcplinkv1beta1.HostedCluster, change conditionChange, cpNam
 		ops = append(ops, patchOp{Op: "add", Path: "/status/controlPlaneNamespace", Value: cpNamespace})
 	}
 	if setPlacement {
-		ops = append(ops, patchOp{Op: "add", Path: "/status/azureLoadBalancerConfiguration", Value: placement})
+		ops = append(ops, patchOp{Op: "add", Path: "/status/" + placement.field, Value: placement.value})
 	}
 	return ops
 }

@@ -128,6 +128,17 @@ type Placer interface {
 	// platform does not place this cluster. A *PlacementRefused error says
 	// that no place has room.
 	Place(ctx context.Context, hc *hcplinkv1beta1.HostedCluster, recorded string) (string, error)
+	// Recorded is the placement the cluster's status records, "" when
+	// none; Record records where in it (in memory: the status patch
+	// writes it, to StatusField).
+	Recorded(hc *hcplinkv1beta1.HostedCluster) string
+	Record(hc *hcplinkv1beta1.HostedCluster, where string)
+	// StatusField is the JSON name of the HostedCluster status field that
+	// records the placement.
+	StatusField() string
+	// InControlPlane is the placement the cluster's HostedControlPlane was
+	// made with, "" when none.
+	InControlPlane(hcp *hcplinkv1beta1.HostedControlPlane) string
 }
 
 // PlacementRefused is a Placer's answer when no place has room: the

@@ -52,6 +52,24 @@ type Placer struct {
 
 var _ platform.Placer = (*Placer)(nil)
 
+// Recorded implements platform.Placer: status.azureLoadBalancerConfiguration.
+func (p *Placer) Recorded(hc *hcplinkv1beta1.HostedCluster) string {
+	return hc.Status.AzureLoadBalancerConfiguration
+}
+
+// Record implements platform.Placer.
+func (p *Placer) Record(hc *hcplinkv1beta1.HostedCluster, where string) {
+	hc.Status.AzureLoadBalancerConfiguration = where
+}
+
+// StatusField implements platform.Placer.
+func (p *Placer) StatusField() string { return "azureLoadBalancerConfiguration" }
+
+// InControlPlane implements platform.Placer: spec.azureLoadBalancerConfiguration.
+func (p *Placer) InControlPlane(hcp *hcplinkv1beta1.HostedControlPlane) string {
+	return hcp.Spec.AzureLoadBalancerConfiguration
+}
+
 // Place implements platform.Placer.
 func (p *Placer) Place(ctx context.Context, hc *hcplinkv1beta1.HostedCluster, recorded string) (string, error) {
 	if !isPrivate(hc) {
