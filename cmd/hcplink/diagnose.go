@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/diagnose"
 )
 
@@ -91,13 +90,8 @@ func runDiagnose(cmd *cobra.Command, arg string, f diagnoseFlags) error {
 	}
 	ctx := cmd.Context()
 	opts := diagnose.Options{Kube: kube, Namespace: namespace, Name: name}
-	switch platform, region := diagnose.ClusterPlatform(ctx, kube, namespace, name); platform {
-	case hcplinkv1beta1.AWSPlatform:
-		opts.AWSManagement, opts.AWSCustomer = diagnose.LoadAWSAccounts(ctx, diagnose.AWSCredentials{Region: region,
-			ManagementProfile: f.managementProfile, CustomerProfile: f.customerProfile, CustomerRoleARN: f.customerRoleARN})
-	case hcplinkv1beta1.AzurePlatform:
-		opts.Azure = diagnose.LoadAzureClients(os.Getenv, f.guestSubscription)
-	}
+	diagnose.LoadClients(ctx, &opts, diagnose.Credentials{Getenv: os.Getenv, AzureGuestSubscription: f.guestSubscription,
+		AWS: diagnose.AWSCredentials{ManagementProfile: f.managementProfile, CustomerProfile: f.customerProfile, CustomerRoleARN: f.customerRoleARN}})
 	report, err := diagnose.Diagnose(ctx, opts)
 	if err != nil {
 		return err

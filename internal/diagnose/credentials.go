@@ -12,10 +12,7 @@ import (
 	elbv2 "github.com/aws/aws-sdk-go-v2/service/elasticloadbalancingv2"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 )
@@ -30,19 +27,6 @@ type AWSCredentials struct {
 	CustomerProfile, CustomerRoleARN string
 	// Region is the cluster's region (the environment's when empty).
 	Region string
-}
-
-// ClusterPlatform reads a HostedCluster's platform and AWS region ("" when
-// unknown), so that only the clients it needs are built, for its region.
-func ClusterPlatform(ctx context.Context, r client.Reader, namespace, name string) (platform hcplinkv1beta1.PlatformType, region string) {
-	hc := &hcplinkv1beta1.HostedCluster{}
-	if err := r.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, hc); err != nil {
-		return "", ""
-	}
-	if hc.Spec.Platform.AWS != nil {
-		region = hc.Spec.Platform.AWS.Region
-	}
-	return hc.Spec.Platform.Type, region
 }
 
 // LoadAWSAccounts builds both accounts' read clients; a missing or

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
 
 // Options say which cluster to walk and with which read-only clients.
@@ -19,8 +17,9 @@ type Options struct {
 	Azure AzureClients
 }
 
-// Diagnose walks the cluster's private path. Only a failure to read
-// Kubernetes is an error; a cloud that cannot be read makes its hops "?".
+// Diagnose walks the cluster's private path: the Kubernetes hops, then its
+// cloud's (cloudPaths). Only a failure to read Kubernetes is an error; a
+// cloud that cannot be read makes its hops "?".
 func Diagnose(ctx context.Context, opts Options) (Report, error) {
 	r := Report{Cluster: opts.Namespace + "/" + opts.Name}
 	k, hops, ok, err := walkKubernetes(ctx, opts.Kube, opts.Namespace, opts.Name)
@@ -34,30 +33,13 @@ func Diagnose(ctx context.Context, opts Options) (Report, error) {
 	if !ok {
 		return r, nil
 	}
-	switch k.hc.Spec.Platform.Type {
-	case hcplinkv1beta1.AWSPlatform:
-		r.Management, r.Customer = accountLabel(opts.AWSManagement), accountLabel(opts.AWSCustomer)
-		names, err := k.awsEndpoints(ctx)
-		if err != nil {
-			return r, err
-		}
-		for _, name := range names {
-			svc, err := k.serviceHop(ctx, name)
-			if err != nil {
-				return r, err
-			}
-			r.Hops = append(r.Hops, onEndpoint(name, append([]Hop{svc}, walkAWS(ctx, k, name, opts.AWSManagement, opts.AWSCustomer)...))...)
-		}
-	case hcplinkv1beta1.AzurePlatform:
-		// An Azure cluster has one private endpoint: the API server goes
-		// through the router (no kube-apiserver-private Service on Azure).
-		r.Management, r.Customer = opts.Azure.managementLabel(k), opts.Azure.guestLabel(k)
-		svc, err := k.serviceHop(ctx, hcplinkv1beta1.PrivateRouterServiceName)
-		if err != nil {
-			return r, err
-		}
-		r.Hops = append(r.Hops, onEndpoint(hcplinkv1beta1.PrivateRouterServiceName, append([]Hop{svc}, walkAzure(ctx, k, opts.Azure)...))...)
+	path := cloudPaths[k.hc.Spec.Platform.Type]
+	r.Management, r.Customer = path.sides(ctx, k, opts)
+	cloudHops, err := path.walk(ctx, &k, opts)
+	if err != nil {
+		return r, err
 	}
+	r.Hops = append(r.Hops, cloudHops...)
 	return r, nil
 }
 
@@ -67,11 +49,4 @@ func onEndpoint(name string, hops []Hop) []Hop {
 		hops[i].Endpoint = name
 	}
 	return hops
-}
-
-func accountLabel(a AWSAccount) string {
-	if a.Label != "" {
-		return a.Label
-	}
-	return "account"
 }

@@ -24,22 +24,15 @@ func HostedClusterHop(key string, hc *hcplinkv1beta1.HostedCluster) Hop {
 	return pass(HopHostedCluster, SideKubernetes, seen)
 }
 
+// hasPrivatePath: the cluster is private on a cloud diagnose walks.
 func hasPrivatePath(hc *hcplinkv1beta1.HostedCluster) bool {
-	switch hc.Spec.Platform.Type {
-	case hcplinkv1beta1.AWSPlatform:
-		return hc.Spec.Platform.AWS != nil && hc.Spec.Platform.AWS.EndpointAccess != hcplinkv1beta1.AWSEndpointAccessPublic && hc.Spec.Platform.AWS.EndpointAccess != ""
-	case hcplinkv1beta1.AzurePlatform:
-		return hc.Spec.Platform.Azure != nil && hc.Spec.Platform.Azure.Topology != hcplinkv1beta1.AzureTopologyPublic && hc.Spec.Platform.Azure.Topology != ""
-	}
-	return false
+	_, walked := cloudPaths[hc.Spec.Platform.Type]
+	return walked && hc.Spec.Platform.IsPrivate()
 }
 
 func access(hc *hcplinkv1beta1.HostedCluster) string {
-	switch {
-	case hc.Spec.Platform.AWS != nil:
-		return string(hc.Spec.Platform.AWS.EndpointAccess)
-	case hc.Spec.Platform.Azure != nil:
-		return string(hc.Spec.Platform.Azure.Topology)
+	if p, ok := cloudPaths[hc.Spec.Platform.Type]; ok {
+		return p.access(hc)
 	}
 	return ""
 }

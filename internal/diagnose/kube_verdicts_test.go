@@ -15,7 +15,8 @@ func TestKubernetesVerdicts(t *testing.T) {
 			Type: hcplinkv1beta1.AWSPlatform, AWS: &hcplinkv1beta1.AWSPlatformSpec{EndpointAccess: access}}}}
 	}
 	azureCluster := &hcplinkv1beta1.HostedCluster{Spec: hcplinkv1beta1.HostedClusterSpec{Platform: hcplinkv1beta1.PlatformSpec{
-		Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{Topology: hcplinkv1beta1.AzureTopologyPrivate}}}}
+		Type: hcplinkv1beta1.AzurePlatform, Azure: &hcplinkv1beta1.AzurePlatformSpec{Topology: hcplinkv1beta1.AzureTopologyPrivate,
+			Private: &hcplinkv1beta1.AzurePrivateSpec{Type: hcplinkv1beta1.AzurePrivateTypePrivateLink}}}}}
 	deleting := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &metav1.Time{}}}
 	lb := func(typ corev1.ServiceType, ingress ...corev1.LoadBalancerIngress) *corev1.Service {
 		return &corev1.Service{Spec: corev1.ServiceSpec{Type: typ}, Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: ingress}}}
