@@ -49,6 +49,7 @@ var azureGrants = map[string]grant{
 var gcpGrants = map[string]grant{
 	"management-operator":    gcpComponentGrant(gcpcloud.ManagementOperator),
 	"control-plane-operator": gcpComponentGrant(gcpcloud.ControlPlaneOperator),
+	"diagnose":               gcpComponentGrant(gcpcloud.Diagnose),
 }
 
 func awsComponentGrant(c awscloud.Component) grant {

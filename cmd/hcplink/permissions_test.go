@@ -43,6 +43,7 @@ func TestPermissionsPrintsExactlyTheTables(t *testing.T) {
 		{"azure", "diagnose", azurecloud.Actions(azurecloud.Diagnose)},
 		{"gcp", "management-operator", gcpcloud.PermissionsOf(gcpcloud.ManagementOperator)},
 		{"gcp", "control-plane-operator", gcpcloud.PermissionsOf(gcpcloud.ControlPlaneOperator)},
+		{"gcp", "diagnose", gcpcloud.PermissionsOf(gcpcloud.Diagnose)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cloud+"/"+tt.who, func(t *testing.T) {
@@ -102,7 +103,7 @@ func TestPermissionsPrintsExactlyTheTables(t *testing.T) {
 }
 
 func TestPermissionsRefusesAnUnknownIdentity(t *testing.T) {
-	for _, args := range [][]string{{"aws", "admin"}, {"azure", "cli"}, {"aws"}, {"gcp", "diagnose"}, {"gcp"}} {
+	for _, args := range [][]string{{"aws", "admin"}, {"azure", "cli"}, {"aws"}, {"gcp", "admin"}, {"gcp"}} {
 		if _, err := runPermissions(t, args...); err == nil {
 			t.Errorf("permissions %v: no error", args)
 		}

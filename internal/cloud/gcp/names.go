@@ -248,6 +248,13 @@ var RecordNames = []string{APIRecordName, AppsRecordName}
 // "demo.hypershift.local." is "api.demo.hypershift.local.".
 func RecordFQDN(record, zoneDNSName string) string { return record + "." + zoneDNSName }
 
+// ExternalNameTarget is what the ExternalName Services of a Private
+// cluster point at: the api record of its private zone, without the zone's
+// trailing dot (a Service's externalName is a DNS-1123 subdomain).
+func ExternalNameTarget(hcpName string) string {
+	return strings.TrimSuffix(RecordFQDN(APIRecordName, ZoneDNSName(hcpName)), ".")
+}
+
 // boundName returns name when it fits, else a prefix and a hash of the
 // whole name so that two long names stay distinct.
 func boundName(name string, limit int) string {

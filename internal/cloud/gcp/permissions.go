@@ -5,8 +5,8 @@ import (
 	"slices"
 )
 
-// The IAM permissions each operator needs on Google Cloud, in one table,
-// granted as one custom role per operator. A test
+// The IAM permissions each operator, and diagnose, needs on Google Cloud,
+// in one table, granted as one custom role per component. A test
 // (permissions_cloudsim_test.go) runs every provider call against cloudsim
 // as a principal that holds exactly the component's role and compares the
 // permissions IAM evaluated with the role: a permission denied, or granted
@@ -24,6 +24,9 @@ const (
 	// identity federation as a Google service account of the customer's
 	// project (PSC endpoint, its address, the private zone and records).
 	ControlPlaneOperator Component = "control-plane-operator"
+	// Diagnose is hcplink diagnose, run by a person or a support tool
+	// with read-only access to both projects: it only ever reads.
+	Diagnose Component = "diagnose"
 )
 
 // Permission is one IAM permission a component needs, and why.
@@ -55,6 +58,12 @@ var Permissions = []Permission{
 	{ControlPlaneOperator, "dns.resourceRecordSets.create", "add the api and *.apps A records (a change's additions)"},
 	{ControlPlaneOperator, "dns.resourceRecordSets.delete", "replace or remove the A records (a change's deletions)"},
 	{ControlPlaneOperator, "dns.resourceRecordSets.list", "compare the records before writing (no blind writes)"},
+
+	{Diagnose, "compute.addresses.get", "show the endpoint's reserved address and whether it is in use"},
+	{Diagnose, "compute.forwardingRules.get", "read the router's forwarding rule (management) and the PSC endpoint with its connection status (customer)"},
+	{Diagnose, "compute.serviceAttachments.get", "read the attachment's target, accept list and connected endpoints"},
+	{Diagnose, "dns.managedZones.get", "read the private zone and the networks it is visible to"},
+	{Diagnose, "dns.resourceRecordSets.list", "compare the api and *.apps records with the endpoint's address"},
 
 	{ManagementOperator, "compute.forwardingRules.list", "find the router's internal forwarding rule by its IP"},
 	{ManagementOperator, "compute.forwardingRules.use", "publish the router's forwarding rule through the service attachment"},
@@ -101,8 +110,11 @@ type CustomRole struct {
 // RoleID is the custom role's ID of a component (letters only, as IAM
 // allows letters, digits, "_" and ".").
 func RoleID(c Component) string {
-	if c == ManagementOperator {
+	switch c {
+	case ManagementOperator:
 		return "hcplinkManagementOperator"
+	case Diagnose:
+		return "hcplinkDiagnose"
 	}
 	return "hcplinkControlPlaneOperator"
 }

@@ -3,7 +3,6 @@ package gcpprivateserviceconnect
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	dns "google.golang.org/api/dns/v1"
 
@@ -75,8 +74,4 @@ func zoneConflict(name string) outcome.Outcome {
 
 // externalNameTarget is the name the ExternalName Services of a Private
 // cluster point at: the api record of its private zone.
-func externalNameTarget(hcpName string) string {
-	// Without the zone's trailing dot: a Service's externalName is a
-	// DNS-1123 subdomain.
-	return strings.TrimSuffix(gcpcloud.RecordFQDN(gcpcloud.APIRecordName, gcpcloud.ZoneDNSName(hcpName)), ".")
-}
+func externalNameTarget(hcpName string) string { return gcpcloud.ExternalNameTarget(hcpName) }
