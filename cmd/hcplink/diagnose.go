@@ -37,7 +37,10 @@ ExternalName Services; then the same from its own Service for every other
 private endpoint (kube-apiserver-private, when the API server is published
 by LoadBalancer), each hop naming its endpoint. Azure: the same, through the internal load balancer,
 private link service, private endpoint, private DNS zone, VNet link and A
-records.
+records. GCP: the router's forwarding rule and service attachment (its
+accept list and connected endpoints) in the management project, then the
+PSC endpoint (its connection status and address), the Cloud DNS zone and
+its api and *.apps A records in the cluster's project.
 
 Each hop is ✓ (holds), ✗ (broken, with one sentence of what to do) or ?
 (could not be checked, with why: a missing credential is a ?, not an error).
@@ -49,7 +52,11 @@ Credentials: the management account comes from the standard AWS chain
 --management-profile; the customer's from --customer-profile, or
 --customer-role-arn (assumed with the management credentials). Azure uses
 the default Azure credential chain and the AZURE_* endpoint environment;
---guest-subscription overrides the cluster's subscription.
+--guest-subscription overrides the cluster's subscription. GCP signs in as
+Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud auth
+application-default login, or the metadata server), one identity holding the
+role "hcplink permissions gcp diagnose" prints in both projects; a refused
+read names the permission it lacks.
 
 --svg draws the path as a picture for a support ticket. There is no --png:
 the pure-Go SVG rasteriser on the Go module proxy (oksvg) draws no text,
@@ -61,7 +68,8 @@ your PATH and run "kubectl hcplink diagnose <namespace>/<cluster>".`,
 		Example: `  hcplink diagnose clusters/alpha
   hcplink diagnose clusters/alpha --customer-role-arn arn:aws:iam::111122223333:role/hcplink-diagnose -o json
   hcplink diagnose clusters/alpha --customer-profile customer --svg alpha.svg
-  hcplink diagnose clusters/beta --guest-subscription 00000000-0000-0000-0000-000000000000 -o yaml`,
+  hcplink diagnose clusters/beta --guest-subscription 00000000-0000-0000-0000-000000000000 -o yaml
+  GOOGLE_APPLICATION_CREDENTIALS=diagnose-key.json hcplink diagnose clusters/gamma --svg gamma.svg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDiagnose(cmd, args[0], f) },
 	}

@@ -15,6 +15,8 @@ type Options struct {
 	AWSManagement, AWSCustomer AWSAccount
 	// Azure are the clients for an Azure cluster.
 	Azure AzureClients
+	// GCP are the clients for a GCP cluster.
+	GCP GCPClients
 }
 
 // Diagnose walks the cluster's private path: the Kubernetes hops, then its

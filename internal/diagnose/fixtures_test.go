@@ -1,5 +1,7 @@
 package diagnose
 
+import gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+
 // Reports built from the verdict functions over seen state that looks
 // like a real cluster's, for the golden pictures.
 
@@ -59,4 +61,40 @@ func azureReport(broken bool) Report {
 		ExternalNamesHop(ExternalNamesSeen{Namespace: "clusters-beta", Target: "api.beta.hypershift.local"}),
 	}
 	return Report{Cluster: "clusters/beta", Platform: "Azure", Management: "subscription 11111111-1111-1111-1111-111111111111", Customer: "subscription " + testGuestSub, Hops: hops}
+}
+
+const (
+	testMgmtProject = "hcp-management"
+	testCustProject = "customer-project"
+	testAttachment  = "hcplink-psc-3f1b7c9e-gamma-x7k2p-private-router"
+	testPSCIP       = "192.168.1.2"
+)
+
+// gcpReport is a Private GCP cluster with an additional allowed project;
+// broken drops that project from the attachment's accept list.
+func gcpReport(broken bool) Report {
+	accepts := []string{testCustProject, "partner-project"}
+	if broken {
+		accepts = []string{testCustProject}
+	}
+	hops := []Hop{
+		pass(HopHostedCluster, SideKubernetes, "clusters/gamma GCP Private, Available"),
+		pass(HopHostedControlPlane, SideKubernetes, "clusters-gamma/gamma, Available"),
+		pass(HopRouterService, SideKubernetes, "clusters-gamma/private-router LoadBalancer, ingress 10.0.0.50"),
+		ForwardingRuleHop(ForwardingRuleSeen{Name: "a1b2c3d4e5f6-private-router", Project: testMgmtProject, Found: true, Scheme: "INTERNAL", IP: "10.0.0.50", WantIP: "10.0.0.50",
+			Service: "clusters-gamma/private-router", Object: "clusters-gamma/private-router"}),
+		ServiceAttachmentHop(ServiceAttachmentSeen{Name: testAttachment, Project: testMgmtProject, Found: true, Object: "clusters-gamma/private-router",
+			Target: "a1b2c3d4e5f6-private-router", WantTarget: "a1b2c3d4e5f6-private-router", Preference: gcpcloud.ConnectionPreferenceManual,
+			Accepts: accepts, Want: []string{testCustProject, "partner-project"}, Connections: []gcpcloud.Connection{{Project: testCustProject, Status: gcpcloud.PSCAccepted}}}),
+		PSCEndpointHop(PSCEndpointSeen{Name: "gamma-x7k2p-private-router-psc", Project: testCustProject, Found: true,
+			Target: "projects/" + testMgmtProject + "/regions/us-central1/serviceAttachments/" + testAttachment, Status: gcpcloud.PSCAccepted, IP: testPSCIP,
+			Address: "gamma-x7k2p-private-router-psc-ip", AddressStatus: "IN_USE", AttachmentRead: true, Attachment: testAttachment, Accepts: accepts}),
+		CloudDNSZoneHop(CloudDNSZoneSeen{Name: "hcplink-gamma-x7k2p", Project: testCustProject, Found: true, DNSName: "gamma.hypershift.local.", WantDNSName: "gamma.hypershift.local.",
+			Networks: []string{"customer"}, WantNetwork: "customer", Ours: true}),
+		ARecordsHop(ARecordsSeen{Zone: "gamma.hypershift.local.", IP: testPSCIP, Want: []string{"api", "*.apps"}, Have: map[string][]string{"api": {testPSCIP}, "*.apps": {testPSCIP}}}),
+		ExternalNamesHop(ExternalNamesSeen{Namespace: "clusters-gamma", Target: "api.gamma.hypershift.local", Want: []string{"kube-apiserver-private-external"},
+			Have: map[string]string{"kube-apiserver-private-external": "api.gamma.hypershift.local"}}),
+	}
+	return Report{Cluster: "clusters/gamma", Platform: "GCP", Management: "project " + testMgmtProject, Customer: "project " + testCustProject,
+		Hops: onEndpoint("private-router", hops)}
 }

@@ -9,6 +9,7 @@ import (
 
 	awscloud "github.com/hcplink/hcplink/internal/cloud/aws"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/sdkcalls"
 )
 
@@ -59,6 +60,7 @@ func compareActions(t *testing.T, cloud string, called, granted []string) {
 // readAction: the verbs of AWS reads, and Azure's read suffix.
 var (
 	awsRead   = regexp.MustCompile(`^(ec2|elasticloadbalancing|route53|sts):(Describe|List|Get)[A-Z][A-Za-z]+$`)
+	gcpRead   = regexp.MustCompile(`^(compute|dns)\.[A-Za-z]+\.(get|list)$`)
 	azureRead = regexp.MustCompile(`^Microsoft\.Network/[A-Za-z]+(/[A-Za-z]+)*/read$`)
 )
 
@@ -83,6 +85,12 @@ func awsRows() []permission {
 	})
 }
 
+func gcpRows() []permission {
+	return diagnoseRows(gcpcloud.Permissions, func(p gcpcloud.Permission) (permission, bool) {
+		return permission{p.Permission, p.Why}, p.Component == gcpcloud.Diagnose
+	})
+}
+
 func azureRows() []permission {
 	return diagnoseRows(azurecloud.Permissions, func(p azurecloud.Permission) (permission, bool) {
 		return permission{p.Action, p.Why}, p.Component == azurecloud.Diagnose
@@ -99,6 +107,7 @@ func TestPermissionsAreReadsListedOnceSortedWithAReason(t *testing.T) {
 	}{
 		{"AWS", awsRows(), awsRead},
 		{"Azure", azureRows(), azureRead},
+		{"GCP", gcpRows(), gcpRead},
 	} {
 		var actions []string
 		for _, p := range tc.table {
@@ -121,6 +130,11 @@ func TestReadPatternsRejectWrites(t *testing.T) {
 	for _, write := range []string{"ec2:CreateVpcEndpoint", "ec2:ModifyVpcEndpointServicePermissions", "route53:ChangeResourceRecordSets", "sts:AssumeRole"} {
 		if awsRead.MatchString(write) {
 			t.Errorf("%s passes as an AWS read", write)
+		}
+	}
+	for _, write := range []string{"compute.forwardingRules.pscCreate", "compute.serviceAttachments.update", "dns.changes.create", "compute.addresses.use"} {
+		if gcpRead.MatchString(write) {
+			t.Errorf("%s passes as a GCP read", write)
 		}
 	}
 	for _, write := range []string{"Microsoft.Network/privateEndpoints/write", "Microsoft.Network/privateDnsZones/A/delete", "Microsoft.Network/virtualNetworks/join/action"} {

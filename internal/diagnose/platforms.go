@@ -30,6 +30,7 @@ type cloudPath struct {
 var cloudPaths = map[hcplinkv1beta1.PlatformType]cloudPath{
 	hcplinkv1beta1.AWSPlatform:   awsPath,
 	hcplinkv1beta1.AzurePlatform: azurePath,
+	hcplinkv1beta1.GCPPlatform:   gcpPath,
 }
 
 // Credentials are what the command line says about each cloud's

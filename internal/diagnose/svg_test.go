@@ -23,6 +23,8 @@ func TestSVGGolden(t *testing.T) {
 		{"aws-broken.svg", awsReport(true), HopEndpointService},
 		{"azure-healthy.svg", azureReport(false), ""},
 		{"azure-broken.svg", azureReport(true), HopPrivateLinkService},
+		{"gcp-healthy.svg", gcpReport(false), ""},
+		{"gcp-broken.svg", gcpReport(true), HopServiceAttachment},
 		{"aws-two-endpoints-healthy.svg", awsTwoEndpointReport(false), ""},
 		{"aws-two-endpoints-broken.svg", awsTwoEndpointReport(true), HopRecords},
 	} {
