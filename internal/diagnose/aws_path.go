@@ -2,6 +2,11 @@ package diagnose
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
@@ -49,4 +54,36 @@ func accountLabel(a AWSAccount) string {
 		return a.Label
 	}
 	return "account"
+}
+
+// awsEndpoints names the private endpoints to walk (see endpointNames).
+func (k kubeSeen) awsEndpoints(ctx context.Context) ([]string, error) {
+	var crs hcplinkv1beta1.AWSEndpointServiceList
+	if err := k.reader.List(ctx, &crs, client.InNamespace(k.hcpNS)); err != nil {
+		return nil, fmt.Errorf("listing AWSEndpointServices in %s: %w", k.hcpNS, err)
+	}
+	have := make([]string, 0, len(crs.Items))
+	for _, cr := range crs.Items {
+		have = append(have, cr.Name)
+	}
+	return endpointNames(k.hcp, have), nil
+}
+
+// endpointNames are the private endpoints of an AWS cluster, router first:
+// those whose Services the control plane should have, then any other
+// AWSEndpointService there is (a path left over is a path to look at).
+// Without a HostedControlPlane only the router's is known to be wanted.
+func endpointNames(hcp *hcplinkv1beta1.HostedControlPlane, existing []string) []string {
+	names := []string{hcplinkv1beta1.PrivateRouterServiceName}
+	if hcp != nil && slices.Contains(hcplinkv1beta1.WantedRouterServices(hcp), hcplinkv1beta1.KubeAPIServerPrivateServiceName) {
+		names = append(names, hcplinkv1beta1.KubeAPIServerPrivateServiceName)
+	}
+	var extra []string
+	for _, name := range existing {
+		if !slices.Contains(names, name) && !slices.Contains(extra, name) {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	return append(names, extra...)
 }

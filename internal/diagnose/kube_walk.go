@@ -3,7 +3,6 @@ package diagnose
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,7 +66,8 @@ func walkKubernetes(ctx context.Context, r client.Reader, namespace, name string
 }
 
 // serviceHop reads the load-balancer Service of one private endpoint and
-// judges it; the private router's is kept for the Azure walk.
+// judges it; the private router's is kept for the walks that look up its
+// address in the cloud.
 func (k *kubeSeen) serviceHop(ctx context.Context, name string) (Hop, error) {
 	svc := &corev1.Service{}
 	found, err := get(ctx, k.reader, k.key(name), svc)
@@ -82,38 +82,6 @@ func (k *kubeSeen) serviceHop(ctx context.Context, name string) (Hop, error) {
 		return RouterServiceHop(k.hcpNS+"/"+name, svc), nil
 	}
 	return PrivateServiceHop(k.hcpNS+"/"+name, svc), nil
-}
-
-// awsEndpoints names the private endpoints to walk (see endpointNames).
-func (k kubeSeen) awsEndpoints(ctx context.Context) ([]string, error) {
-	var crs hcplinkv1beta1.AWSEndpointServiceList
-	if err := k.reader.List(ctx, &crs, client.InNamespace(k.hcpNS)); err != nil {
-		return nil, fmt.Errorf("listing AWSEndpointServices in %s: %w", k.hcpNS, err)
-	}
-	have := make([]string, 0, len(crs.Items))
-	for _, cr := range crs.Items {
-		have = append(have, cr.Name)
-	}
-	return endpointNames(k.hcp, have), nil
-}
-
-// endpointNames are the private endpoints of an AWS cluster, router first:
-// those whose Services the control plane should have, then any other
-// AWSEndpointService there is (a path left over is a path to look at).
-// Without a HostedControlPlane only the router's is known to be wanted.
-func endpointNames(hcp *hcplinkv1beta1.HostedControlPlane, existing []string) []string {
-	names := []string{hcplinkv1beta1.PrivateRouterServiceName}
-	if hcp != nil && slices.Contains(hcplinkv1beta1.WantedRouterServices(hcp), hcplinkv1beta1.KubeAPIServerPrivateServiceName) {
-		names = append(names, hcplinkv1beta1.KubeAPIServerPrivateServiceName)
-	}
-	var extra []string
-	for _, name := range existing {
-		if !slices.Contains(names, name) && !slices.Contains(extra, name) {
-			extra = append(extra, name)
-		}
-	}
-	sort.Strings(extra)
-	return append(names, extra...)
 }
 
 // externalNamesHop reads the wanted ExternalName Services and judges them.
