@@ -3,6 +3,7 @@ package diagnose
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,5 +40,43 @@ func TestWriteFormats(t *testing.T) {
 	}
 	if err := Write(&bytes.Buffer{}, r, "xml"); err == nil {
 		t.Error("an unknown format is accepted")
+	}
+}
+
+// TestJSONKeysAreTheSameOnEveryCloud: a script reads a GCP report with the
+// keys it reads an AWS one with.
+func TestJSONKeysAreTheSameOnEveryCloud(t *testing.T) {
+	keys := func(r Report) (top, hop []string) {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for k := range doc {
+			top = append(top, k)
+		}
+		seen := map[string]bool{}
+		for _, h := range doc["hops"].([]any) {
+			for k := range h.(map[string]any) {
+				if !seen[k] {
+					seen[k] = true
+					hop = append(hop, k)
+				}
+			}
+		}
+		slices.Sort(top)
+		slices.Sort(hop)
+		return top, hop
+	}
+	awsTop, _ := keys(awsReport(true))
+	gcpTop, gcpHop := keys(gcpReport(true))
+	if !slices.Equal(gcpTop, awsTop) {
+		t.Errorf("GCP report keys %v, AWS %v", gcpTop, awsTop)
+	}
+	if want := []string{"endpoint", "fix", "name", "seen", "side", "verdict"}; !slices.Equal(gcpHop, want) {
+		t.Errorf("GCP hop keys %v, want %v", gcpHop, want)
 	}
 }
