@@ -125,8 +125,10 @@ func (w *gcpWalk) blocked(hop string, side Side) (Hop, bool) {
 	switch {
 	case w.cr == nil:
 		return fail(hop, side, "no GCPPrivateServiceConnect "+key, "Check that the control-plane operator runs: it creates GCPPrivateServiceConnect "+key+" once the router has its address."), true
-	case w.clients.Missing != "" || w.clients.Clients == nil:
-		return unknown(hop, side, orNone(w.clients.Missing)), true
+	case w.clients.Missing != "":
+		return unknown(hop, side, w.clients.Missing), true
+	case w.clients.Clients == nil:
+		return unknown(hop, side, "no Google sign-in was given"), true
 	case side == SideManagement && w.mgmtProject == "":
 		return unknown(hop, side, "the management project is not known yet (no service attachment in GCPPrivateServiceConnect "+key+"'s status)"), true
 	}
