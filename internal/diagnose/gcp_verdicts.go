@@ -44,7 +44,7 @@ func ForwardingRuleHop(s ForwardingRuleSeen) Hop {
 		return fail(name, SideManagement, "no forwarding rule "+s.Name+" in project "+s.Project,
 			"Delete Service "+s.Service+" so that the cloud provider makes its internal load balancer again; the management operator follows the new forwarding rule.")
 	}
-	seen := fmt.Sprintf("%s %s at %s in project %s", s.Name, orNone(s.Scheme), orNone(s.IP), s.Project)
+	seen := fmt.Sprintf("%s %s at %s", s.Name, orNone(s.Scheme), orNone(s.IP))
 	switch {
 	case s.Scheme != "INTERNAL":
 		return fail(name, SideManagement, seen, "Forwarding rule "+s.Name+" is not internal: delete Service "+s.Service+" so that the cloud provider makes an internal load balancer for it.")
@@ -86,8 +86,11 @@ func ServiceAttachmentHop(s ServiceAttachmentSeen) Hop {
 		return fail(name, SideManagement, "no service attachment "+s.Name+" in project "+s.Project,
 			"Let the management operator run: it makes service attachment "+s.Name+" again at its next drift check, and the control-plane operator then makes a new endpoint.")
 	}
-	h := pass(name, SideManagement, fmt.Sprintf("%s in project %s → rule %s, %s, accepts %s, rejects %s, connections %s",
-		s.Name, s.Project, orNone(s.Target), orNone(s.Preference), list(s.Accepts), list(s.Rejects), connections(s.Connections)))
+	seen := fmt.Sprintf("%s → rule %s, accepts %s", s.Name, orNone(s.Target), list(s.Accepts))
+	if len(s.Rejects) > 0 {
+		seen += ", rejects " + list(s.Rejects)
+	}
+	h := pass(name, SideManagement, seen+", connections "+connections(s.Connections)+", "+orNone(s.Preference))
 	if s.WantTarget != "" && s.Target != s.WantTarget {
 		return fail(name, SideManagement, h.Seen, "Service attachment "+s.Name+" publishes forwarding rule "+orNone(s.Target)+", not the router's "+s.WantTarget+
 			": delete it and let the management operator make it again.")
@@ -154,7 +157,7 @@ func PSCEndpointHop(s PSCEndpointSeen) Hop {
 		return fail(name, SideCustomer, "no endpoint "+s.Name+" in project "+s.Project,
 			"Let the control-plane operator run: it makes endpoint "+s.Name+" again at its next drift check (see GCPEndpointAvailable).")
 	}
-	seen := fmt.Sprintf("%s in project %s → %s, %s, IP %s", s.Name, s.Project, orNone(lastPart(s.Target)), orNone(s.Status), orNone(s.IP))
+	seen := fmt.Sprintf("%s → %s, %s, IP %s", s.Name, orNone(lastPart(s.Target)), orNone(s.Status), orNone(s.IP))
 	if s.Address != "" {
 		seen += ", address " + s.Address + " " + orNone(s.AddressStatus)
 	}
@@ -225,7 +228,7 @@ func CloudDNSZoneHop(s CloudDNSZoneSeen) Hop {
 		return fail(name, SideCustomer, "no zone "+s.Name+" in project "+s.Project,
 			"Let the control-plane operator run: it makes zone "+s.Name+" again at its next drift check (see GCPDNSAvailable).")
 	}
-	seen := fmt.Sprintf("%s %s in project %s, visible to %s", s.Name, s.DNSName, s.Project, list(s.Networks))
+	seen := fmt.Sprintf("%s %s, visible to %s", s.Name, s.DNSName, list(s.Networks))
 	switch {
 	case !s.Ours:
 		return fail(name, SideCustomer, seen, "Zone "+s.Name+" was not made by hcplink for this cluster, so hcplink leaves it: remove or rename it, and the control-plane operator makes its own.")
