@@ -107,6 +107,20 @@ func newGCPKube(t *testing.T, endpointIP string) gcpKube {
 	return k
 }
 
+// setRouterIP gives the router Service another address, as the cloud
+// provider would after its load balancer was made again.
+func (k gcpKube) setRouterIP(t *testing.T, ip string) {
+	t.Helper()
+	svc := &corev1.Service{}
+	if err := k.env.Client.Get(context.Background(), client.ObjectKey{Namespace: k.hcpNS, Name: hcplinkv1beta1.PrivateRouterServiceName}, svc); err != nil {
+		t.Fatal(err)
+	}
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: ip}}
+	if err := k.env.Client.Status().Update(context.Background(), svc); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func create(t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
 	if err := c.Create(t.Context(), obj); err != nil {
@@ -350,6 +364,20 @@ func TestGCPWalk(t *testing.T) {
 			diagnose.HopServiceAttachment: "makes service attachment " + gcpAttachment + " again",
 			diagnose.HopPSCEndpoint:       "is CLOSED",
 		}},
+		{"the endpoint rejected by the reject list", func(c *gcpCloud) {
+			c.setConsumers(gcpPartner)
+			c.disconnect()
+			c.connect()
+			sa, err := c.mgmt.ServiceAttachments.Get(c.ctx, gcpAttachment)
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			op, err := c.mgmt.ServiceAttachments.RejectProjects(c.ctx, sa, []string{gcpCustProject})
+			c.settle(c.mgmt.Operations, op, err)
+		}, map[string]string{
+			diagnose.HopServiceAttachment: "Add project " + gcpCustProject + " to the accept list",
+			diagnose.HopPSCEndpoint:       "is REJECTED: remove project " + gcpCustProject + " from the reject list of service attachment " + gcpAttachment,
+		}},
 		{"the zone moved off the customer's network", func(c *gcpCloud) {
 			dnsAdmin := c.f.DNS(c.t, cloudsimtest.GCPAdminTokens())
 			zone, err := dnsAdmin.ManagedZones.Get(gcpCustProject, gcpcloud.ZoneName(gcpInfraID)).Do()
@@ -393,6 +421,15 @@ func TestGCPWalk(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("the router's address moved", func(t *testing.T) {
+		c := newGCPCloud(t, gcpcloud.PermissionsOf(gcpcloud.Diagnose))
+		k.setRouterIP(t, "10.0.0.51")
+		t.Cleanup(func() { k.setRouterIP(t, gcpRouterIP) })
+		r := c.diagnose(k)
+		t.Log("\n" + diagnose.Text(r))
+		checkOnly(t, r, map[string]string{diagnose.HopForwardingRule: "holds 10.0.0.50, not the router's 10.0.0.51"})
+	})
 
 	t.Run("a permission missing", func(t *testing.T) {
 		without := slices.DeleteFunc(gcpcloud.PermissionsOf(gcpcloud.Diagnose), func(p string) bool { return p == "dns.resourceRecordSets.list" })
