@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -30,6 +29,7 @@ import (
 	"github.com/hcplink/hcplink/internal/controlplane/hcpref"
 	"github.com/hcplink/hcplink/internal/events"
 	"github.com/hcplink/hcplink/internal/outcome"
+	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
 
 // EndpointFieldOwner is the field manager of the endpoint controller's
@@ -262,18 +262,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// the infraID that names and labels the resources and the identity that
 	// signs in (the HostedControlPlane may be gone by then).
 	id := IdentityOf(hcp)
-	if !controllerutil.ContainsFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer) || cr.Annotations[InfraIDAnnotation] != hcp.Spec.InfraID ||
-		cr.Annotations[PoolProviderAnnotation] != id.PoolProvider || cr.Annotations[ServiceAccountAnnotation] != id.ServiceAccount {
-		patch := client.MergeFrom(cr.DeepCopy())
-		controllerutil.AddFinalizer(cr, hcplinkv1beta1.ControlPlaneFinalizer)
-		if cr.Annotations == nil {
-			cr.Annotations = map[string]string{}
-		}
-		cr.Annotations[InfraIDAnnotation] = hcp.Spec.InfraID
-		cr.Annotations[PoolProviderAnnotation], cr.Annotations[ServiceAccountAnnotation] = id.PoolProvider, id.ServiceAccount
-		if err := r.Client.Patch(ctx, cr, patch); err != nil {
-			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
-		}
+	if added, err := reconcilekit.EnsureFinalizer(ctx, r.Client, cr, hcplinkv1beta1.ControlPlaneFinalizer, map[string]string{
+		InfraIDAnnotation: hcp.Spec.InfraID, PoolProviderAnnotation: id.PoolProvider, ServiceAccountAnnotation: id.ServiceAccount}); err != nil {
+		return ctrl.Result{}, err
+	} else if added {
 		s.base = cr.DeepCopy()
 	}
 	if paused, remaining := hcplinkv1beta1.PausedFor(hcp.Spec.PausedUntil, time.Now()); paused {
