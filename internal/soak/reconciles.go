@@ -133,11 +133,14 @@ func (s *countingSink) WithName(name string) logr.LogSink {
 }
 
 // objectHotLoops names the objects reconciled more than the policy allows
-// between two readings window apart.
+// between two readings window apart. A window shorter than a minute is
+// judged as a minute: a drift check and a watched change or two are
+// several reconciles in a few seconds, not a loop.
 func objectHotLoops(before, after map[reconciledObject]int, window time.Duration) []HotLoop {
 	loops := []HotLoop{}
+	minutes := max(window.Minutes(), 1)
 	for obj, n := range after {
-		rate := float64(n-before[obj]) / window.Minutes()
+		rate := float64(n-before[obj]) / minutes
 		if rate > hotLoopPerObjectMinute && !standIns[obj.Controller] {
 			loops = append(loops, HotLoop{Controller: obj.Controller, Object: obj.Object, ReconcilesPerObjectMin: rate, Policy: hotLoopPerObjectMinute})
 		}

@@ -73,4 +73,9 @@ func TestObjectHotLoopsLeaveOutTheStandIns(t *testing.T) {
 	if loops := objectHotLoops(nil, after, time.Minute); len(loops) != 0 {
 		t.Errorf("hot loops = %+v, want none (devenv's stand-ins are not hcplink's; 3 a minute is within policy)", loops)
 	}
+	// A short window is judged as a minute: 4 reconciles in 20 s are not a loop, 12 are.
+	after = map[reconciledObject]int{{"awsendpoint", "a/calm"}: 4, {"awsendpoint", "a/hot"}: 12}
+	if loops := objectHotLoops(nil, after, 20*time.Second); len(loops) != 1 || loops[0].Object != "a/hot" {
+		t.Errorf("hot loops in a 20 s window = %+v, want a/hot alone", loops)
+	}
 }
