@@ -4,8 +4,9 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.1.0-dev)
 LDFLAGS := -X github.com/hcplink/hcplink/internal/version.Version=$(VERSION)
 BIN := bin/hcplink
-# Every package's tests, envtest suites, the end-to-end tests and the bad-input corpus
-# (test/corpus/...) included. The race detector runs on cloudsim.
+# Every package's tests, envtest suites, the end-to-end tests, the bad-input corpus
+# (test/corpus/...) and the short soak (test/soak: both clouds, every fault, about 2.5
+# minutes) included. The race detector runs on cloudsim.
 TEST_FLAGS ?= -count=1 -timeout 30m
 
 .PHONY: all build test unit generate verify-generated vet envtest-assets demo bench soak clean

@@ -65,6 +65,8 @@ or touched, no condition said something untrue and nothing looped.`,
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 10*time.Minute, "how long the faults run")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 1, "seed of the clusters' lives and of the cloud's faults")
 	cmd.Flags().DurationVar(&opts.SettleTimeout, "settle-timeout", 10*time.Minute, "how long to wait for the fleet to settle after the faults, and again for everything to be deleted")
+	cmd.Flags().BoolVar(&opts.Intense, "intense", false, "every fault often enough to happen at least once per cloud in a minute (operators killed every 8 s on average, spikes, resets and lost replies on 2 % of calls each)")
+	cmd.Flags().StringVar(&opts.LogDir, "log-dir", "", "a directory for each cloud's operator logs (<cloud>-operators.log, JSON lines); none when empty")
 	cmd.Flags().DurationVar(&opts.QuietWindow, "quiet-window", time.Minute, "how long the settled fleet is watched for hot loops")
 	output = bindOutput(cmd, formatTable, formatJSON) // json: one JSON object; progress on stderr
 	return cmd

@@ -151,7 +151,8 @@ func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identit
 		UserName: "system:serviceaccount:" + key.Namespace + ":" + cpoName,
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + key.Namespace, "system:authenticated"},
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
+	// The pod's logs go where the operators' go (Options.Log).
+	runCtx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), r.log.WithName("control-plane-operator")))
 	cpo := &runningCPO{identity: identity, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(cpo.done)

@@ -40,6 +40,12 @@ func runChild(ctx context.Context, name string, opts Options) (CloudReport, erro
 	cmd := exec.CommandContext(ctx, opts.Executable, "soak", "--platform", name, "--output", "json",
 		"--clusters", strconv.Itoa(opts.Clusters), "--duration", opts.Duration.String(),
 		"--seed", strconv.FormatInt(opts.Seed, 10), "--settle-timeout", opts.SettleTimeout.String(), "--quiet-window", opts.QuietWindow.String())
+	if opts.Intense {
+		cmd.Args = append(cmd.Args, "--intense")
+	}
+	if opts.LogDir != "" {
+		cmd.Args = append(cmd.Args, "--log-dir", opts.LogDir)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = opts.Progress

@@ -17,6 +17,7 @@ type killer struct {
 	env      *devenv.Env
 	rng      *rand.Rand
 	clusters []*cluster
+	every    time.Duration // an operator is killed every this long on average
 
 	mu                            sync.Mutex
 	down                          map[string]bool // control-plane namespaces held down
@@ -76,7 +77,7 @@ func (k *killer) killLeader(ctx context.Context, log *lockedWriter) {
 func (k *killer) run(ctx context.Context, until time.Time, log *lockedWriter) {
 	k.down = map[string]bool{}
 	for {
-		wait := time.Duration(k.rng.Int63n(int64(2 * restartEvery)))
+		wait := time.Duration(k.rng.Int63n(int64(2 * k.every)))
 		if time.Now().Add(wait).After(until) {
 			return
 		}
@@ -85,7 +86,11 @@ func (k *killer) run(ctx context.Context, until time.Time, log *lockedWriter) {
 			return
 		case <-time.After(wait):
 		}
-		if k.rng.Intn(2) == 0 {
+		// The kinds take turns, so that two kills make one of each.
+		k.mu.Lock()
+		operatorsTurn := (k.operatorRestarts+k.cpoRestarts)%2 == 0
+		k.mu.Unlock()
+		if operatorsTurn {
 			// One replica's pod killed and rescheduled; when it led, the
 			// other takes over.
 			i := k.rng.Intn(max(1, k.env.OperatorReplicas()))

@@ -14,10 +14,14 @@ import (
 // leaves room for a cluster's several objects of one kind (NodePools).
 const hotLoopPerClusterMinute = 4 * float64(time.Minute/driftInterval)
 
-// HotLoop is a controller reconciling more than the policy allows.
+// HotLoop is a controller reconciling more than the policy allows: one
+// object (Object set, counted per object) or the controller as a whole
+// (counted per cluster).
 type HotLoop struct {
 	Controller              string  `json:"controller"`
-	ReconcilesPerClusterMin float64 `json:"reconcilesPerClusterMinute"`
+	Object                  string  `json:"object,omitempty"`
+	ReconcilesPerObjectMin  float64 `json:"reconcilesPerObjectMinute,omitempty"`
+	ReconcilesPerClusterMin float64 `json:"reconcilesPerClusterMinute,omitempty"`
 	Policy                  float64 `json:"policy"`
 }
 

@@ -60,7 +60,12 @@ func (c *cluster) hcpNamespace() string {
 // chaos is the weather of the faulty period: the rates (extra
 // throttling 10 %, server errors 2 %, spikes of several seconds on 1 % of
 // calls), some resets and lost replies, and reads a few seconds behind.
-func chaos() *sim.Chaos {
+func chaos(intense bool) *sim.Chaos {
+	if intense {
+		c := chaos(false)
+		c.SpikeRate, c.ResetRate, c.LostReplyRate = intenseTransportRate, intenseTransportRate, intenseTransportRate
+		return c
+	}
 	return &sim.Chaos{
 		ThrottleRate:    0.10,
 		ServerErrorRate: 0.02,
@@ -71,6 +76,11 @@ func chaos() *sim.Chaos {
 		Consistency:     sim.Consistency{CreateLag: sim.Duration(3 * time.Second), DeleteLag: sim.Duration(3 * time.Second)},
 	}
 }
+
+// intenseTransportRate: the share of calls each transport fault hits in an
+// intense soak: a short soak's few hundred calls per cloud see each several
+// times.
+const intenseTransportRate = 0.02
 
 // operatorReplicas: the management operator runs as two replicas with
 // leader election on, so that a killed leader is a handover.

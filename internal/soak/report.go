@@ -81,7 +81,6 @@ type CloudReport struct {
 // notDone: the faults that are not made yet.
 var notDone = []string{
 	"GCP (hcplink's operators do not run it yet)",
-	"hot loops per object (counted per controller per cluster: controller-runtime's metrics have no object label)",
 }
 
 // judge sets Pass and Problems.
@@ -108,6 +107,10 @@ func (r *Report) judge() {
 			add("a condition not true at the time: %s", u)
 		}
 		for _, h := range c.HotLoops {
+			if h.Object != "" {
+				add("hot loop in %s on %s: %.1f reconciles per minute (policy %.0f)", h.Controller, h.Object, h.ReconcilesPerObjectMin, h.Policy)
+				continue
+			}
 			add("hot loop in %s: %.1f reconciles per cluster per minute (policy %.0f)", h.Controller, h.ReconcilesPerClusterMin, h.Policy)
 		}
 		for _, p := range c.Problems {

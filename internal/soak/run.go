@@ -4,13 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
@@ -21,6 +25,9 @@ import (
 const (
 	// restartEvery: an operator is killed every this long on average.
 	restartEvery = 30 * time.Second
+	// intenseRestartEvery is restartEvery in an intense soak: a minute
+	// of faults kills both kinds of operator.
+	intenseRestartEvery = 8 * time.Second
 	// cpoDownFor: how long a killed control-plane operator stays down, at most.
 	cpoDownFor = 6 * time.Second
 	pollEvery  = 2 * time.Second
@@ -31,6 +38,13 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 	rep := CloudReport{Cloud: p.name(), Clusters: opts.Clusters}
 	dopts := p.devenvOptions(opts)
 	dopts.Progress = progressWriter{log}
+	operatorLog, closeLog, err := operatorLogger(opts.LogDir, p.name())
+	if err != nil {
+		return rep, err
+	}
+	defer closeLog()
+	reconciles := newObjectReconciles()
+	dopts.Log = reconciles.logger(operatorLog)
 	env, err := devenv.Start(ctx, dopts)
 	if err != nil {
 		return rep, err
@@ -47,7 +61,7 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 		PurposeTagKeys:   []string{hcplinkv1beta1.EndpointServiceTagKey, "hcplink.io_private-link-service"}})
 	env.Cloud.Counters.Reset()
 
-	faults := sim.FaultConfig{Throttling: p.throttling(), Chaos: chaos(), Seed: opts.Seed}
+	faults := sim.FaultConfig{Throttling: p.throttling(), Chaos: chaos(opts.Intense), Seed: opts.Seed}
 	env.Cloud.Faults.Set(faults)
 	log.printf("faults on for %v: %+v", opts.Duration, *faults.Chaos)
 	tl := newTally()
@@ -68,7 +82,10 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 		wg.Add(1)
 		go func() { defer wg.Done(); l.run(ctx, until) }()
 	}
-	killer := &killer{env: env, rng: rand.New(rand.NewSource(opts.Seed - 1)), clusters: clusters}
+	killer := &killer{env: env, rng: rand.New(rand.NewSource(opts.Seed - 1)), clusters: clusters, every: restartEvery}
+	if opts.Intense {
+		killer.every = intenseRestartEvery
+	}
 	wg.Add(1)
 	go func() { defer wg.Done(); killer.run(ctx, until, log) }()
 	_, leaseBefore, _ := env.OperatorLease(ctx)
@@ -127,13 +144,14 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 	rep.SecondsToConverge = time.Since(stopped).Seconds()
 	log.printf("%d of %d present clusters converged in %.0fs; watching %v of quiet for hot loops", converged, present, rep.SecondsToConverge, opts.QuietWindow)
 
-	before := reconcileTotals()
+	before, beforeObjects := reconcileTotals(), reconciles.snapshot()
 	select {
 	case <-ctx.Done():
 		return rep, ctx.Err()
 	case <-time.After(opts.QuietWindow):
 	}
 	rep.ReconcilesPerClusterMinute, rep.HotLoops = hotLoops(before, reconcileTotals(), present, opts.QuietWindow)
+	rep.HotLoops = append(rep.HotLoops, objectHotLoops(beforeObjects, reconciles.snapshot(), opts.QuietWindow)...)
 	stopWatch()
 	rep.CredentialRevocations = revoker.done
 	rep.APIServerRestarts = apiRestarts
@@ -303,4 +321,17 @@ func callTotals(env *devenv.Env) sim.CallCount {
 		}
 	}
 	return t
+}
+
+// operatorLogger writes the operators' logs of one cloud as JSON lines to
+// dir/<cloud>-operators.log; with no dir it discards them.
+func operatorLogger(dir, cloud string) (logr.Logger, func(), error) {
+	if dir == "" {
+		return logr.Discard(), func() {}, nil
+	}
+	f, err := os.Create(filepath.Join(dir, cloud+"-operators.log"))
+	if err != nil {
+		return logr.Discard(), nil, fmt.Errorf("opening the operator log: %w", err)
+	}
+	return zap.New(zap.WriteTo(f), zap.UseDevMode(false)), func() { _ = f.Close() }, nil
 }

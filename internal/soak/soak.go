@@ -53,6 +53,16 @@ type Options struct {
 	// QuietWindow is how long the settled fleet is watched for hot loops
 	// (a minute when zero).
 	QuietWindow time.Duration
+	// Intense makes every fault frequent enough to happen at least once
+	// per cloud in a minute of faults (the short soak): an operator killed
+	// every intenseRestartEvery on average, and the transport faults
+	// (spikes, resets, lost replies) on intenseTransportRate of the calls
+	// each.
+	Intense bool
+	// LogDir, when set, receives each cloud's operator logs as JSON lines
+	// (<cloud>-operators.log), to find out what a failed soak's objects
+	// went through; empty discards them.
+	LogDir string
 	// Executable is the hcplink binary, which --platform all runs once per
 	// cloud.
 	Executable string

@@ -37,6 +37,8 @@ func oneCloud(args []string) int {
 	fs.Int64Var(&opts.Seed, "seed", 1, "")
 	fs.DurationVar(&opts.SettleTimeout, "settle-timeout", 4*time.Minute, "")
 	fs.DurationVar(&opts.QuietWindow, "quiet-window", 30*time.Second, "")
+	fs.BoolVar(&opts.Intense, "intense", false, "")
+	fs.StringVar(&opts.LogDir, "log-dir", "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

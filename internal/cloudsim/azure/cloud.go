@@ -116,6 +116,9 @@ func (c *Cloud) Snapshot() (json.RawMessage, error) {
 	resources := map[string][]map[string]any{}
 	var authorization []map[string]any
 	for _, r := range c.store.All() {
+		// What a resource shows of others (a subnet's endpoints and IP
+		// configurations) is computed on reads; a snapshot is a read.
+		refreshNetworkViews(c.store, r)
 		if strings.HasPrefix(strings.ToLower(r.Type), "microsoft.authorization/") {
 			authorization = append(authorization, c.render(r))
 			continue

@@ -2,8 +2,10 @@ package azure_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -637,4 +639,34 @@ func lastSegment(id string) string {
 		}
 	}
 	return id
+}
+
+// A snapshot shows what a GET would: a subnet read while a Private
+// Endpoint was in it no longer names that endpoint or its network
+// interface once the endpoint is deleted. (A stale back-reference read as
+// a leftover in the bad-input corpus's inventory.)
+func TestSnapshotShowsASubnetWithoutItsDeletedEndpoint(t *testing.T) {
+	x := newPrivateLinkFixture(t)
+	p, c := x.provider, x.customer
+	pp, err := p.pls.BeginCreateOrUpdate(p.ctx, "rg", "pls-c1", x.plsBody(x.natSubnetID, []string{c.sub}, []string{c.sub}), nil)
+	pls := finish(p, pp, err).PrivateLinkService
+	ep, err := c.endpoint("pe-gone", x.customerSubnetID, *pls.ID, false)
+	finish(c, ep, err)
+	if _, err := c.subnets.Get(c.ctx, "rg", "guest", "endpoints", nil); err != nil {
+		t.Fatal(err)
+	}
+	dp, err := c.pes.BeginDelete(c.ctx, "rg", "pe-gone", nil)
+	finish(c, dp, err)
+	snap, err := x.f.Server.Azure.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts struct{ Resources json.RawMessage }
+	if err := json.Unmarshal(snap, &parts); err != nil {
+		t.Fatal(err)
+	}
+	if s := string(parts.Resources); strings.Contains(s, "pe-gone") {
+		i := strings.Index(s, "pe-gone")
+		t.Errorf("the snapshot's resources still name the deleted endpoint: …%s…", s[max(0, i-200):min(len(s), i+60)])
+	}
 }

@@ -6,7 +6,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -133,10 +132,8 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope) outcome.Outcome {
 }
 
 func (r *Reconciler) dropFinalizer(ctx context.Context, s *scope) (ctrl.Result, error) {
-	patch := client.MergeFrom(s.cr.DeepCopy())
-	controllerutil.RemoveFinalizer(s.cr, hcplinkv1beta1.ControlPlaneFinalizer)
-	if err := r.Client.Patch(ctx, s.cr, patch); client.IgnoreNotFound(err) != nil {
-		return ctrl.Result{}, fmt.Errorf("removing the finalizer: %w", err)
+	if err := reconcilekit.RemoveFinalizer(ctx, r.Client, s.cr, hcplinkv1beta1.ControlPlaneFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 	r.forget(s.cr)
 	ctrl.LoggerFrom(ctx).Info("Removed the Private Service Connect endpoint and DNS of GCPPrivateServiceConnect", "gcpPrivateServiceConnect", s.cr.Name)
