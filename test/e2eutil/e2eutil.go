@@ -1,5 +1,5 @@
 // Package e2eutil is what every end-to-end package (test/e2e on AWS,
-// test/e2eazure, and the GCP one to come) shares: starting the one devenv
+// test/e2eazure and test/e2egcp) shares: starting the one devenv
 // a package's scenarios use, polling with a deadline and a dump of the
 // state when it passes, condition checks, namespaces and names.
 package e2eutil
@@ -68,6 +68,15 @@ func ForAzure(name string) *Suite {
 	s := &Suite{Name: name, CloudTitle: "Azure state"}
 	s.CloudLists = func() []client.ObjectList { return []client.ObjectList{&hcplinkv1beta1.AzurePrivateLinkServiceList{}} }
 	s.CloudState = func() (json.RawMessage, error) { return s.Env.Cloud.Azure.Snapshot() }
+	return s
+}
+
+// ForGCP is the suite of a GCP package: a failure dumps the
+// GCPPrivateServiceConnects too, and cloudsim's GCP state.
+func ForGCP(name string) *Suite {
+	s := &Suite{Name: name, CloudTitle: "GCP state"}
+	s.CloudLists = func() []client.ObjectList { return []client.ObjectList{&hcplinkv1beta1.GCPPrivateServiceConnectList{}} }
+	s.CloudState = func() (json.RawMessage, error) { return s.Env.Cloud.GCP.Snapshot() }
 	return s
 }
 
