@@ -16,18 +16,7 @@ import (
 // unusedHere are granted permissions the lifecycle below cannot reach on
 // cloudsim, each with the reason; the test fails when one is used after
 // all (then it belongs in the comparison, not here).
-var unusedHere = map[gcpcloud.Component]map[string]string{
-	// Not a path this lifecycle misses: the management-side controller
-	// never makes or deletes a NAT subnetwork (it reports
-	// NATSubnetsExhausted, naming what to add), yet the role grants it,
-	// because internal/cloud/gcp's NATSubnets provider can. Least privilege
-	// wants them out of the role, with NATSubnets.Insert and Delete.
-	gcpcloud.ManagementOperator: {
-		"compute.subnetworks.create": "granted for NATSubnets.Insert, which no controller calls",
-		"compute.subnetworks.delete": "granted for NATSubnets.Delete, which no controller calls",
-		"compute.subnetworks.get":    "granted for NATSubnets.Delete's ownership check, which no controller calls",
-	},
-}
+var unusedHere = map[gcpcloud.Component]map[string]string{}
 
 // TestOperatorsLeastPrivilege walks one GCP cluster through its life
 // (create PublicAndPrivate, Private and back, an additional project added

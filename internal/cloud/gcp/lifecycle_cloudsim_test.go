@@ -185,16 +185,6 @@ func runLifecycle(w *world) {
 		t.Fatalf("this management cluster's attachments: %v, %v", names(owned), err)
 	}
 
-	// A NAT subnetwork made and deleted by the operator.
-	natName := gcpcloud.NATSubnetName(managementID, 0)
-	op, err = m.nats.Insert(w.ctx, managementID, 0, "10.1.0.32/28")
-	w.settle(m.ops, op, err)
-	if subnets, _ := m.nats.List(w.ctx); !slices.Contains(subnetNames(subnets), natName) {
-		t.Fatalf("NAT subnetworks after the insert: %v", subnetNames(subnets))
-	}
-	op, err = m.nats.Delete(w.ctx, natName, managementID)
-	w.settle(m.ops, op, err)
-
 	// Teardown, control-plane side first: records, zone, endpoint, address.
 	records, _ = c.records.List(w.ctx, zone.Name)
 	if _, err := c.records.Change(w.ctx, zone.Name, nil, gcpcloud.OwnRecords(records, zone.DnsName)); err != nil {

@@ -201,17 +201,6 @@ func ServiceAttachmentName(o Owner) string {
 	return boundName(ServiceAttachmentNamePrefix(o.ManagementCluster)+o.InfraID+"-"+o.Name, MaxNameLength)
 }
 
-// NATSubnetNamePrefix starts the names of the PSC NAT subnetworks hcplink
-// creates for one management cluster's fleet.
-func NATSubnetNamePrefix(managementCluster string) string {
-	return "hcplink-pscnat-" + ManagementClusterHash(managementCluster) + "-"
-}
-
-// NATSubnetName is the index-th NAT subnetwork of a management cluster.
-func NATSubnetName(managementCluster string, index int) string {
-	return fmt.Sprintf("%s%d", NATSubnetNamePrefix(managementCluster), index)
-}
-
 // EndpointAddressName is the internal address the PSC endpoint of o takes
 // in the customer's subnet; unique per cluster, as several clusters may
 // share a customer project.

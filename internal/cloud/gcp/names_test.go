@@ -40,7 +40,6 @@ func TestNamesAreValidAndScopedToTheManagementCluster(t *testing.T) {
 		for what, name := range map[string]string{
 			"attachment": gcpcloud.ServiceAttachmentName(o), "address": gcpcloud.EndpointAddressName(o),
 			"endpoint": gcpcloud.EndpointName(o), "zone": gcpcloud.ZoneName(o.InfraID),
-			"NAT subnetwork": gcpcloud.NATSubnetName(o.ManagementCluster, 12),
 		} {
 			if err := gcpcloud.ValidName(name); err != nil {
 				t.Errorf("%s name of %+v: %v", what, o, err)

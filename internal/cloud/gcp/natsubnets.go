@@ -25,8 +25,6 @@ const PurposePrivateServiceConnect = "PRIVATE_SERVICE_CONNECT"
 // subnetworks.
 type NATSubnetsAPI interface {
 	List(ctx context.Context) ([]*compute.Subnetwork, error)
-	Insert(ctx context.Context, managementCluster string, index int, cidr string) (Operation, error)
-	Delete(ctx context.Context, name, managementCluster string) (Operation, error)
 }
 
 // NATSubnets is the management side's NATSubnetsAPI, scoped to the
@@ -64,43 +62,6 @@ func (n *NATSubnets) List(ctx context.Context) ([]*compute.Subnetwork, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
-}
-
-// Insert starts creating the index-th PSC NAT subnetwork of the management
-// cluster in its network (NATSubnetName, marked as the management
-// cluster's in its description).
-func (n *NATSubnets) Insert(ctx context.Context, managementCluster string, index int, cidr string) (Operation, error) {
-	ctx, cancel := n.Timeouts.call(ctx)
-	defer cancel()
-	name := NATSubnetName(managementCluster, index)
-	s := &compute.Subnetwork{Name: name, Network: n.Network, IpCidrRange: cidr, Purpose: PurposePrivateServiceConnect,
-		Description: Owner{ManagementCluster: managementCluster}.Description("A Private Service Connect NAT subnetwork")}
-	op, err := n.Compute.Subnetworks.Insert(n.Location.Project, n.Location.Region, s).Context(ctx).Do()
-	return started(n.Location.Project, n.Location.Region, "creating NAT subnetwork "+name, op, err)
-}
-
-// Delete starts deleting a NAT subnetwork hcplink made for
-// managementCluster (its description's marker); one already gone is the
-// zero Operation, another's is refused (CodeNotOurs).
-func (n *NATSubnets) Delete(ctx context.Context, name, managementCluster string) (Operation, error) {
-	doing := "deleting NAT subnetwork " + name
-	ctx, cancel := n.Timeouts.call(ctx)
-	defer cancel()
-	s, err := n.Compute.Subnetworks.Get(n.Location.Project, n.Location.Region, name).Context(ctx).Do()
-	if IsNotFound(err) {
-		return Operation{}, nil
-	}
-	if err != nil {
-		return Operation{}, Wrap(doing, err)
-	}
-	if o, ok := OwnerFromDescription(s.Description); !ok || o.ManagementCluster != managementCluster || s.Purpose != PurposePrivateServiceConnect {
-		return Operation{}, notOurs(doing, "Subnetwork", name)
-	}
-	op, err := n.Compute.Subnetworks.Delete(n.Location.Project, n.Location.Region, name).Context(ctx).Do()
-	if IsNotFound(err) {
-		return Operation{}, nil
-	}
-	return started(n.Location.Project, n.Location.Region, doing, op, err)
 }
 
 // CodeNATSubnetsExhausted is the code of the error FreeNATSubnet returns

@@ -73,9 +73,6 @@ var Permissions = []Permission{
 	{ManagementOperator, "compute.serviceAttachments.get", "read the attachment's accept list, fingerprint and connections"},
 	{ManagementOperator, "compute.serviceAttachments.list", "find this management cluster's attachments, and which NAT subnetworks are taken"},
 	{ManagementOperator, "compute.serviceAttachments.update", "follow the accept list (additional projects) and reject foreign consumers"},
-	{ManagementOperator, "compute.subnetworks.create", "add a Private Service Connect NAT subnetwork when every one is taken"},
-	{ManagementOperator, "compute.subnetworks.delete", "delete a NAT subnetwork hcplink created"},
-	{ManagementOperator, "compute.subnetworks.get", "check a NAT subnetwork's marker before deleting it"},
 	{ManagementOperator, "compute.subnetworks.list", "find the management network's Private Service Connect NAT subnetworks"},
 	{ManagementOperator, "compute.subnetworks.use", "give a NAT subnetwork to the service attachment"},
 }
