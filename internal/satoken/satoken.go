@@ -55,12 +55,16 @@ func Request(ctx context.Context, c client.Client, namespace, name string, lifet
 // as the kubelet does for a projected token. It returns once the first
 // token is written; a failed refresh is logged and tried again soon.
 func Keep(ctx context.Context, c client.Client, namespace, name, path string, log logr.Logger) error {
+	return keep(ctx, c, namespace, name, path, log, time.Duration(float64(Lifetime)*refreshAt))
+}
+
+func keep(ctx context.Context, c client.Client, namespace, name, path string, log logr.Logger, refreshEvery time.Duration) error {
 	expiry, err := write(ctx, c, namespace, name, path)
 	if err != nil {
 		return err
 	}
 	go func() {
-		next := time.Duration(float64(Lifetime) * refreshAt)
+		next := refreshEvery
 		for {
 			select {
 			case <-ctx.Done():
@@ -68,10 +72,13 @@ func Keep(ctx context.Context, c client.Client, namespace, name, path string, lo
 			case <-time.After(next):
 			}
 			if e, err := write(ctx, c, namespace, name, path); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
 				log.Error(err, "refreshing the ServiceAccount token; the current one expires", "expiry", expiry)
 				next = retryAfter
 			} else {
-				expiry, next = e, time.Duration(float64(Lifetime)*refreshAt)
+				expiry, next = e, refreshEvery
 			}
 		}
 	}()

@@ -1,14 +1,19 @@
 package satoken
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -108,5 +113,39 @@ func TestOtherCredentials(t *testing.T) {
 	// The test environment's own administrator must be caught.
 	if got := OtherCredentials(env.Config); len(got) == 0 {
 		t.Error("the administrator's configuration carries nothing besides a token, by OtherCredentials")
+	}
+}
+
+// TestKeepReplacesTheToken: the token file is replaced with a new token
+// at each refresh, whole, while the ServiceAccount's API access goes on.
+func TestKeepReplacesTheToken(t *testing.T) {
+	ns := env.NewNamespace(t)
+	if err := env.Client.Create(t.Context(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "worker"}}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "token")
+	if err := keep(t.Context(), env.Client, ns, "worker", path, logr.Discard(), 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		now, err := os.ReadFile(path)
+		if err != nil || len(now) == 0 {
+			return false, fmt.Errorf("the token file was read empty or not at all mid-refresh: %v", err)
+		}
+		return string(now) != string(first), nil
+	})
+	if err != nil {
+		t.Fatalf("the token file did not get a new token within 30s of a 100ms refresh: %v", err)
+	}
+	user, err := WhoAmI(t.Context(), RestConfig(env.Config, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "system:serviceaccount:" + ns + ":worker"; user != want {
+		t.Errorf("with the refreshed token the API server sees %q, want %q", user, want)
 	}
 }
