@@ -29,6 +29,7 @@ import (
 	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
 	gcpplatform "github.com/hcplink/hcplink/internal/controlplane/platform/gcp"
+	"github.com/hcplink/hcplink/internal/satoken"
 )
 
 // The control-plane operator's Deployment as the management operator makes it.
@@ -44,11 +45,13 @@ const (
 // operator in this process, with the Deployment's credentials, until the
 // Deployment goes away.
 type cpoRunner struct {
-	client   client.Client
-	admin    *rest.Config
-	cloudURL string
-	workDir  string
-	log      logr.Logger
+	client client.Client
+	// apiServer is the API server's address and CA; a control-plane
+	// operator gets nothing else of it (serviceAccountKube).
+	apiServer *rest.Config
+	cloudURL  string
+	workDir   string
+	log       logr.Logger
 	// driftInterval overrides the control-plane operators' drift checks.
 	driftInterval time.Duration
 	// azure signs Azure control-plane operators in with their workload
@@ -64,18 +67,20 @@ type cpoRunner struct {
 	held map[types.NamespacedName]bool
 }
 
-// cpoIdentity is what a control-plane operator signs in with: the AWS
-// credentials file of its Secret ("" when it mounts none), the Azure
-// workload identity and the GCP projected token of its Deployment (zero
-// when none).
+// cpoIdentity is what a control-plane operator signs in with: its pod's
+// ServiceAccount (to the API server), the AWS credentials file of its
+// Secret ("" when it mounts none), the Azure workload identity and the GCP
+// projected token of its Deployment (zero when none).
 type cpoIdentity struct {
+	serviceAccount string
 	awsCredentials string
 	azure          azureWorkloadIdentity
 	gcp            gcpWorkloadIdentity
 }
 
 type runningCPO struct {
-	identity cpoIdentity // what it was started with
+	identity cpoIdentity  // what it was started with
+	kube     *rest.Config // what it reaches the API server with
 	cancel   context.CancelFunc
 	done     chan struct{}
 }
@@ -111,7 +116,7 @@ func (r *cpoRunner) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		return ctrl.Result{}, err
 	}
 	// A changed identity restarts the operator, as a rolled pod would.
-	identity := cpoIdentity{awsCredentials: credentials, azure: azureIdentity, gcp: gcpIdentity}
+	identity := cpoIdentity{serviceAccount: podServiceAccount(&deploy), awsCredentials: credentials, azure: azureIdentity, gcp: gcpIdentity}
 	r.mu.Lock()
 	current, held := r.running[req.NamespacedName], r.held[req.NamespacedName]
 	r.mu.Unlock()
@@ -165,16 +170,14 @@ func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identit
 	if gcpFactory != nil {
 		platforms[gcpplatform.Name] = cpplatform.Settings{Cloud: gcpFactory, DriftInterval: r.currentDriftInterval()}
 	}
-	kube := rest.CopyConfig(r.admin)
-	// Run with the ServiceAccount's identity so that its namespace-scoped
-	// RBAC is enforced, as it would be in a real pod.
-	kube.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + key.Namespace + ":" + cpoName,
-		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + key.Namespace, "system:authenticated"},
-	}
 	// The pod's logs go where the operators' go (Options.Log).
 	runCtx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), r.log.WithName("control-plane-operator")))
-	cpo := &runningCPO{identity: identity, cancel: cancel, done: make(chan struct{})}
+	kube, err := r.serviceAccountKube(runCtx, key.Namespace, identity.serviceAccount)
+	if err != nil {
+		cancel()
+		return err
+	}
+	cpo := &runningCPO{identity: identity, kube: kube, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(cpo.done)
 		err := controlplane.Run(runCtx, controlplane.Options{
@@ -193,6 +196,31 @@ func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identit
 	r.mu.Unlock()
 	r.log.Info("started control-plane operator", "namespace", key.Namespace)
 	return nil
+}
+
+// serviceAccountKube is what the pod's container would reach the API
+// server with: a token of its ServiceAccount, kept fresh in a file as the
+// kubelet projects it (until ctx ends), and nothing else, so that exactly
+// the Role the management operator renders applies.
+func (r *cpoRunner) serviceAccountKube(ctx context.Context, namespace, serviceAccount string) (*rest.Config, error) {
+	dir := filepath.Join(r.workDir, "pods", namespace)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	tokenFile := filepath.Join(dir, "kube-api-access-token")
+	if err := satoken.Keep(ctx, r.client, namespace, serviceAccount, tokenFile, r.log); err != nil {
+		return nil, fmt.Errorf("minting the control-plane operator's token: %w", err)
+	}
+	return satoken.RestConfig(r.apiServer, tokenFile), nil
+}
+
+// podServiceAccount is the ServiceAccount the Deployment's pods run as:
+// "default" when it names none, as Kubernetes defaults it.
+func podServiceAccount(deploy *appsv1.Deployment) string {
+	if sa := deploy.Spec.Template.Spec.ServiceAccountName; sa != "" {
+		return sa
+	}
+	return "default"
 }
 
 // awsConfig builds the SDK configuration the pod would get: the mounted
@@ -304,6 +332,17 @@ func (r *cpoRunner) stopAll() {
 	for _, k := range keys {
 		r.stop(k)
 	}
+}
+
+// kube is what the control-plane operator of namespace reaches the API
+// server with; nil when none runs there.
+func (r *cpoRunner) kube(namespace string) *rest.Config {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cpo := r.running[types.NamespacedName{Namespace: namespace, Name: cpoName}]; cpo != nil {
+		return cpo.kube
+	}
+	return nil
 }
 
 // Running lists the namespaces whose control-plane operator runs now.

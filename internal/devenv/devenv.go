@@ -184,6 +184,12 @@ type Env struct {
 	cpos            *cpoRunner
 	cancel          context.CancelFunc
 	stopped         []chan error
+
+	// operatorKube is the management operator's ServiceAccount (see
+	// startOperatorIdentity); operatorKubeconfigPath holds it for the
+	// operator process.
+	operatorKube           *rest.Config
+	operatorKubeconfigPath string
 }
 
 // Start brings the environment up; Stop takes it down.
@@ -268,19 +274,17 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.OperatorMetricsURL = "http://" + metricsAddr + "/metrics"
+	e.operatorLog = opts.Log.WithName("operator")
+	if err := e.startOperatorIdentity(ctx); err != nil {
+		return nil, err
+	}
 	if opts.OperatorBinary != "" {
 		if err := e.startOperatorProcess(runCtx, opts.OperatorBinary, metricsAddr); err != nil {
 			return nil, err
 		}
 	} else {
-		// The operator acts as the ServiceAccount `hcplink install` makes,
-		// with exactly its RBAC: every devenv run proves the manifests.
-		operatorKube, err := operatorRestConfig(ctx, e.Kube)
-		if err != nil {
-			return nil, err
-		}
 		e.operatorOptions = operator.Options{
-			RestConfig:                   operatorKube,
+			RestConfig:                   e.operatorKube,
 			PrivatePlatform:              operator.PlatformAWS,
 			AWSPrivateRegion:             Region,
 			ControlPlaneOperatorImage:    "hcplink:devenv",
@@ -297,7 +301,6 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			e.operatorOptions.PrivatePlatform, e.operatorOptions.AWSPrivateRegion = operator.PlatformGCP, ""
 			e.operatorOptions.GCP = e.gcpOperatorOptions()
 		}
-		e.operatorLog = opts.Log.WithName("operator")
 		e.replicas = []*operatorReplica{{}}
 		if opts.OperatorReplicas > 1 {
 			e.operatorOptions.LeaderElection, e.operatorOptions.LeaderElectionNamespace = true, operatorNamespace
@@ -367,7 +370,7 @@ func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logge
 	if err := (&namespaceFinalizer{client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir, driftInterval: e.driftInterval, azure: e.azure, gcp: e.gcp,
+	e.cpos = &cpoRunner{client: mgr.GetClient(), apiServer: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir, driftInterval: e.driftInterval, azure: e.azure, gcp: e.gcp,
 		log: log.WithName("kubelet"), running: map[types.NamespacedName]*runningCPO{}, held: map[types.NamespacedName]bool{}}
 	if err := e.cpos.SetupWithManager(mgr); err != nil {
 		return err

@@ -16,7 +16,8 @@ import (
 )
 
 // startOperatorProcess runs the management operator as a child process
-// configured the way a Deployment would configure it: a kubeconfig, the
+// configured the way a Deployment would configure it: a kubeconfig with
+// its ServiceAccount's token (startOperatorIdentity), the
 // management identity's credentials and the cloud's endpoints in the
 // environment, flags for the rest (AWS or Azure). Its output goes to operator.log in the
 // working directory.
@@ -27,7 +28,7 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 		return err
 	}
 	args := []string{"operator",
-		"--kubeconfig", e.KubeconfigPath,
+		"--kubeconfig", e.operatorKubeconfigPath,
 		"--control-plane-operator-image", "hcplink:devenv",
 		"--metrics-bind-address", metricsAddr,
 		"--health-probe-bind-address", "0",
@@ -39,7 +40,7 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	exited := make(chan struct{})
-	e.operatorProcess = &operatorProcess{binary: binary, metricsAddr: metricsAddr, stop: cancel, exited: exited}
+	e.operatorProcess = &operatorProcess{binary: binary, metricsAddr: metricsAddr, kubeconfig: e.operatorKubeconfigPath, stop: cancel, exited: exited}
 	platformArgs, env, err := e.operatorCloud(ctx)
 	if err != nil {
 		cancel()
@@ -135,6 +136,7 @@ func azureOperatorEnv(cfg azurecloud.Config, caBundle string) []string {
 // it, and how to stop it and know it exited.
 type operatorProcess struct {
 	binary, metricsAddr string
+	kubeconfig          string // the API server and the ServiceAccount token it was given
 	stop                context.CancelFunc
 	exited              <-chan struct{}
 }

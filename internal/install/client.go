@@ -25,14 +25,8 @@ func NewClient(cfg *rest.Config) (client.Client, error) {
 	return client.New(cfg, client.Options{Scheme: Scheme()})
 }
 
-// ImpersonatingOperator is cfg acting as the operator's ServiceAccount in
-// namespace, with the groups a pod's token carries, so that exactly the
-// RBAC install renders applies to it.
-func ImpersonatingOperator(cfg *rest.Config, namespace string) *rest.Config {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Impersonate = rest.ImpersonationConfig{
-		UserName: "system:serviceaccount:" + namespace + ":" + operatorName,
-		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"},
-	}
-	return cfg
-}
+// ServiceAccountName is the operator's ServiceAccount in install's
+// namespace: a process running the operator outside the cluster (the
+// local environment, tests) acts as it with a token minted for it
+// (internal/satoken).
+const ServiceAccountName = operatorName

@@ -41,6 +41,7 @@ func TestGCPOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForCRDs(t, c)
+	operatorKube := serviceAccountKube(t, c, ns)
 
 	clk := sim.NewManualClock(time.Now().UTC().Truncate(time.Minute))
 	f := cloudsimtest.StartGCP(t, cloudsim.Options{Clock: clk})
@@ -79,7 +80,7 @@ func TestGCPOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- operator.Run(ctx, operator.Options{
-			RestConfig:      ImpersonatingOperator(env.Config, ns),
+			RestConfig:      operatorKube,
 			PrivatePlatform: operator.PlatformGCP,
 			GCP: gcpplatform.Options{Project: project, Region: region, Network: "management",
 				Cloud: gcpcloud.Config{CredentialsJSON: key, ComputeEndpoint: f.URL + "/compute/v1/", DNSEndpoint: f.URL + "/"}},

@@ -24,8 +24,9 @@ import (
 // namespace, ServiceAccount, Role (which the API server lets the operator
 // write only if it holds every permission in it), RoleBinding, credentials
 // Secret and Deployment exist. Leader election runs too, in install's
-// namespace. The identity is applied and impersonated as the local
-// environment does it (internal/devenv/rbac.go).
+// namespace. The identity is applied, and the operator authenticates with
+// a token of its ServiceAccount only, as the local environment does it
+// (internal/devenv/rbac.go).
 func TestOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 	c := kube(t)
 	ns := "hcplink-rbac"
@@ -40,6 +41,7 @@ func TestOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 		t.Error("applying the identity kinds created the Deployment too")
 	}
 	waitForCRDs(t, c)
+	operatorKube := serviceAccountKube(t, c, ns)
 
 	cloud := cloudsimtest.Start(t, cloudsim.Options{})
 	awsCfg := cloud.Config(t, cloudsimtest.ManagementAccount)
@@ -47,7 +49,7 @@ func TestOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- operator.Run(ctx, operator.Options{
-			RestConfig:                ImpersonatingOperator(env.Config, ns),
+			RestConfig:                operatorKube,
 			PrivatePlatform:           operator.PlatformAWS,
 			AWSPrivateRegion:          cloudsimtest.Region,
 			AWS:                       &awsCfg,

@@ -2,14 +2,18 @@ package install
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/hcplink/hcplink/internal/satoken"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -44,4 +48,16 @@ func eventually(t *testing.T, what string, cond func() (bool, error)) {
 	if err != nil {
 		t.Fatalf("%s: did not happen in time (last error: %v)", what, last)
 	}
+}
+
+// serviceAccountKube is the operator's ServiceAccount in namespace as a
+// pod of it would reach the API server (a token of it, nothing else), as
+// the local environment runs the operator (internal/devenv/rbac.go).
+func serviceAccountKube(t *testing.T, c client.Client, namespace string) *rest.Config {
+	t.Helper()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := satoken.Keep(t.Context(), c, namespace, ServiceAccountName, tokenFile, logr.Discard()); err != nil {
+		t.Fatal(err)
+	}
+	return satoken.RestConfig(env.Config, tokenFile)
 }

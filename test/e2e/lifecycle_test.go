@@ -96,6 +96,11 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 		}
 		return nil
 	})
+	// It reaches the API server as its ServiceAccount, with that token
+	// only: the Role above is what it runs under.
+	if err := e2eutil.CheckControlPlaneOperatorIdentity(ctx, env, hcpNS); err != nil {
+		t.Error(err)
+	}
 
 	var privateNLB string
 	suite.Eventually(t, e2eutil.LongWait, "private-router with an active internal NLB", func(ctx context.Context) error {

@@ -31,6 +31,11 @@ func TestPrivateClusterEndToEnd(t *testing.T) {
 	t.Parallel()
 	c := createCluster(t, "private", hcplinkv1beta1.AzureTopologyPrivate)
 	c.waitAvailable(t)
+	// Its control-plane operator reached Azure and the API server as its
+	// own ServiceAccount, under the Role the management operator renders.
+	if err := e2eutil.CheckControlPlaneOperatorIdentity(context.Background(), env, c.hcpNamespace); err != nil {
+		t.Error(err)
+	}
 	c.waitPath(t, c.fixture.SubnetID)
 	suite.Eventually(t, e2eutil.ShortWait, "the ExternalName Services", func(ctx context.Context) error {
 		return c.checkExternalNames(ctx, true)
