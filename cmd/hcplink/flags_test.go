@@ -103,6 +103,8 @@ func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
 		{PrivatePlatform: "Azure", Azure: install.AzureCredentials{SecretName: "sp", PLSResourceGroup: "mgmt-rg",
 			VNetID:                     "/subscriptions/11111111-1111-4111-8111-111111111111/resourceGroups/mgmt-rg/providers/Microsoft.Network/virtualNetworks/mgmt",
 			LoadBalancerConfigurations: []string{"kubernetes", "lb-2"}}},
+		{PrivatePlatform: "GCP", GCP: install.GCPCredentials{Project: "hcp-management", Region: "us-central1", Network: "management",
+			NATSubnets: []string{"psc-nat-a", "psc-nat-b"}, SecretName: "gsa-key"}},
 		{},
 	} {
 		t.Run(opts.PrivatePlatform, func(t *testing.T) {
@@ -131,6 +133,15 @@ func TestInstallRendersFlagsTheOperatorHas(t *testing.T) {
 			if vnet := opts.Azure.VNetID; vnet != "" {
 				if got := cmd.Flags().Lookup("azure-vnet-id").Value.String(); got != vnet {
 					t.Errorf("--azure-vnet-id = %q, want %q", got, vnet)
+				}
+			}
+			if opts.GCP.Project != "" {
+				f := cmd.Flags()
+				for flag, want := range map[string]string{"gcp-project": "hcp-management", "gcp-region": "us-central1", "gcp-network": "management",
+					"gcp-nat-subnets": "[psc-nat-a,psc-nat-b]", "gcp-credentials-file": "/etc/hcplink/gcp/key.json"} {
+					if got := f.Lookup(flag).Value.String(); got != want {
+						t.Errorf("--%s = %q, want %q", flag, got, want)
+					}
 				}
 			}
 			if c := opts.Azure.LoadBalancerConfigurations; len(c) > 0 {

@@ -21,6 +21,7 @@ type installFlags struct {
 	render, dryRun               bool
 	renderDir                    string
 	awsCredsFile, azureCredsFile string
+	gcpCredsFile                 string
 }
 
 func newInstallCommand() *cobra.Command {
@@ -38,7 +39,8 @@ platform's credentials. Re-running it is safe: unchanged objects stay
 untouched. --dry-run has the API server validate everything and writes
 nothing. --render prints the manifests instead (--render-dir writes one
 file per object and a kustomization.yaml); with --aws-private-creds or
---azure-creds they hold the credentials Secret, so keep them private.
+--azure-creds or --gcp-creds they hold the credentials Secret, so keep them
+private.
 
 The management operator's cloud identity, one way per platform:
   AWS    --aws-private-region R and one of --aws-private-creds FILE (a shared
@@ -58,6 +60,17 @@ The management operator's cloud identity, one way per platform:
          --azure-vnet-id ID its VNet, and --azure-load-balancer-configurations
          A,B the cloud provider's load-balancer configurations to place
          routers on (Azure allows 8 Private Link Services per load balancer).
+  GCP    --gcp-project P --gcp-region R --gcp-network N (the management
+         project, region and network; --gcp-nat-subnets A,B the PSC NAT
+         subnetworks the service attachments may take, default all of the
+         network's in the region) and one of --gcp-creds FILE (a service
+         account key file, stored in a Secret), --gcp-secret NAME (an
+         existing Secret with the key file under "key.json") or
+         --gcp-workload-identity-service-account EMAIL (GKE workload
+         identity: the ServiceAccount is annotated to act as that Google
+         service account, which must grant roles/iam.workloadIdentityUser
+         to serviceAccount:<cluster project>.svc.id.goog[<namespace>/hcplink-operator]).
+         hcplink permissions gcp management-operator prints its custom role.
 
 The cluster is reached the standard way (--kubeconfig, KUBECONFIG,
 in-cluster).`,
@@ -74,7 +87,11 @@ in-cluster).`,
 
   # Install on Azure with a workload identity
   hcplink install --private-platform Azure --azure-workload-identity-client-id 00000000-0000-0000-0000-000000000000 \
-    --azure-tenant-id 11111111-1111-1111-1111-111111111111 --azure-subscription-id 22222222-2222-2222-2222-222222222222`,
+    --azure-tenant-id 11111111-1111-1111-1111-111111111111 --azure-subscription-id 22222222-2222-2222-2222-222222222222
+
+  # Install on GKE with workload identity
+  hcplink install --private-platform GCP --gcp-project hcp-management --gcp-region us-central1 --gcp-network management \
+    --gcp-workload-identity-service-account hcplink-operator@hcp-management.iam.gserviceaccount.com`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runInstall(cmd, f) },
 	}
@@ -88,7 +105,7 @@ in-cluster).`,
 	fl.StringVar(&f.opts.ControlPlaneOperatorImage, "control-plane-operator-image", "", "image of the control-plane operators (default: --image)")
 	fl.Int32Var(&f.opts.Replicas, "replicas", install.DefaultReplicas, "replicas of the operator (one leads at a time)")
 	fl.StringVar(&f.opts.ManagementClusterID, "management-cluster-id", "", "names this management cluster on the cloud resources it owns (default: the kube-system namespace's UID)")
-	fl.StringVar(&f.opts.PrivatePlatform, "private-platform", operator.PlatformNone, "cloud whose private connectivity the operator serves: AWS, Azure or None")
+	fl.StringVar(&f.opts.PrivatePlatform, "private-platform", operator.PlatformNone, "cloud whose private connectivity the operator serves: AWS, Azure, GCP or None")
 	fl.StringVar(&f.opts.AWS.Region, "aws-private-region", "", "AWS region of the management cluster (with --private-platform AWS)")
 	fl.StringVar(&f.awsCredsFile, "aws-private-creds", "", "AWS shared credentials file of the operator, stored in a Secret")
 	fl.StringVar(&f.opts.AWS.SecretName, "aws-private-secret", "", "existing Secret in --namespace with the operator's AWS credentials file under the key \"credentials\"")
@@ -101,6 +118,13 @@ in-cluster).`,
 	fl.StringVar(&f.opts.Azure.PLSResourceGroup, "azure-pls-resource-group", "", "the management cluster's resource group, where the operator looks for its internal load balancers (default: the resource group in the first Node's spec.providerID)")
 	fl.StringVar(&f.opts.Azure.VNetID, "azure-vnet-id", "", "the management cluster's VNet (resource ID): only load balancer frontends in it are the cluster's")
 	fl.StringSliceVar(&f.opts.Azure.LoadBalancerConfigurations, "azure-load-balancer-configurations", nil, "the cloud provider's load-balancer configurations (multipleStandardLoadBalancerConfigurations) the operator places each new private cluster's routers on, one with room for its Private Link Service")
+	fl.StringVar(&f.opts.GCP.Project, "gcp-project", "", "the management project, where the routers' forwarding rules, PSC NAT subnetworks and service attachments are (with --private-platform GCP)")
+	fl.StringVar(&f.opts.GCP.Region, "gcp-region", "", "the management cluster's region; private GCP clusters must be in it")
+	fl.StringVar(&f.opts.GCP.Network, "gcp-network", "", "the management cluster's VPC network, by name or as projects/<host project>/global/networks/<name>")
+	fl.StringSliceVar(&f.opts.GCP.NATSubnets, "gcp-nat-subnets", nil, "the PSC NAT subnetworks the service attachments may take (default: every one of the network in the region)")
+	fl.StringVar(&f.gcpCredsFile, "gcp-creds", "", "the operator's service account key file, stored in a Secret")
+	fl.StringVar(&f.opts.GCP.SecretName, "gcp-secret", "", "existing Secret in --namespace with the operator's key file under the key \"key.json\"")
+	fl.StringVar(&f.opts.GCP.WorkloadIdentityServiceAccount, "gcp-workload-identity-service-account", "", "Google service account the operator's ServiceAccount acts as through GKE workload identity")
 	addKubeconfigFlag(cmd)
 	return cmd
 }
@@ -117,6 +141,9 @@ func runInstall(cmd *cobra.Command, f *installFlags) error {
 		return err
 	}
 	if f.opts.Azure.CredentialsFile, err = readCredentials(f.azureCredsFile, "--azure-creds"); err != nil {
+		return err
+	}
+	if f.opts.GCP.KeyFile, err = readCredentials(f.gcpCredsFile, "--gcp-creds"); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()

@@ -19,6 +19,10 @@ func TestInstalledOperatorParsesItsArguments(t *testing.T) {
 	if err := os.WriteFile(azureCreds, []byte(`{"subscriptionId":"s","tenantId":"t","clientId":"c","clientSecret":"x"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	gcpKey := filepath.Join(t.TempDir(), "gcp.json")
+	if err := os.WriteFile(gcpKey, []byte(`{"type":"service_account","client_email":"hcplink-operator@hcp-management.iam.gserviceaccount.com"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name     string
 		args     []string
@@ -28,6 +32,10 @@ func TestInstalledOperatorParsesItsArguments(t *testing.T) {
 		{name: "AWS", args: []string{"--private-platform", "AWS", "--aws-private-region", "eu-west-1", "--aws-private-role-arn", "arn:aws:iam::1:role/op",
 			"--management-cluster-id", "mc-1"}, platform: "AWS"},
 		{name: "Azure", args: []string{"--private-platform", "Azure", "--azure-creds", azureCreds}, platform: "Azure"},
+		{name: "GCP with a key file", args: []string{"--private-platform", "GCP", "--gcp-project", "hcp-management", "--gcp-region", "us-central1",
+			"--gcp-network", "management", "--gcp-nat-subnets", "psc-nat-a,psc-nat-b", "--gcp-creds", gcpKey}, platform: "GCP"},
+		{name: "GCP with GKE workload identity", args: []string{"--private-platform", "GCP", "--gcp-project", "hcp-management", "--gcp-region", "us-central1",
+			"--gcp-network", "management", "--gcp-workload-identity-service-account", "hcplink-operator@hcp-management.iam.gserviceaccount.com"}, platform: "GCP"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +95,8 @@ func TestInstallRefusesContradictoryFlags(t *testing.T) {
 		{args: []string{"--render", "--dry-run"}, want: "--dry-run"},
 		{args: []string{"--render", "--aws-private-creds", "/nonexistent/creds"}, want: "reading the --aws-private-creds file"},
 		{args: []string{"--render", "--private-platform", "AWS"}, want: "--aws-private-region is required"},
+		{args: []string{"--render", "--private-platform", "GCP", "--gcp-secret", "k"}, want: "--gcp-project, --gcp-region, --gcp-network not set"},
+		{args: []string{"--render", "--gcp-creds", "/nonexistent/key.json"}, want: "reading the --gcp-creds file"},
 	}
 	for _, tt := range tests {
 		root := newRootCommand()

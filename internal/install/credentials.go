@@ -27,6 +27,15 @@ const (
 	// identity the ServiceAccount is federated with.
 	azureClientIDAnnotation = "azure.workload.identity/client-id"
 
+	// gcpKeyFileKey is the key of the service account key file in the
+	// Secret, whether install made it or the user did.
+	gcpKeyFileKey = "key.json"
+	gcpKeyDir     = "/etc/hcplink/gcp"
+	// gcpServiceAccountAnnotation tells GKE workload identity which Google
+	// service account the ServiceAccount acts as
+	// (https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity).
+	gcpServiceAccountAnnotation = "iam.gke.io/gcp-service-account"
+
 	credentialsVolume = "cloud-credentials"
 	tokenVolume       = "cloud-token"
 	tokenFile         = "token"
@@ -57,8 +66,38 @@ func cloudAccessFor(o Options) (cloudAccess, error) {
 		return awsAccess(o.AWS), nil
 	case "Azure":
 		return azureAccess(o.Azure)
+	case "GCP":
+		return gcpAccess(o.GCP), nil
 	}
 	return cloudAccess{}, nil
+}
+
+// gcpAccess mounts the key file for the operator's --gcp-credentials-file
+// (operatorArgs), or binds the ServiceAccount to a Google service account
+// by GKE workload identity, where Application Default Credentials find it
+// on the metadata server.
+func gcpAccess(c GCPCredentials) cloudAccess {
+	var a cloudAccess
+	secretName := c.SecretName
+	if len(c.KeyFile) > 0 {
+		secretName = credentialsSecretName()
+		a.secret = &corev1.Secret{Type: corev1.SecretTypeOpaque, Data: map[string][]byte{gcpKeyFileKey: c.KeyFile}}
+	}
+	if secretName == "" {
+		a.saAnnotations = map[string]string{gcpServiceAccountAnnotation: c.WorkloadIdentityServiceAccount}
+		return a
+	}
+	a.volumes = []corev1.Volume{{Name: credentialsVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secretName}}}}
+	a.mounts = []corev1.VolumeMount{{Name: credentialsVolume, MountPath: gcpKeyDir, ReadOnly: true}}
+	return a
+}
+
+// gcpKeyFile is where the operator reads its key file, when it has one.
+func gcpKeyFile(c GCPCredentials) string {
+	if len(c.KeyFile) == 0 && c.SecretName == "" {
+		return ""
+	}
+	return gcpKeyDir + "/" + gcpKeyFileKey
 }
 
 func awsAccess(c AWSCredentials) cloudAccess {

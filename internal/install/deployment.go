@@ -51,6 +51,15 @@ func operatorArgs(o Options) []string {
 	if o.PrivatePlatform == "Azure" && len(o.Azure.LoadBalancerConfigurations) > 0 {
 		args = append(args, "--azure-load-balancer-configurations="+strings.Join(o.Azure.LoadBalancerConfigurations, ","))
 	}
+	if o.PrivatePlatform == "GCP" {
+		args = append(args, "--gcp-project="+o.GCP.Project, "--gcp-region="+o.GCP.Region, "--gcp-network="+o.GCP.Network)
+		if len(o.GCP.NATSubnets) > 0 {
+			args = append(args, "--gcp-nat-subnets="+strings.Join(o.GCP.NATSubnets, ","))
+		}
+		if file := gcpKeyFile(o.GCP); file != "" {
+			args = append(args, "--gcp-credentials-file="+file)
+		}
+	}
 	if o.ManagementClusterID != "" {
 		args = append(args, "--management-cluster-id="+o.ManagementClusterID)
 	}

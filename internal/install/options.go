@@ -9,9 +9,11 @@ package install
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/hcplink/hcplink/internal/operator"
+	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 	"github.com/hcplink/hcplink/internal/version"
 )
 
@@ -44,10 +46,11 @@ type Options struct {
 	// ManagementClusterID is passed through when set (the operator
 	// otherwise uses the kube-system namespace's UID).
 	ManagementClusterID string
-	// PrivatePlatform is AWS, Azure or None (None when empty).
+	// PrivatePlatform is AWS, Azure, GCP or None (None when empty).
 	PrivatePlatform string
 	AWS             AWSCredentials
 	Azure           AzureCredentials
+	GCP             GCPCredentials
 	// Monitoring adds the alerting rules (a PrometheusRule, for the
 	// Prometheus Operator) and the Grafana dashboard (a ConfigMap).
 	Monitoring bool
@@ -100,6 +103,26 @@ type AzureCredentials struct {
 	LoadBalancerConfigurations []string
 }
 
+// GCPCredentials are the management operator's GCP place and identity:
+// the management project, region and network (with the PSC NAT
+// subnetworks it may take), and exactly one of a service account key
+// file, an existing Secret holding one, or a Google service account the
+// operator's ServiceAccount is bound to by GKE workload identity.
+type GCPCredentials struct {
+	Project, Region, Network string
+	NATSubnets               []string
+	// KeyFile is a service account key file's content; install stores it
+	// in a Secret of its own.
+	KeyFile []byte
+	// SecretName is an existing Secret in the operator's namespace with
+	// the key file under the key "key.json".
+	SecretName string
+	// WorkloadIdentityServiceAccount is the Google service account's email
+	// the operator's ServiceAccount acts as through GKE workload identity
+	// (Application Default Credentials from the metadata server).
+	WorkloadIdentityServiceAccount string
+}
+
 // withDefaults fills the defaults in.
 func (o Options) withDefaults() Options {
 	if o.Namespace == "" {
@@ -131,23 +154,62 @@ func (o Options) Validate() error {
 	switch o.PrivatePlatform {
 	case operator.PlatformAWS:
 		errs = append(errs, o.AWS.validate())
-		if o.Azure.given() {
-			errs = append(errs, errors.New("the --azure-* flags need --private-platform Azure"))
-		}
 	case operator.PlatformAzure:
 		errs = append(errs, o.Azure.validate())
-		if o.AWS.given() {
-			errs = append(errs, errors.New("the --aws-private-* flags need --private-platform AWS"))
-		}
+	case operator.PlatformGCP:
+		errs = append(errs, o.GCP.validate())
 	case operator.PlatformNone:
-		if o.AWS.given() || o.Azure.given() {
-			errs = append(errs, errors.New("cloud credentials were given without --private-platform AWS or Azure"))
+		if o.AWS.given() || o.Azure.given() || o.GCP.given() {
+			errs = append(errs, errors.New("cloud credentials were given without --private-platform AWS, Azure or GCP"))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("--private-platform must be AWS, Azure or None, not %q", o.PrivatePlatform))
+		errs = append(errs, fmt.Errorf("--private-platform must be AWS, Azure, GCP or None, not %q", o.PrivatePlatform))
+	}
+	if o.PrivatePlatform != operator.PlatformNone {
+		for _, other := range []struct {
+			platform, flags string
+			given           bool
+		}{{operator.PlatformAWS, "--aws-private-*", o.AWS.given()}, {operator.PlatformAzure, "--azure-*", o.Azure.given()}, {operator.PlatformGCP, "--gcp-*", o.GCP.given()}} {
+			if other.given && other.platform != o.PrivatePlatform {
+				errs = append(errs, fmt.Errorf("the %s flags need --private-platform %s", other.flags, other.platform))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
+
+func (c GCPCredentials) given() bool {
+	return c.Project != "" || c.Region != "" || c.Network != "" || len(c.NATSubnets) > 0 || len(c.KeyFile) > 0 || c.SecretName != "" || c.WorkloadIdentityServiceAccount != ""
+}
+
+// validate checks the place as the operator will (its --gcp-* flags), and
+// that exactly one identity is given.
+func (c GCPCredentials) validate() error {
+	var errs []error
+	if err := gcpplatform.Platform(c.operatorOptions()).Check(); err != nil {
+		errs = append(errs, err)
+	}
+	if n := countSet(len(c.KeyFile) > 0, c.SecretName != "", c.WorkloadIdentityServiceAccount != ""); n != 1 {
+		errs = append(errs, errors.New("give exactly one of --gcp-creds, --gcp-secret or --gcp-workload-identity-service-account"))
+	}
+	if c.WorkloadIdentityServiceAccount != "" && !gcpServiceAccountEmail.MatchString(c.WorkloadIdentityServiceAccount) {
+		errs = append(errs, fmt.Errorf("--gcp-workload-identity-service-account %q is not a service account email (<name>@<project>.iam.gserviceaccount.com)", c.WorkloadIdentityServiceAccount))
+	}
+	return errors.Join(errs...)
+}
+
+// operatorOptions are the operator's own GCP options of c, with the key
+// file when one is given (so that its type is checked too).
+func (c GCPCredentials) operatorOptions() gcpplatform.Options {
+	o := gcpplatform.Options{Project: c.Project, Region: c.Region, Network: c.Network, NATSubnets: c.NATSubnets}
+	o.Cloud.CredentialsJSON = c.KeyFile
+	return o
+}
+
+// gcpServiceAccountEmail is a user-managed service account's email: an
+// account ID of 6 to 30 characters in a project
+// (https://cloud.google.com/iam/docs/reference/rest/v1/projects.serviceAccounts/create).
+var gcpServiceAccountEmail = regexp.MustCompile(`^[a-z][-a-z0-9]{4,28}[a-z0-9]@[a-z][-a-z0-9]{4,28}[a-z0-9]\.iam\.gserviceaccount\.com$`)
 
 func (c AWSCredentials) given() bool {
 	return c.Region != "" || c.SecretName != "" || c.RoleARN != "" || len(c.CredentialsFile) > 0

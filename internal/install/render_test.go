@@ -36,6 +36,9 @@ func TestCredentialsWiring(t *testing.T) {
 			env: []string{"AZURE_SUBSCRIPTION_ID"}, envFrom: "sp"},
 		{name: "Azure workload identity", opts: Options{PrivatePlatform: "Azure", Azure: AzureCredentials{WorkloadIdentityClientID: "c", TenantID: "t", SubscriptionID: "s"}},
 			env: []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_SUBSCRIPTION_ID"}, volume: "token", audience: "api://AzureADTokenExchange"},
+		{name: "GCP key file", opts: Options{PrivatePlatform: "GCP", GCP: gcpPlace(GCPCredentials{KeyFile: gcpKey})}, volume: credentialsSecretName(), madeSecret: []string{"key.json"}},
+		{name: "GCP secret", opts: Options{PrivatePlatform: "GCP", GCP: gcpPlace(GCPCredentials{SecretName: "gsa-key"})}, volume: "gsa-key"},
+		{name: "GCP workload identity", opts: Options{PrivatePlatform: "GCP", GCP: gcpPlace(GCPCredentials{WorkloadIdentityServiceAccount: gcpOperatorEmail})}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,6 +95,67 @@ func TestCredentialsWiring(t *testing.T) {
 			}
 			if !slices.Equal(keys, tt.madeSecret) {
 				t.Errorf("install's Secret has keys %v, want %v", keys, tt.madeSecret)
+			}
+		})
+	}
+}
+
+var gcpKey = []byte(`{"type":"service_account","client_email":"` + gcpOperatorEmail + `"}`)
+
+const gcpOperatorEmail = "hcplink-operator@hcp-management.iam.gserviceaccount.com"
+
+// gcpPlace is c in the management project, region and network.
+func gcpPlace(c GCPCredentials) GCPCredentials {
+	c.Project, c.Region, c.Network = "hcp-management", "us-central1", "management"
+	return c
+}
+
+// On GCP the operator is told its place by flags, and its key file's path
+// when it has one; with GKE workload identity its ServiceAccount names the
+// Google service account and nothing is mounted.
+func TestGCPWiring(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		creds      GCPCredentials
+		wantArgs   []string
+		wantNoArgs []string
+		wantSA     string
+	}{
+		{"a key file", gcpPlace(GCPCredentials{KeyFile: gcpKey, NATSubnets: []string{"psc-nat-a", "psc-nat-b"}}),
+			[]string{"--gcp-project=hcp-management", "--gcp-region=us-central1", "--gcp-network=management", "--gcp-nat-subnets=psc-nat-a,psc-nat-b",
+				"--gcp-credentials-file=/etc/hcplink/gcp/key.json"}, nil, ""},
+		{"a Secret of the user's", gcpPlace(GCPCredentials{SecretName: "gsa-key"}), []string{"--gcp-credentials-file=/etc/hcplink/gcp/key.json"}, []string{"--gcp-nat-subnets"}, ""},
+		{"GKE workload identity", gcpPlace(GCPCredentials{WorkloadIdentityServiceAccount: gcpOperatorEmail}), []string{"--gcp-project=hcp-management"},
+			[]string{"--gcp-credentials-file", "--gcp-nat-subnets"}, gcpOperatorEmail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := Objects(Options{PrivatePlatform: "GCP", GCP: tc.creds})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var args []string
+			var sa *corev1.ServiceAccount
+			for _, o := range objs {
+				switch o := o.(type) {
+				case *appsv1.Deployment:
+					args = o.Spec.Template.Spec.Containers[0].Args
+				case *corev1.ServiceAccount:
+					sa = o
+				}
+			}
+			joined := strings.Join(args, " ")
+			for _, want := range tc.wantArgs {
+				if !slices.Contains(args, want) {
+					t.Errorf("args %v lack %s", args, want)
+				}
+			}
+			for _, not := range tc.wantNoArgs {
+				if strings.Contains(joined, not) {
+					t.Errorf("args %v carry %s", args, not)
+				}
+			}
+			if got := sa.Annotations["iam.gke.io/gcp-service-account"]; got != tc.wantSA {
+				t.Errorf("ServiceAccount annotation iam.gke.io/gcp-service-account = %q, want %q", got, tc.wantSA)
 			}
 		})
 	}
