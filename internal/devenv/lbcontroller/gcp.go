@@ -55,14 +55,14 @@ type GCPOptions struct {
 }
 
 // GCPReconciler is the stand-in for GKE's Service load-balancer
-// controller: a LoadBalancer Service annotated internal gets an INTERNAL
-// forwarding rule in the management project's nodes subnetwork (its
-// backend service is named, not modelled by cloudsim), whose address it
-// writes to status.loadBalancer; the rule goes with the Service, which
-// the cleanup finalizer holds until Compute Engine no longer has it.
-// External load balancers are not emulated (cloudsim's GCP models internal
-// rules and Private Service Connect only): such a Service gets an Event
-// and stays pending. Waiting is a requeue.
+// controller: every LoadBalancer Service gets a forwarding rule in the
+// management project — INTERNAL in the nodes subnetwork when annotated
+// internal, EXTERNAL with an external address otherwise, as GKE's default
+// (their backend services are named, not modelled by cloudsim) — whose
+// address it writes to status.loadBalancer. A Service changing kind gets a
+// new rule (a rule's scheme cannot change). The rule goes with the
+// Service, which the cleanup finalizer holds until Compute Engine no
+// longer has it. Waiting is a requeue.
 type GCPReconciler struct {
 	Client   client.Client
 	Options  GCPOptions
@@ -84,7 +84,7 @@ func (r *GCPReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	relevant := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		svc, ok := o.(*corev1.Service)
-		return ok && ((svc.Spec.Type == corev1.ServiceTypeLoadBalancer && isGCP(svc)) || controllerutil.ContainsFinalizer(svc, Finalizer))
+		return ok && (svc.Spec.Type == corev1.ServiceTypeLoadBalancer || controllerutil.ContainsFinalizer(svc, Finalizer))
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("gcp-service-load-balancers").
@@ -112,14 +112,9 @@ func (r *GCPReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	var res ctrl.Result
 	var err error
-	switch {
-	case !svc.DeletionTimestamp.IsZero() || !wantsLoadBalancer(svc) || !wantsGCPInternal(svc):
+	if !svc.DeletionTimestamp.IsZero() || !wantsLoadBalancer(svc) {
 		res, err = r.reconcileDelete(ctx, svc)
-		if err == nil && res.IsZero() && svc.DeletionTimestamp.IsZero() && wantsLoadBalancer(svc) {
-			r.event(svc, corev1.EventTypeNormal, reasonNotEmulated, "Emulate",
-				"cloudsim's GCP emulates internal load balancers only (annotation %s: %s); the Service stays pending", GCPLoadBalancerTypeAnnotation, GCPInternal)
-		}
-	default:
+	} else {
 		res, err = r.reconcileNormal(ctx, svc)
 	}
 	if gcpStatus(err) == http.StatusTooManyRequests || gcpReason(err) == "rateLimitExceeded" {
@@ -139,6 +134,15 @@ func (r *GCPReconciler) reconcileNormal(ctx context.Context, svc *corev1.Service
 	rule, err := r.rule(ctx, name)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if rule != nil && rule.LoadBalancingScheme != gcpScheme(svc) {
+		// The scheme of a rule cannot change: replace it.
+		r.event(svc, corev1.EventTypeNormal, reasonRecreating, "Ensure",
+			"The Service now asks for an %s load balancer; replacing forwarding rule %s (%s)", gcpScheme(svc), name, rule.LoadBalancingScheme)
+		if err := r.setIP(ctx, svc, ""); err != nil {
+			return ctrl.Result{}, err
+		}
+		return r.deleteRule(ctx, svc, name)
 	}
 	if rule == nil {
 		return r.insertRule(ctx, svc, name)
@@ -160,10 +164,12 @@ func (r *GCPReconciler) insertRule(ctx context.Context, svc *corev1.Service, nam
 	rule := &compute.ForwardingRule{
 		Name:                name,
 		Description:         fmt.Sprintf(`{"kubernetes.io/service-name":%q}`, svc.Namespace+"/"+svc.Name),
-		LoadBalancingScheme: "INTERNAL",
+		LoadBalancingScheme: gcpScheme(svc),
 		IPProtocol:          "TCP",
 		BackendService:      "regions/" + o.Region + "/backendServices/" + name,
-		Subnetwork:          "regions/" + o.Region + "/subnetworks/" + o.Subnetwork,
+	}
+	if rule.LoadBalancingScheme == gcpSchemeInternal {
+		rule.Subnetwork = "regions/" + o.Region + "/subnetworks/" + o.Subnetwork
 	}
 	rule.Ports, rule.AllPorts = gcpPorts(svc)
 	_, err = c.ForwardingRules.Insert(o.Project, o.Region, rule).Context(ctx).Do()
@@ -193,20 +199,7 @@ func (r *GCPReconciler) reconcileDelete(ctx context.Context, svc *corev1.Service
 		return ctrl.Result{}, err
 	}
 	if rule != nil {
-		c, err := r.client(ctx)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		_, err = c.ForwardingRules.Delete(r.Options.Project, r.Options.Region, name).Context(ctx).Do()
-		switch {
-		case gcpReason(err) == "resourceInUseByAnotherResource":
-			r.event(svc, corev1.EventTypeWarning, reasonLoadBalancerInUse, "Delete",
-				"Forwarding rule %s is still used by a service attachment; retrying", name)
-			return ctrl.Result{RequeueAfter: inUseRequeue}, nil
-		case err != nil && gcpStatus(err) != http.StatusNotFound:
-			return ctrl.Result{}, fmt.Errorf("deleting forwarding rule %s: %w", name, err)
-		}
-		return ctrl.Result{RequeueAfter: minPoll}, nil
+		return r.deleteRule(ctx, svc, name)
 	}
 	if svc.DeletionTimestamp.IsZero() {
 		// The Service lives on as another kind: it has no load balancer now.
@@ -219,6 +212,25 @@ func (r *GCPReconciler) reconcileDelete(ctx context.Context, svc *corev1.Service
 	}
 	r.event(svc, corev1.EventTypeNormal, reasonDeletedLoadBalancer, "Delete", "Deleted forwarding rule %s", name)
 	return ctrl.Result{}, nil
+}
+
+// deleteRule asks for the rule's deletion and comes back until Compute
+// Engine no longer has it; a service attachment on it holds it.
+func (r *GCPReconciler) deleteRule(ctx context.Context, svc *corev1.Service, name string) (ctrl.Result, error) {
+	c, err := r.client(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	_, err = c.ForwardingRules.Delete(r.Options.Project, r.Options.Region, name).Context(ctx).Do()
+	switch {
+	case gcpReason(err) == "resourceInUseByAnotherResource":
+		r.event(svc, corev1.EventTypeWarning, reasonLoadBalancerInUse, "Delete",
+			"Forwarding rule %s is still used by a service attachment; retrying", name)
+		return ctrl.Result{RequeueAfter: inUseRequeue}, nil
+	case err != nil && gcpStatus(err) != http.StatusNotFound:
+		return ctrl.Result{}, fmt.Errorf("deleting forwarding rule %s: %w", name, err)
+	}
+	return ctrl.Result{RequeueAfter: minPoll}, nil
 }
 
 // rule is the forwarding rule of that name, or nil.
@@ -272,8 +284,8 @@ func GCPForwardingRuleName(svc *corev1.Service) string {
 	return name[:min(len(name), 32)]
 }
 
-// isGCP reports whether a Service is meant for GKE's load-balancer
-// controller: it carries GKE's load-balancer type annotation.
+// isGCP reports whether a Service names GKE's load-balancer type (an AWS
+// devenv leaves it pending; in a GCP devenv every Service is GKE's).
 func isGCP(svc *corev1.Service) bool {
 	_, a := svc.Annotations[GCPLoadBalancerTypeAnnotation]
 	_, b := svc.Annotations[gcpLegacyTypeAnnotation]
@@ -284,6 +296,21 @@ func isGCP(svc *corev1.Service) bool {
 // under either spelling.
 func wantsGCPInternal(svc *corev1.Service) bool {
 	return svc.Annotations[GCPLoadBalancerTypeAnnotation] == GCPInternal || svc.Annotations[gcpLegacyTypeAnnotation] == GCPInternal
+}
+
+// Schemes of a forwarding rule.
+const (
+	gcpSchemeInternal = "INTERNAL"
+	gcpSchemeExternal = "EXTERNAL"
+)
+
+// gcpScheme is the scheme of the rule a Service asks for: INTERNAL when
+// annotated internal, else EXTERNAL (GKE's default).
+func gcpScheme(svc *corev1.Service) string {
+	if wantsGCPInternal(svc) {
+		return gcpSchemeInternal
+	}
+	return gcpSchemeExternal
 }
 
 // gcpPorts are the rule's ports: the Service's, or all ports when it has

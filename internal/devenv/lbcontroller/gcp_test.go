@@ -189,20 +189,40 @@ func TestGCPRuleHeldByServiceAttachment(t *testing.T) {
 	}
 }
 
-// A GCP Service not asking for an internal load balancer is not emulated:
-// no rule, no finalizer, no address.
-func TestGCPExternalServiceStaysPending(t *testing.T) {
+// A Service not annotated internal gets an EXTERNAL rule with an external
+// address, as GKE's default; annotated internal, its rule is replaced by
+// an INTERNAL one in the nodes subnetwork (a rule's scheme cannot change).
+func TestGCPExternalServiceThenInternal(t *testing.T) {
 	c := newGCPCloud(t)
 	r := c.reconciler()
-	svc := createService(t, env.NewNamespace(t), "router", map[string]string{GCPLoadBalancerTypeAnnotation: "External"})
+	svc := createService(t, env.NewNamespace(t), "router", nil)
 	settleGCP(t, r, svc)
-	got := get(t, svc)
-	if c.rule(t, GCPForwardingRuleName(got)) != nil || controllerutil.ContainsFinalizer(got, Finalizer) || ingressIP(got) != "" {
-		t.Errorf("an external Service got a rule, the finalizer or an address (%q)", ingressIP(got))
+	name := GCPForwardingRuleName(get(t, svc))
+	fr := c.rule(t, name)
+	if fr == nil || fr.LoadBalancingScheme != "EXTERNAL" || fr.IPAddress != ingressIP(get(t, svc)) || fr.Subnetwork != "" {
+		t.Fatalf("rule %+v, Service ingress %q: want an EXTERNAL rule at the Service's address", fr, ingressIP(get(t, svc)))
 	}
-	list, err := c.compute.ForwardingRules.List(gcpProject, gcpRegion).Do()
-	if err != nil || len(list.Items) != 0 {
-		t.Errorf("forwarding rules %v (%v), want none", list, err)
+
+	patched := get(t, svc)
+	orig := patched.DeepCopy()
+	patched.Annotations = gcpInternal
+	if err := env.Client.Patch(t.Context(), patched, client.MergeFrom(orig)); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, deadline, true, func(ctx context.Context) (bool, error) {
+		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(svc)}); err != nil {
+			return false, err
+		}
+		fr = c.rule(t, name)
+		return fr != nil && fr.LoadBalancingScheme == "INTERNAL", nil
+	})
+	if err != nil {
+		t.Fatalf("the rule was not replaced by an INTERNAL one: %+v", fr)
+	}
+	settleGCP(t, r, svc)
+	ip := ingressIP(get(t, svc))
+	if addr, err := netip.ParseAddr(ip); err != nil || ip != fr.IPAddress || !netip.MustParsePrefix(gcpNodesCIDR).Contains(addr) {
+		t.Errorf("ingress IP %q, rule at %s: want the internal rule's address in %s", ip, fr.IPAddress, gcpNodesCIDR)
 	}
 }
 
