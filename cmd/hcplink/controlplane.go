@@ -38,7 +38,17 @@ subscription, the Private Endpoint, private DNS zone, VNet link and records.
 The Azure identity comes the standard way too (workload identity:
 AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), with the
 endpoints configurable (AZURE_AUTHORITY_HOST, AZURE_RESOURCE_MANAGER_ENDPOINT,
-AZURE_CA_BUNDLE) so that the same binary runs on Azure or cloudsim.`,
+AZURE_CA_BUNDLE) so that the same binary runs on Azure or cloudsim.
+
+For a GCP cluster served through Private Service Connect it keeps the
+GCPPrivateServiceConnect of the private router and, in the customer's
+project, the PSC endpoint (an internal address and a forwarding rule to the
+service attachment), the private Cloud DNS zone and its records. It signs in
+by workload identity federation only, as the HostedControlPlane names it,
+with the ServiceAccount token the operator renders at HCPLINK_GCP_TOKEN_FILE;
+HCPLINK_GCP_COMPUTE_ENDPOINT, HCPLINK_GCP_DNS_ENDPOINT,
+HCPLINK_GCP_STS_ENDPOINT and HCPLINK_GCP_IAMCREDENTIALS_ENDPOINT point it at
+another cloud (cloudsim).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := zap.New(zap.UseFlagOptions(&zapOpts))
@@ -60,7 +70,7 @@ AZURE_CA_BUNDLE) so that the same binary runs on Azure or cloudsim.`,
 	cmd.Flags().DurationVar(&flags.drift, "drift-interval", 0, "how often a healthy private path (AWS: VPC endpoint, security group, records; Azure: Private Endpoint, private zone, link, records) is checked for drift, jittered (0: the platform's default: "+controlplane.Platforms().DriftHelp()+")")
 	cmd.Flags().DurationVar(&flags.azureDrift, "azure-drift-interval", 0, "--drift-interval for the Azure path alone")
 	_ = cmd.Flags().MarkDeprecated("azure-drift-interval", "use --drift-interval, which applies to either cloud")
-	cmd.Flags().IntVar(&flags.workers, "max-concurrent-reconciles", platform.DefaultMaxConcurrentReconciles, "workers of the cluster's endpoint controller (AWS or Azure), so that one hung call never holds the others")
+	cmd.Flags().IntVar(&flags.workers, "max-concurrent-reconciles", platform.DefaultMaxConcurrentReconciles, "workers of the cluster's endpoint controller (AWS, Azure or GCP), so that one hung call never holds the others")
 	_ = cmd.MarkFlagRequired("namespace")
 	goFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	zapOpts.BindFlags(goFlags)

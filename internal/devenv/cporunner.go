@@ -28,6 +28,7 @@ import (
 	cpplatform "github.com/hcplink/hcplink/internal/controlplane/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
+	gcpplatform "github.com/hcplink/hcplink/internal/controlplane/platform/gcp"
 )
 
 // The control-plane operator's Deployment as the management operator makes it.
@@ -53,6 +54,9 @@ type cpoRunner struct {
 	// azure signs Azure control-plane operators in with their workload
 	// identity (nil when devenv runs AWS).
 	azure *azureEnv
+	// gcp signs GCP control-plane operators in by workload identity
+	// federation (nil unless devenv runs GCP).
+	gcp *gcpEnv
 
 	mu      sync.Mutex
 	running map[types.NamespacedName]*runningCPO
@@ -62,10 +66,12 @@ type cpoRunner struct {
 
 // cpoIdentity is what a control-plane operator signs in with: the AWS
 // credentials file of its Secret ("" when it mounts none), the Azure
-// workload identity of its Deployment (zero when none).
+// workload identity and the GCP projected token of its Deployment (zero
+// when none).
 type cpoIdentity struct {
 	awsCredentials string
 	azure          azureWorkloadIdentity
+	gcp            gcpWorkloadIdentity
 }
 
 type runningCPO struct {
@@ -100,8 +106,12 @@ func (r *cpoRunner) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	gcpIdentity, err := gcpWorkloadIdentityOf(&deploy)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	// A changed identity restarts the operator, as a rolled pod would.
-	identity := cpoIdentity{awsCredentials: credentials, azure: azureIdentity}
+	identity := cpoIdentity{awsCredentials: credentials, azure: azureIdentity, gcp: gcpIdentity}
 	r.mu.Lock()
 	current, held := r.running[req.NamespacedName], r.held[req.NamespacedName]
 	r.mu.Unlock()
@@ -144,6 +154,17 @@ func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identit
 	if err != nil {
 		return err
 	}
+	gcpFactory, err := r.gcpFactory(ctx, key.Namespace, identity.gcp)
+	if err != nil {
+		return err
+	}
+	platforms := map[string]cpplatform.Settings{
+		awsplatform.Name:   {Cloud: awsConfig, DriftInterval: r.currentDriftInterval()},
+		azureplatform.Name: {Cloud: azureConfig, DriftInterval: r.currentDriftInterval()},
+	}
+	if gcpFactory != nil {
+		platforms[gcpplatform.Name] = cpplatform.Settings{Cloud: gcpFactory, DriftInterval: r.currentDriftInterval()}
+	}
 	kube := rest.CopyConfig(r.admin)
 	// Run with the ServiceAccount's identity so that its namespace-scoped
 	// RBAC is enforced, as it would be in a real pod.
@@ -160,10 +181,7 @@ func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identit
 			Namespace:              key.Namespace,
 			MetricsBindAddress:     "0",
 			HealthProbeBindAddress: "0",
-			Platforms: map[string]cpplatform.Settings{
-				awsplatform.Name:   {Cloud: awsConfig, DriftInterval: r.currentDriftInterval()},
-				azureplatform.Name: {Cloud: azureConfig, DriftInterval: r.currentDriftInterval()},
-			},
+			Platforms:              platforms,
 		})
 		if err != nil && runCtx.Err() == nil {
 			r.log.Error(err, "control-plane operator stopped", "namespace", key.Namespace)

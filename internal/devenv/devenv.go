@@ -73,10 +73,14 @@ type Options struct {
 	// first two, Customer and SecondCustomer, are always seeded; values
 	// below 2 change nothing.
 	CustomerAccounts int
-	// Platform is the cloud of the private clusters: PlatformAWS (empty)
-	// or PlatformAzure. An Azure devenv serves cloudsim over HTTPS and
-	// seeds no AWS accounts.
+	// Platform is the cloud of the private clusters: PlatformAWS (empty),
+	// PlatformAzure or PlatformGCP. An Azure devenv serves cloudsim over
+	// HTTPS; neither it nor a GCP devenv seeds AWS accounts.
 	Platform Platform
+	// GCPNATSubnets is how many PSC NAT subnetworks a GCP devenv's
+	// management network has: one per service attachment, so the most
+	// private clusters it serves at once (0: 4).
+	GCPNATSubnets int
 	// AzureLoadBalancerConfigurations are the Azure cloud provider's
 	// multipleStandardLoadBalancerConfigurations, by name: the stand-in
 	// places Services on them, and the management operator places routers
@@ -140,6 +144,19 @@ type Env struct {
 	AzureManagement          AzureManagementNetwork
 	AzureGuest               AzureGuestNetwork
 
+	// The GCP side (PlatformGCP only): the management and customer
+	// networks; the management operator's service account, as cloudsim's
+	// evaluations name it (serviceAccount:EMAIL); the management cluster's
+	// issuer as the customer's pool provider trusts it; cloudsim's Compute
+	// Engine and Cloud DNS endpoints, for the real clients signed in as
+	// GCPAdminTokens.
+	GCPManagement             GCPManagementNetwork
+	GCPCustomer               GCPCustomerNetwork
+	GCPOperatorServiceAccount string
+	GCPIssuerURL              string
+	GCPComputeEndpoint        string
+	GCPDNSEndpoint            string
+
 	// OperatorPID is the management operator's process when it runs as one
 	// (Options.OperatorBinary); 0 when it runs in this process.
 	OperatorPID int
@@ -147,6 +164,7 @@ type Env struct {
 	workDir       string
 	ownsWorkDir   bool
 	azure         *azureEnv
+	gcp           *gcpEnv
 	azureOperator azurecloud.Config // the management operator's identity
 	driftInterval time.Duration
 	// azureLoadBalancerConfigurations are Options.AzureLoadBalancerConfigurations.
@@ -217,13 +235,21 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.CloudURL = e.Cloud.URL()
-	if e.Platform == PlatformAzure {
+	switch e.Platform {
+	case PlatformAzure:
 		step("seeding the management and guest subscriptions")
 		if err := e.startAzure(ctx); err != nil {
 			return nil, err
 		}
-	} else if err := e.seedAWS(ctx, opts, step); err != nil {
-		return nil, err
+	case PlatformGCP:
+		step("seeding the management and customer projects")
+		if err := e.startGCP(ctx, opts.GCPNATSubnets); err != nil {
+			return nil, err
+		}
+	default:
+		if err := e.seedAWS(ctx, opts, step); err != nil {
+			return nil, err
+		}
 	}
 
 	step("starting the stand-ins for the cloud provider's load-balancer controller, the kubelet and the namespace controller")
@@ -262,10 +288,14 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			HealthProbeBindAddress:       "0",
 			EndpointServiceDriftInterval: opts.DriftInterval,
 		}
-		if e.Platform == PlatformAzure {
+		switch e.Platform {
+		case PlatformAzure:
 			e.operatorOptions.PrivatePlatform, e.operatorOptions.AWSPrivateRegion = operator.PlatformAzure, ""
 			e.operatorOptions.Azure = &e.azureOperator
 			e.operatorOptions.AzureLoadBalancerConfigurations = opts.AzureLoadBalancerConfigurations
+		case PlatformGCP:
+			e.operatorOptions.PrivatePlatform, e.operatorOptions.AWSPrivateRegion = operator.PlatformGCP, ""
+			e.operatorOptions.GCP = e.gcpOperatorOptions()
 		}
 		e.operatorLog = opts.Log.WithName("operator")
 		e.replicas = []*operatorReplica{{}}
@@ -337,7 +367,7 @@ func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logge
 	if err := (&namespaceFinalizer{client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir, driftInterval: e.driftInterval, azure: e.azure,
+	e.cpos = &cpoRunner{client: mgr.GetClient(), admin: e.Kube, cloudURL: e.CloudURL, workDir: e.workDir, driftInterval: e.driftInterval, azure: e.azure, gcp: e.gcp,
 		log: log.WithName("kubelet"), running: map[types.NamespacedName]*runningCPO{}, held: map[types.NamespacedName]bool{}}
 	if err := e.cpos.SetupWithManager(mgr); err != nil {
 		return err
@@ -349,8 +379,11 @@ func (e *Env) startInfrastructureControllers(ctx context.Context, log logr.Logge
 // setupLoadBalancers registers the stand-in for the cloud provider's
 // load-balancer controller of the devenv's cloud.
 func (e *Env) setupLoadBalancers(mgr ctrl.Manager) error {
-	if e.Platform == PlatformAzure {
+	switch e.Platform {
+	case PlatformAzure:
 		return e.setupAzureLoadBalancers(mgr)
+	case PlatformGCP:
+		return e.setupGCPLoadBalancers(mgr)
 	}
 	lbAWS := e.ManagementAWS.Copy()
 	lbAWS.APIOptions = slices.Clone(lbAWS.APIOptions)

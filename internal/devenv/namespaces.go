@@ -29,7 +29,7 @@ type namespaceFinalizer struct {
 // namespacedKinds are the kinds hcplink and its operators put in namespaces.
 func namespacedKinds() []client.ObjectList {
 	return []client.ObjectList{
-		&hcplinkv1beta1.AWSEndpointServiceList{}, &hcplinkv1beta1.AzurePrivateLinkServiceList{},
+		&hcplinkv1beta1.AWSEndpointServiceList{}, &hcplinkv1beta1.AzurePrivateLinkServiceList{}, &hcplinkv1beta1.GCPPrivateServiceConnectList{},
 		&hcplinkv1beta1.HostedControlPlaneList{}, &hcplinkv1beta1.NodePoolList{}, &hcplinkv1beta1.HostedClusterList{},
 		&corev1.ServiceList{}, &appsv1.DeploymentList{}, &corev1.SecretList{}, &corev1.ConfigMapList{},
 		&corev1.ServiceAccountList{}, &rbacv1.RoleList{}, &rbacv1.RoleBindingList{}, &corev1.EventList{},

@@ -77,8 +77,13 @@ func (e *Env) startOperatorProcess(ctx context.Context, binary, metricsAddr stri
 // environment, as a Deployment would set them: on AWS the management
 // account's access key and cloudsim's endpoint; on Azure the management
 // operator's workload identity (its projected token's file) and cloudsim's
-// endpoints and CA, the azidentity way.
+// endpoints and CA, the azidentity way; on GCP its service account's key
+// file (--gcp-credentials-file) and cloudsim's endpoints.
 func (e *Env) operatorCloud(ctx context.Context) (args, env []string, err error) {
+	if e.Platform == PlatformGCP {
+		args, env = e.gcpOperatorProcess()
+		return args, env, nil
+	}
 	if e.Platform == PlatformAzure {
 		args = []string{"--private-platform", operator.PlatformAzure, "--azure-pls-resource-group", e.azureOperator.ResourceGroup}
 		if e.azureOperator.VNetID != "" {

@@ -1,6 +1,7 @@
 package gcp
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -8,10 +9,13 @@ import (
 )
 
 // Forwarding rules (https://cloud.google.com/compute/docs/reference/rest/v1/forwardingRules),
-// two kinds:
+// three kinds:
 //   - an internal passthrough load balancer's rule (the producer's side):
 //     loadBalancingScheme INTERNAL, an IP in a PRIVATE subnetwork, a backend
 //     service (named, not modelled);
+//   - an external passthrough load balancer's rule (a public Service's):
+//     loadBalancingScheme EXTERNAL, an ephemeral external IP, a backend
+//     service (named, not modelled), no network; no attachment may front it;
 //   - a Private Service Connect endpoint (the consumer's side): target is a
 //     service attachment, possibly in another project, IPAddress a reserved
 //     internal address, no loadBalancingScheme; pscConnectionStatus follows
@@ -51,15 +55,19 @@ func insertForwardingRule(x *call) (any, *Error) {
 	}
 	var addressKey string
 	var err *Error
-	if fr.Target != "" {
+	id := x.c.newID()
+	switch {
+	case fr.Target != "":
 		addressKey, err = x.preparePSCEndpoint(&fr, region)
-	} else {
+	case fr.LoadBalancingScheme == "EXTERNAL":
+		err = x.prepareExternalRule(&fr, region, id)
+	default:
 		addressKey, err = x.prepareInternalRule(&fr, region)
 	}
 	if err != nil {
 		return nil, err
 	}
-	fr.Kind, fr.Id, fr.CreationTimestamp, fr.SelfLink = "compute#forwardingRule", x.c.newID(), timestamp(x.now), x.computeLink(key)
+	fr.Kind, fr.Id, fr.CreationTimestamp, fr.SelfLink = "compute#forwardingRule", id, timestamp(x.now), x.computeLink(key)
 	fr.Region = x.computeLink("projects/" + x.project.ID + "/regions/" + region)
 	fr.Fingerprint = x.c.fingerprint()
 	if fr.Labels != nil {
@@ -117,6 +125,28 @@ func (x *call) prepareInternalRule(fr *compute.ForwardingRule, region string) (s
 	}
 	fr.NetworkTier, fr.IpVersion = "PREMIUM", "IPV4"
 	return addressKey, nil
+}
+
+// prepareExternalRule checks and completes an external passthrough load
+// balancer's rule: a backend service and, unless it names one, an
+// ephemeral external address, unique per rule (from the rule's ID, in
+// 34.0.0.0/8, a range Google's external addresses come from).
+func (x *call) prepareExternalRule(fr *compute.ForwardingRule, region string, id uint64) *Error {
+	if fr.BackendService == "" {
+		return errRequired("resource.backendService")
+	}
+	if fr.Subnetwork != "" || fr.Network != "" {
+		return errInvalid("Invalid value for field 'resource.subnetwork': '%s'. An EXTERNAL forwarding rule is in no network.", fr.Subnetwork+fr.Network)
+	}
+	if fr.IPAddress == "" {
+		fr.IPAddress = fmt.Sprintf("34.%d.%d.%d", id>>16&0xff, id>>8&0xff, id&0xff)
+	}
+	fr.BackendService = x.computeLink(x.ref(fr.BackendService, region, "backendServices"))
+	if fr.IPProtocol == "" {
+		fr.IPProtocol = "TCP"
+	}
+	fr.NetworkTier, fr.IpVersion = "PREMIUM", "IPV4"
+	return nil
 }
 
 // ruleAddress resolves a rule's IPAddress field: an address resource (by

@@ -24,7 +24,10 @@ type SetupOptions struct {
 	// OperationPoll is the first look at an operation still running; zero
 	// means 5 seconds.
 	OperationPoll time.Duration
-	Events        *events.Recorder
+	// MaxConcurrentReconciles is the endpoint controller's worker count;
+	// zero means its default.
+	MaxConcurrentReconciles int
+	Events                  *events.Recorder
 }
 
 // Setup registers the customer side of GCP Private Service Connect: the
@@ -44,7 +47,7 @@ func Setup(mgr ctrl.Manager, opts SetupOptions) error {
 		return fmt.Errorf("setting up the GCP private router observer: %w", err)
 	}
 	if err := (&Reconciler{Client: mgr.GetClient(), Cloud: factory, DriftInterval: opts.DriftInterval,
-		OperationPoll: opts.OperationPoll, Events: opts.Events}).SetupWithManager(mgr); err != nil {
+		OperationPoll: opts.OperationPoll, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Events: opts.Events}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the GCP endpoint controller: %w", err)
 	}
 	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &CredentialsChecker{Cloud: factory}, Events: opts.Events}).SetupWithManager(mgr); err != nil {

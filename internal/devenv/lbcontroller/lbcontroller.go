@@ -7,8 +7,8 @@
 // Balancer Controller do. It deletes the NLB when the Service goes away or
 // stops being a LoadBalancer, holding the Service with the cleanup
 // finalizer until the NLB is gone. Azure Services are AzureReconciler's, in
-// an Azure devenv (azure.go); in an AWS devenv they get an Event saying so
-// and stay pending.
+// an Azure devenv (azure.go), and GKE's GCPReconciler's, in a GCP devenv
+// (gcp.go); in an AWS devenv they get an Event saying so and stay pending.
 package lbcontroller
 
 import (
@@ -58,7 +58,7 @@ const controllerName = "devenv-service-lb-controller"
 
 // Event reasons.
 const (
-	reasonNotEmulated         = "AzureLoadBalancerNotEmulated"
+	reasonNotEmulated         = "LoadBalancerNotEmulated"
 	reasonNoSubnets           = "NoSubnetsForScheme"
 	reasonEnsuredLoadBalancer = "EnsuredLoadBalancer"
 	reasonDeletedLoadBalancer = "DeletedLoadBalancer"
@@ -175,6 +175,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case isAzure(svc):
 		r.event(svc, corev1.EventTypeNormal, reasonNotEmulated, "Emulate",
 			"this devenv is on AWS; Azure load balancers are emulated only in an Azure devenv (devenv.Options.Platform), so the Service stays pending")
+		return ctrl.Result{}, nil
+	case isGCP(svc):
+		r.event(svc, corev1.EventTypeNormal, reasonNotEmulated, "Emulate",
+			"this devenv is on AWS; GKE's load balancers are emulated only in a GCP devenv (devenv.Options.Platform), so the Service stays pending")
 		return ctrl.Result{}, nil
 	default:
 		res, err = r.reconcileNormal(ctx, svc)

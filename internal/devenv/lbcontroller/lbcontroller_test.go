@@ -471,7 +471,7 @@ func TestNoSubnetsForScheme(t *testing.T) {
 
 // TestRunning runs the controller in a manager (the watch wiring, Events):
 // an AWS Service gets its address and goes away with its NLB; an Azure
-// Service gets an Event and is left alone.
+// Service and a GKE one get an Event and are left alone.
 func TestRunning(t *testing.T) {
 	c := newCloud(t, cloudsim.Options{})
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
@@ -509,23 +509,26 @@ func TestRunning(t *testing.T) {
 		}
 		return nil
 	})
-	eventually(t, "the Azure Service gets an Event", func(ctx context.Context) error {
-		var list eventsv1.EventList
-		if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		for _, e := range list.Items {
-			if e.Regarding.Name == azure.Name && e.Reason == reasonNotEmulated && e.Type == corev1.EventTypeNormal {
-				return nil
+	gcp := createService(t, ns, "gcp-router", map[string]string{GCPLoadBalancerTypeAnnotation: GCPInternal})
+	for _, other := range []*corev1.Service{azure, gcp} {
+		eventually(t, "the "+other.Name+" Service gets an Event", func(ctx context.Context) error {
+			var list eventsv1.EventList
+			if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+				return err
 			}
+			for _, e := range list.Items {
+				if e.Regarding.Name == other.Name && e.Reason == reasonNotEmulated && e.Type == corev1.EventTypeNormal {
+					return nil
+				}
+			}
+			return fmt.Errorf("no %s Event among %d", reasonNotEmulated, len(list.Items))
+		})
+		if got := get(t, other); len(got.Finalizers) != 0 || len(got.Status.LoadBalancer.Ingress) != 0 {
+			t.Errorf("Service %s touched: finalizers %v status %+v", other.Name, got.Finalizers, got.Status)
 		}
-		return fmt.Errorf("no %s Event among %d", reasonNotEmulated, len(list.Items))
-	})
-	if got := get(t, azure); len(got.Finalizers) != 0 || len(got.Status.LoadBalancer.Ingress) != 0 {
-		t.Errorf("Azure Service touched: finalizers %v status %+v", got.Finalizers, got.Status)
 	}
 	if n := c.countIn(t, ns); n != 1 {
-		t.Errorf("%d NLBs, want 1 (none for Azure)", n)
+		t.Errorf("%d NLBs, want 1 (none for Azure or GCP)", n)
 	}
 
 	if err := env.Client.Delete(t.Context(), awsSvc); err != nil {

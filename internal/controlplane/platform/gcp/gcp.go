@@ -45,7 +45,8 @@ func Platform() platform.Platform {
 func setup(_ context.Context, mgr manager.Manager, opts platform.SetupOptions) (platform.Started, error) {
 	factory, _ := opts.Cloud.(gcpprivateserviceconnect.CloudFactory)
 	err := gcpprivateserviceconnect.Setup(mgr, gcpprivateserviceconnect.SetupOptions{
-		Cloud: factory, Component: opts.MetricsComponent, DriftInterval: opts.DriftInterval, Events: opts.Events,
+		Cloud: factory, Component: opts.MetricsComponent, DriftInterval: opts.DriftInterval,
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Events: opts.Events,
 	})
 	return platform.Started{}, err
 }
