@@ -61,8 +61,9 @@ func gcpAccounting(quotas map[string]sim.ServiceLimits, delays gcp.Delays, manag
 		// The quota windows' waits overlap the operations' (a call refused
 		// in one minute is retried while other clusters' operations run):
 		// each is a bound on its own, and the longer binds.
-		longestBinds: true,
-		explains:     gcpSteadyAccounting,
+		longestBinds:     true,
+		explains:         gcpSteadyAccounting,
+		standInOperation: googleOperation,
 	}
 }
 
@@ -182,4 +183,15 @@ func quotaWindowWait(n int64, perMinute float64) float64 {
 func gcpProvisioningChain(d gcp.Delays) time.Duration {
 	const operations = 4 // stand-in's rule, attachment, address, endpoint's rule
 	return operations*d.Operation.D() + d.DNSChange.D()
+}
+
+// googleOperation names a Google call with its API's full service name,
+// as cloudsim counts it: "compute:forwardingRules.get" becomes
+// "compute.googleapis.com:forwardingRules.get".
+func googleOperation(op string) string {
+	service, method, ok := strings.Cut(op, ":")
+	if !ok || strings.HasSuffix(service, ".googleapis.com") {
+		return op
+	}
+	return service + ".googleapis.com:" + method
 }

@@ -167,7 +167,8 @@ func TestGCPReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
 				gcpCustomer: {compute + ":addresses.insert": {Total: 2, Mutating: 2}, compute + ":forwardingRules.insert": {Total: 2, Mutating: 2}},
 				gcpMgmt:     {compute + ":forwardingRules.insert": {Total: 2, Mutating: 2}, compute + ":serviceAttachments.insert": {Total: 2, Mutating: 2}},
 			},
-			lbCreate:   map[string]int64{compute + ":forwardingRules.insert": 2},
+			// devenv's GCP stand-in counts under the short service name.
+			lbCreate:   map[string]int64{"compute:forwardingRules.insert": 2},
 			quiet:      Snapshot{gcpCustomer: {compute + ":forwardingRules.get": {Total: 8}}},
 			accounting: acct,
 			throttling: sim.AWSDefaultThrottling(),
@@ -201,5 +202,17 @@ func TestGCPReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
 	}
 	if v, _ := g["lowerBoundSeconds"].(float64); !near(v, gcpProvisioningChain(gcp.FastDelays()).Seconds()) {
 		t.Errorf("lowerBoundSeconds = %v, want the chain alone (no window is full)", g["lowerBoundSeconds"])
+	}
+}
+
+func TestGoogleOperation(t *testing.T) {
+	for in, want := range map[string]string{
+		"compute:forwardingRules.get":    compute + ":forwardingRules.get",
+		compute + ":forwardingRules.get": compute + ":forwardingRules.get",
+		"no-service":                     "no-service",
+	} {
+		if got := googleOperation(in); got != want {
+			t.Errorf("googleOperation(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
