@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/devenv"
 )
 
 const (
@@ -166,5 +168,35 @@ func TestGCPListingFindsTheClusterThenNothing(t *testing.T) {
 		if !slices.Contains(names, name) {
 			t.Errorf("the listing misses %s, which was not deleted: %v", name, names)
 		}
+	}
+}
+
+func TestGCPTopologySaysWhoOwnsWhat(t *testing.T) {
+	got := gcpTopology(
+		devenv.GCPManagementNetwork{Project: "mgmt-project", Network: "mgmt-net", NATSubnets: []string{"nat-1", "nat-2"}},
+		devenv.GCPClusterFixture{Project: "customer-project", Network: "customer-net", ControlPlaneOperatorServiceAccount: "cpo@customer-project.iam.gserviceaccount.com"})
+	for _, want := range []string{"mgmt-project (the provider's)", "mgmt-net", "PSC NAT subnetworks (2)", "customer-project (the customer's)", "customer-net",
+		"workload identity federation", "cpo@customer-project.iam.gserviceaccount.com"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("topology lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// The tour's marks hold what it saw: the proof after deletion looks for
+// exactly those, not only for labels.
+func TestGCPTourMarksWhatItSaw(t *testing.T) {
+	tour := &gcpTour{scope: gcpScope{managementProject: "mgmt"}, seen: seenGCP{routerIP: "10.0.0.5", attachment: "sa", attachmentLink: "projects/mgmt/regions/r/serviceAttachments/sa",
+		endpoint: "ep", zone: "zone"}}
+	things := []gcpThing{
+		{kind: "forwarding rule", project: "mgmt", name: "k8s-fw", address: "10.0.0.5"},
+		{kind: "service attachment", project: "mgmt", name: "renamed", selfLink: "https://x/compute/v1/projects/mgmt/regions/r/serviceAttachments/sa"},
+		{kind: "Private Service Connect endpoint", project: "customer", name: "ep"},
+		{kind: "private zone", project: "customer", name: "zone"},
+		{kind: "private zone", project: "customer", name: gcpcloud.ZoneName(gcpInfraID)},
+		{kind: "private zone", project: "customer", name: "customers-own"},
+	}
+	if got := gcpLeftovers(things, tour.marks()); len(got) != 5 {
+		t.Errorf("leftovers = %v, want all but the customer's own zone", got)
 	}
 }
