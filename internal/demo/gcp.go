@@ -147,12 +147,18 @@ func (t *gcpTour) dataFlow() []step {
 
 func (t *gcpTour) createCluster(ctx context.Context) error {
 	f := t.fixture
+	// The machine network is the cluster's subnetwork, as GCP has it.
+	subnet, err := t.compute.Subnetworks.Get(f.Project, f.Region, lastSegment(f.Subnet)).Context(ctx).Do()
+	if err != nil {
+		return fmt.Errorf("reading the cluster's subnetwork: %w", err)
+	}
 	t.hc = &hcplinkv1beta1.HostedCluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: clusterNamespace, Name: gcpClusterName},
 		Spec: hcplinkv1beta1.HostedClusterSpec{
-			InfraID:  gcpInfraID,
-			DNS:      hcplinkv1beta1.DNSSpec{BaseDomain: "demo.example.com"},
-			Services: azureRouteServices(), // the same Route hostnames
+			InfraID:    gcpInfraID,
+			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "demo.example.com"},
+			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: subnet.IpCidrRange}}},
+			Services:   azureRouteServices(), // the same Route hostnames
 			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.GCPPlatform, GCP: &hcplinkv1beta1.GCPPlatformSpec{
 				Project: f.Project, Region: f.Region, Network: f.Network, Subnet: f.Subnet,
 				EndpointAccess: hcplinkv1beta1.GCPEndpointAccessPrivate,
