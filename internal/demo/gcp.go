@@ -138,7 +138,7 @@ func (t *gcpTour) dataFlow() []step {
 		{"1 private-router Service gets an internal forwarding rule", t.routerRule},
 		{"2 observer records its address in a GCPPrivateServiceConnect", t.observed},
 		{"3 operator creates the service attachment for the customer", t.serviceAttachment},
-		{"4 control-plane operator reserves an address, creates the endpoint", t.endpoint},
+		{"4 control-plane operator makes the address and the endpoint", t.endpoint},
 		{"5 control-plane operator writes the private zone and records", t.privateZone},
 		{"6 ExternalName Services point the hostnames at the zone", t.privateServices},
 		{"HostedCluster reports the private link available", t.available},
