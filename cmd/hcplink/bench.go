@@ -19,10 +19,12 @@ func newBenchCommand() *cobra.Command {
 	var output *outputFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Create many private AWS or Azure clusters at once on devenv and measure time, cloud calls and memory",
+		Short: "Create many private AWS, Azure or GCP clusters at once on devenv and measure time, cloud calls and memory",
 		Long: `bench starts devenv with cloudsim throttling as the cloud does — AWS's default
 rates per account, or with --platform azure ARM's token buckets (per
-subscription, principal and kind, and each subscription's global ones) —
+subscription, principal and kind, and each subscription's global ones), or
+with --platform gcp Compute Engine's rate quotas (reads and writes per
+project, per minute) —
 creates --clusters Private hosted clusters at once (on AWS spread over
 --customer-accounts customer accounts), and prints: the time until all are
 Available next to a lower bound (the binding token bucket's calls beyond its
@@ -37,10 +39,11 @@ own process with --debug-live-heap: its live heap after a forced collection,
 with every cluster after the quiet window and after half of them are
 deleted, two freshly restarted operator processes per count, three samples
 each; the least-squares slope and the samples' spread). --output json prints one JSON
-object, with the same keys on both clouds.`,
+object, with the same keys on every cloud.`,
 		Example: `  hcplink bench --clusters 50
   hcplink bench --platform azure --clusters 50 --output json
-  hcplink bench --platform azure --clusters 50 --realistic`,
+  hcplink bench --platform azure --clusters 50 --realistic
+  hcplink bench --platform gcp --clusters 50 --output json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrllog.SetLogger(logr.Discard())
@@ -67,7 +70,7 @@ object, with the same keys on both clouds.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&opts.Platform, "platform", bench.PlatformAWS, "the clusters' cloud: aws or azure")
+	cmd.Flags().StringVar(&opts.Platform, "platform", bench.PlatformAWS, "the clusters' cloud: aws, azure or gcp")
 	cmd.Flags().IntVar(&opts.Clusters, "clusters", 50, "how many clusters to create at once")
 	cmd.Flags().IntVar(&opts.CustomerAccounts, "customer-accounts", 1, "how many customer accounts the clusters are spread over (each throttled on its own; AWS only)")
 	output = bindOutput(cmd, formatTable, formatJSON) // json: one JSON object; progress on stderr

@@ -246,6 +246,9 @@ func spreadOverOperations(in SteadyInput, jobs []Job, jobOf func(account, op str
 			if job == jobCPODrift || job == jobOperatorDrift || counted[job] {
 				continue
 			}
+			if _, ok := modelled[job]; ok {
+				continue // its figure is modelled, under its own row below
+			}
 			counted[job] = true
 			by[op] += perJob[job].PerClusterHour
 		}

@@ -43,7 +43,8 @@ import (
 // Options configure a run.
 type Options struct {
 	Out io.Writer
-	// Platform is the clusters' cloud: PlatformAWS (empty) or PlatformAzure.
+	// Platform is the clusters' cloud: PlatformAWS (empty), PlatformAzure
+	// or PlatformGCP.
 	Platform string
 	// Progress receives the running commentary (Out when nil).
 	Progress io.Writer
@@ -247,6 +248,7 @@ type cluster struct {
 	cidr                           string // the machine network (Azure)
 	customer                       devenv.CustomerNetwork
 	azure                          devenv.AzureClusterFixture
+	gcp                            devenv.GCPClusterFixture
 }
 
 // createAll creates the clusters one after the other (each create is quick;

@@ -13,6 +13,7 @@ import (
 const (
 	PlatformAWS   = "aws"
 	PlatformAzure = "azure"
+	PlatformGCP   = "gcp"
 )
 
 // fleet is what differs between the clouds in a run: the environment, the
@@ -39,6 +40,8 @@ func fleetFor(opts Options) (fleet, error) {
 		return newAWSFleet(opts), nil
 	case PlatformAzure:
 		return newAzureFleet(opts)
+	case PlatformGCP:
+		return newGCPFleet(opts)
 	}
-	return nil, fmt.Errorf("--platform must be aws or azure, not %q", opts.Platform)
+	return nil, fmt.Errorf("--platform must be aws, azure or gcp, not %q", opts.Platform)
 }

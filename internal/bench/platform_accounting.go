@@ -35,6 +35,22 @@ type accounting struct {
 	longestBinds bool
 	// explains says how the steady state is counted.
 	explains string
+	// standInOperation, when set, names a load-balancer stand-in's counted
+	// operation as cloudsim's counters do (devenv's GCP stand-in counts
+	// under "compute:", cloudsim under "compute.googleapis.com:").
+	standInOperation func(op string) string
+}
+
+// standInCalls are the stand-in's counts under cloudsim's names.
+func (a *accounting) standInCalls(lb map[string]int64) map[string]int64 {
+	if a.standInOperation == nil {
+		return lb
+	}
+	out := make(map[string]int64, len(lb))
+	for op, n := range lb {
+		out[a.standInOperation(op)] += n
+	}
+	return out
 }
 
 // awsAccounting counts as AWS throttles: per account, service and, for

@@ -84,8 +84,8 @@ func measure(m measurement) Report {
 	if acct == nil {
 		acct = awsAccounting(m.throttling, m.delays)
 	}
-	create := withoutLoadBalancerCallsIn(m.create, m.lbCreate, acct.management)
-	quiet := withoutLoadBalancerCallsIn(m.quiet, m.lbQuiet, acct.management)
+	create := withoutLoadBalancerCallsIn(m.create, acct.standInCalls(m.lbCreate), acct.management)
+	quiet := withoutLoadBalancerCallsIn(m.quiet, acct.standInCalls(m.lbQuiet), acct.management)
 	startup := merge(m.operatorStart, create)
 	in := SteadyInput{Clusters: m.clusters, Quiet: quiet, Window: m.window, DriftDuringRun: m.drift, Startup: startup}
 	jobs := acct.jobs(in)

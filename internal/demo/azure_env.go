@@ -38,8 +38,11 @@ type azureFixture struct {
 }
 
 func devenvPlatform(platform string) devenv.Platform {
-	if platform == PlatformAzure {
+	switch platform {
+	case PlatformAzure:
 		return devenv.PlatformAzure
+	case PlatformGCP:
+		return devenv.PlatformGCP
 	}
 	return devenv.PlatformAWS
 }

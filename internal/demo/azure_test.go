@@ -34,12 +34,13 @@ func TestParsePlatforms(t *testing.T) {
 		want    []string
 		wantErr bool
 	}{
-		{in: "", want: []string{PlatformAWS, PlatformAzure}},
-		{in: "both", want: []string{PlatformAWS, PlatformAzure}},
+		{in: "", want: []string{PlatformAWS, PlatformAzure, PlatformGCP}},
+		{in: "all", want: []string{PlatformAWS, PlatformAzure, PlatformGCP}},
 		{in: "aws", want: []string{PlatformAWS}},
 		{in: "Azure", want: []string{PlatformAzure}},
 		{in: " azure ", want: []string{PlatformAzure}},
-		{in: "gcp", wantErr: true},
+		{in: "GCP", want: []string{PlatformGCP}},
+		{in: "both", wantErr: true},
 		{in: "aws,azure", wantErr: true},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,6 @@
 // Package demo is the guided tour behind `hcplink demo`: a private hosted
-// cluster walked through the seed's data flow on devenv, on AWS and then on
-// Azure, with one line per step as it completes, a timing table per cloud
+// cluster walked through the seed's data flow on devenv, on AWS, Azure and
+// GCP in turn, with one line per step as it completes, a timing table per cloud
 // and, at the end of each, proof read from the cloud that nothing is left.
 package demo
 
@@ -22,12 +22,13 @@ import (
 const (
 	PlatformAWS   = "aws"
 	PlatformAzure = "azure"
+	PlatformGCP   = "gcp"
 )
 
 // Options configure the tour.
 type Options struct {
 	Out io.Writer
-	// Platforms are the clouds to walk, in order (default: AWS, then Azure).
+	// Platforms are the clouds to walk, in order (default: AWS, Azure, GCP).
 	Platforms []string
 	// Keep stops each cloud's tour once its cluster is Available and leaves
 	// everything running, with shell lines to explore it, until interrupted.
@@ -39,18 +40,16 @@ type Options struct {
 	Executable string
 }
 
-// ParsePlatforms reads `--platform`: aws, azure, or both (also the empty
-// value); both walks AWS first.
+// ParsePlatforms reads `--platform`: aws, azure, gcp, or all (also the
+// empty value), which walks AWS, Azure, then GCP.
 func ParsePlatforms(value string) ([]string, error) {
-	switch strings.ToLower(strings.TrimSpace(value)) {
-	case "", "both":
-		return []string{PlatformAWS, PlatformAzure}, nil
-	case PlatformAWS:
-		return []string{PlatformAWS}, nil
-	case PlatformAzure:
-		return []string{PlatformAzure}, nil
+	switch v := strings.ToLower(strings.TrimSpace(value)); v {
+	case "", "all":
+		return []string{PlatformAWS, PlatformAzure, PlatformGCP}, nil
+	case PlatformAWS, PlatformAzure, PlatformGCP:
+		return []string{v}, nil
 	}
-	return nil, fmt.Errorf("--platform must be aws, azure or both, not %q", value)
+	return nil, fmt.Errorf("--platform must be aws, azure, gcp or all, not %q", value)
 }
 
 // cloudTour is one cloud's walk on its own devenv.
@@ -116,6 +115,8 @@ func walk(ctx context.Context, platform string, out io.Writer, opts Options) (*d
 	switch platform {
 	case PlatformAzure:
 		t, err = startAzureTour(ctx, env, out, opts.StepTimeout)
+	case PlatformGCP:
+		t, err = startGCPTour(ctx, env, out, opts.StepTimeout)
 	default:
 		t = startAWSTour(env, out, opts.StepTimeout)
 	}
@@ -127,8 +128,11 @@ func walk(ctx context.Context, platform string, out io.Writer, opts Options) (*d
 
 // platformHeading is the line that opens a cloud's tour.
 func platformHeading(platform string) string {
-	if platform == PlatformAzure {
+	switch platform {
+	case PlatformAzure:
 		return "a Private Azure hosted cluster on a local management cluster and a local Azure (cloudsim)"
+	case PlatformGCP:
+		return "a Private GCP hosted cluster on a local management cluster and a local Google Cloud (cloudsim)"
 	}
 	return "a private AWS hosted cluster on a local management cluster and a local AWS (cloudsim)"
 }
