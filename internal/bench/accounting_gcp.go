@@ -7,8 +7,7 @@ import (
 
 	"github.com/hcplink/hcplink/internal/cloudsim/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
-	gcpcontrolplane "github.com/hcplink/hcplink/internal/controlplane/gcpprivateserviceconnect"
-	gcpoperator "github.com/hcplink/hcplink/internal/operator/gcpprivateserviceconnect"
+	"github.com/hcplink/hcplink/internal/intervals"
 )
 
 // GCP's sign-in calls, as cloudsim counts them ("service:method"). They go
@@ -97,7 +96,7 @@ func gcpSteadyState(in SteadyInput, management string) []Job {
 			quiet[gcpJobOf(project, op, management)] += float64(c.Total)
 		}
 	}
-	cpoDrift, operatorDrift := gcpcontrolplane.DefaultDriftInterval, gcpoperator.DefaultDriftInterval
+	cpoDrift, operatorDrift := intervals.GCPDrift, intervals.GCPDrift
 	tokens := "modelled (one per token lifetime)"
 	jobs := []Job{
 		{Job: jobCPODrift, Period: cpoDrift.String(), CallsPerRun: quiet[jobCPODrift] / n / driftRuns,

@@ -20,17 +20,21 @@ const (
 	// AzureDrift: five minutes, the reference's; ARM's buckets are per
 	// principal and refill faster than AWS's account-wide ones.
 	AzureDrift = 5 * time.Minute
+	// GCPDrift: five minutes, the reference's; one read per cluster a pass
+	// keeps a fleet far inside Compute Engine's per-project read rate
+	// (https://cloud.google.com/compute/api-quota).
+	GCPDrift = 5 * time.Minute
 )
 
 // DriftDefault is one platform's default drift interval.
 type DriftDefault struct {
-	// Platform is the --private-platform value ("AWS", "Azure").
+	// Platform is the --private-platform value ("AWS", "Azure", "GCP").
 	Platform string
 	Interval time.Duration
 }
 
 // DriftDefaults lists every platform's default, in a fixed order.
-var DriftDefaults = []DriftDefault{{Platform: "AWS", Interval: AWSDrift}, {Platform: "Azure", Interval: AzureDrift}}
+var DriftDefaults = []DriftDefault{{Platform: "AWS", Interval: AWSDrift}, {Platform: "Azure", Interval: AzureDrift}, {Platform: "GCP", Interval: GCPDrift}}
 
 // DriftFor returns the default drift interval of a platform (case-insensitive), 0 when
 // it has none.

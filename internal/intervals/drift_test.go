@@ -15,6 +15,7 @@ func TestDriftDefaults(t *testing.T) {
 		{"AWS", 10 * time.Minute},
 		{"Azure", 5 * time.Minute},
 		{"azure", 5 * time.Minute},
+		{"GCP", 5 * time.Minute},
 		{"None", 0},
 	}
 	for _, tc := range tests {
@@ -22,7 +23,7 @@ func TestDriftDefaults(t *testing.T) {
 			t.Errorf("DriftFor(%q) = %v, want %v", tc.platform, got, tc.want)
 		}
 	}
-	if got, want := DriftHelp(), "AWS 10m0s, Azure 5m0s"; got != want {
+	if got, want := DriftHelp(), "AWS 10m0s, Azure 5m0s, GCP 5m0s"; got != want {
 		t.Errorf("DriftHelp() = %q, want %q", got, want)
 	}
 }

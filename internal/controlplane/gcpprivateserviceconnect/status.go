@@ -6,14 +6,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
 // Delays of the endpoint controller.
 const (
 	// DefaultDriftInterval is how often a healthy private path is checked
-	// against the cloud, jittered: five minutes, the reference's.
-	DefaultDriftInterval = 5 * time.Minute
+	// against the cloud (the platform's default), jittered.
+	DefaultDriftInterval = intervals.GCPDrift
 	// DefaultMaxConcurrentReconciles: one hung call never holds the others.
 	DefaultMaxConcurrentReconciles = 2
 	// operationPoll and mostPoll bound the looks at an operation of ours

@@ -50,6 +50,7 @@ import (
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/events"
+	"github.com/hcplink/hcplink/internal/intervals"
 	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
@@ -68,10 +69,8 @@ var ownedConditions = []string{hcplinkv1beta1.GCPServiceAttachmentAvailableCondi
 
 const (
 	// DefaultDriftInterval: how often a healthy attachment is read and
-	// compared. Five minutes, the reference's drift check; one read per
-	// cluster keeps a fleet far inside Compute Engine's per-project read
-	// rate (https://cloud.google.com/compute/api-quota).
-	DefaultDriftInterval = 5 * time.Minute
+	// compared (the platform's default, and its reason, in intervals).
+	DefaultDriftInterval = intervals.GCPDrift
 	// defaultMaxConcurrentReconciles: one slow or throttled cluster never
 	// blocks the others.
 	defaultMaxConcurrentReconciles = 4
