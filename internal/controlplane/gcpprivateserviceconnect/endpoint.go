@@ -63,12 +63,12 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, o
 // forwarding rule targeting the attachment; it returns the rule once
 // Compute Engine made it.
 func (r *Reconciler) createRule(ctx context.Context, s *scope) (*compute.ForwardingRule, outcome.Outcome) {
-	addr, o := r.reconcileAddress(ctx, s)
+	addrLink, o := r.reconcileAddress(ctx, s)
 	if !o.Done() {
 		return nil, o
 	}
 	name := gcpcloud.EndpointName(s.owner)
-	op, err := s.cloud.Endpoints.Insert(ctx, gcpcloud.EndpointSpec{Owner: s.owner, Network: s.network(), Address: addr.SelfLink,
+	op, err := s.cloud.Endpoints.Insert(ctx, gcpcloud.EndpointSpec{Owner: s.owner, Network: s.network(), Address: addrLink,
 		Target: s.cr.Status.ServiceAttachmentURI})
 	if ce, ok := cloud.AsError(err); ok && ce.Class == cloud.ClassNotFound {
 		// The attachment is gone; the operator makes it again, usually
@@ -105,42 +105,52 @@ func (r *Reconciler) createRule(ctx context.Context, s *scope) (*compute.Forward
 
 // reconcileAddress makes the endpoint's internal address exist in the
 // customer's subnet (reserved with this cluster's labels, or ours found
-// again after a restart).
-func (r *Reconciler) reconcileAddress(ctx context.Context, s *scope) (*compute.Address, outcome.Outcome) {
+// again after a restart) and returns its link. It runs only when the
+// forwarding rule must be made, when the address is almost always
+// missing: the first time in this process it is not read first (the
+// insert reserves it, or answers that the name is taken, and then the
+// provider reads it and adopts it only when it carries our labels), and
+// the finished operation's targetLink is its link, so it is not read
+// after either. Later passes (the rule still cannot be made) read it.
+func (r *Reconciler) reconcileAddress(ctx context.Context, s *scope) (string, outcome.Outcome) {
 	name := gcpcloud.EndpointAddressName(s.owner)
-	if o, waiting := r.awaitKept(ctx, s, opAddressReserve, ProvisioningReason, "Reserving the endpoint's address "+name); waiting {
-		return nil, o
-	}
-	addr, err := s.cloud.Addresses.Get(ctx, name)
-	if err != nil {
-		return nil, outcome.FromError(err)
-	}
-	if addr == nil {
-		op, err := s.cloud.Addresses.Reserve(ctx, s.owner, s.subnetwork())
+	op, reserving := r.kept(s.cr, opAddressReserve)
+	if _, known := r.reserved.Load(s.cr.UID); known && !reserving {
+		addr, err := s.cloud.Addresses.Get(ctx, name)
 		if err != nil {
-			return nil, outcome.FromError(err)
+			return "", outcome.FromError(err)
+		}
+		if addr != nil {
+			if !s.owner.OwnsLabels(addr.Labels) {
+				return "", notOurs("Address", name)
+			}
+			return addr.SelfLink, outcome.Continue()
+		}
+		r.reserved.Delete(s.cr.UID) // gone behind our back: reserved again
+	}
+	if !reserving {
+		var err error
+		op, err = s.cloud.Addresses.Reserve(ctx, s.owner, s.subnetwork())
+		if isNotOurs(err) {
+			return "", notOurs("Address", name)
+		}
+		if err != nil {
+			return "", outcome.FromError(err)
 		}
 		if op.IsZero() {
-			r.Events.Adopted(s.cr, "address", name)
-		}
-		done, err := r.await(ctx, s, opAddressReserve, op)
-		if err != nil {
-			return nil, outcome.FromError(err)
-		}
-		if !done {
-			return nil, outcome.Poll(ProvisioningReason, "Reserving the endpoint's address "+name, r.poll(), mostPoll)
-		}
-		if addr, err = s.cloud.Addresses.Get(ctx, name); err != nil {
-			return nil, outcome.FromError(err)
-		}
-		if addr == nil {
-			return nil, outcome.Poll(ProvisioningReason, "Reserving the endpoint's address "+name, r.poll(), mostPoll)
+			r.reserved.Store(s.cr.UID, struct{}{})
+			return op.Target, outcome.Continue() // ours, made by an earlier pass
 		}
 	}
-	if !s.owner.OwnsLabels(addr.Labels) {
-		return nil, notOurs("Address", name)
+	got, done, err := r.awaitOp(ctx, s, opAddressReserve, op)
+	if err != nil {
+		return "", outcome.FromError(err)
 	}
-	return addr, outcome.Continue()
+	if !done || got.Target == "" {
+		return "", outcome.Poll(ProvisioningReason, "Reserving the endpoint's address "+name, r.poll(), mostPoll)
+	}
+	r.reserved.Store(s.cr.UID, struct{}{})
+	return got.Target, outcome.Continue()
 }
 
 // replaceRule deletes our forwarding rule so that the next pass makes it
