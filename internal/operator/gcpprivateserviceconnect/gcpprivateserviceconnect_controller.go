@@ -133,6 +133,9 @@ type Reconciler struct {
 	// attachment's creation being visible, so that two clusters reconciled
 	// at once never pick the same.
 	claims natClaims
+	// natSubnets is the NAT subnetworks' listing shared by the attachments
+	// created at about the same time.
+	natSubnets natListing
 }
 
 func (r *Reconciler) init() {

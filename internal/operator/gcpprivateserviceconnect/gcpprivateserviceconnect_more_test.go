@@ -518,3 +518,21 @@ func countOf(list []string, s string) int {
 	}
 	return n
 }
+
+// Clusters created at about the same time share one listing of the NAT
+// subnetworks (they change only when an administrator adds one): the
+// second attachment is made without listing them again.
+func TestAFleetArrivingSharesOneNATSubnetListing(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	first, second := w.cluster(), w.cluster()
+	w.settle(r, first.cr)
+	w.settle(r, second.cr)
+	if !slices.Equal(second.cr.Status.NATSubnets, []string{"psc-nat-b"}) && !slices.Equal(second.cr.Status.NATSubnets, []string{"psc-nat-a"}) ||
+		slices.Equal(first.cr.Status.NATSubnets, second.cr.Status.NATSubnets) {
+		t.Fatalf("NAT subnetworks %v and %v; want one each", first.cr.Status.NATSubnets, second.cr.Status.NATSubnets)
+	}
+	if n := w.calls("subnetworks.list").Total; n != 1 {
+		t.Fatalf("%d listings of the NAT subnetworks for two clusters created together; want 1", n)
+	}
+}

@@ -208,6 +208,7 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 	op, err := r.Cloud.ServiceAttachments.Insert(ctx, spec)
 	if err != nil {
 		r.claims.release(s.cr.UID)
+		r.natSubnets.drop() // the subnetwork may be gone: list afresh
 		if ce, ok := cloud.AsError(err); ok && ce.Code == gcpcloud.CodeNotOurs {
 			return notOurs(name, "it does not carry this cluster's hcplink marker")
 		}
@@ -227,29 +228,38 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 // Private Service Connect subnetworks (those of --gcp-nat-subnets when
 // set). A subnetwork serves one attachment only, so one taken by any
 // attachment of the region, or chosen meanwhile for another object, is
-// not free.
+// not free. The subnetworks' listing is shared by the attachments created
+// within natListingTTL; none fitting from the shared one lists again.
 func (r *Reconciler) chooseNATSubnet(ctx context.Context, s *scope, name string) (*compute.Subnetwork, outcome.Outcome) {
-	subnets, err := r.Cloud.NATSubnets.List(ctx)
-	if err != nil {
-		return nil, outcome.FromError(err)
-	}
-	given := s.cr.Spec.NATSubnet
-	subnets = allowedNATSubnets(subnets, given, r.NATSubnets)
-	if given != "" && len(subnets) == 0 {
-		return nil, natSubnetNotFound(given, r.Network, r.Region)
-	}
 	attachments, err := r.Cloud.ServiceAttachments.ListAll(ctx)
 	if err != nil {
 		return nil, outcome.FromError(err)
 	}
-	nat, err := r.claims.choose(s.cr.UID, subnets, attachments, name)
-	if err != nil {
-		if given != "" {
-			return nil, natSubnetTaken(given)
+	given := s.cr.Spec.NATSubnet
+	for fresh := false; ; fresh = true {
+		subnets, cached, err := r.natSubnets.get(ctx, r.Cloud.NATSubnets.List, r.Now(), natListingTTL, fresh)
+		if err != nil {
+			return nil, outcome.FromError(err)
 		}
-		return nil, natSubnetsExhausted(len(subnets), r.Network, r.Region)
+		subnets = allowedNATSubnets(subnets, given, r.NATSubnets)
+		if given != "" && len(subnets) == 0 {
+			if cached {
+				continue // perhaps added since the shared listing
+			}
+			return nil, natSubnetNotFound(given, r.Network, r.Region)
+		}
+		nat, err := r.claims.choose(s.cr.UID, subnets, attachments, name)
+		if err != nil {
+			if cached {
+				continue // perhaps one was added since the shared listing
+			}
+			if given != "" {
+				return nil, natSubnetTaken(given)
+			}
+			return nil, natSubnetsExhausted(len(subnets), r.Network, r.Region)
+		}
+		return nat, outcome.Continue()
 	}
-	return nat, outcome.Continue()
 }
 
 // attachmentName is the object's attachment: the one recorded in status,
