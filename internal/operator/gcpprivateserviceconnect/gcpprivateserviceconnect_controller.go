@@ -136,6 +136,9 @@ type Reconciler struct {
 	// natSubnets is the NAT subnetworks' listing shared by the attachments
 	// created at about the same time.
 	natSubnets natListing
+	// routerRules is the internal forwarding rules' listing shared by the
+	// routers found at about the same time.
+	routerRules ruleListing
 }
 
 func (r *Reconciler) init() {

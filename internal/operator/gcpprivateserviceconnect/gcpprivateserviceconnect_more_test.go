@@ -520,8 +520,9 @@ func countOf(list []string, s string) int {
 }
 
 // Clusters created at about the same time share one listing of the NAT
-// subnetworks (they change only when an administrator adds one): the
-// second attachment is made without listing them again.
+// subnetworks (they change only when an administrator adds one) and one of
+// the management network's internal forwarding rules: the second
+// attachment is made without listing either again.
 func TestAFleetArrivingSharesOneNATSubnetListing(t *testing.T) {
 	w := newWorld(t)
 	r := w.reconciler(managerID, mgmtNetwork)
@@ -534,5 +535,8 @@ func TestAFleetArrivingSharesOneNATSubnetListing(t *testing.T) {
 	}
 	if n := w.calls("subnetworks.list").Total; n != 1 {
 		t.Fatalf("%d listings of the NAT subnetworks for two clusters created together; want 1", n)
+	}
+	if n := w.calls("forwardingRules.list").Total; n != 1 {
+		t.Fatalf("%d listings of the forwarding rules for two routers found together; want 1", n)
 	}
 }

@@ -60,8 +60,9 @@ func (r *Reconciler) keep(s *scope, op gcpcloud.Operation) {
 }
 
 // ensureRule finds the INTERNAL forwarding rule holding
-// spec.loadBalancerIP in the management network (one listing, filtered
-// by address), once: later passes reuse it while the address stays.
+// spec.loadBalancerIP in the management network, once: later passes reuse
+// it while the address stays. The listing of the network's internal rules
+// is shared by the routers found within ruleListingTTL.
 func (r *Reconciler) ensureRule(ctx context.Context, s *scope) outcome.Outcome {
 	ip := s.cr.Spec.LoadBalancerIP
 	if ip == "" {
@@ -72,12 +73,23 @@ func (r *Reconciler) ensureRule(ctx context.Context, s *scope) outcome.Outcome {
 		s.rule, s.status.ForwardingRuleName = &rule, rule.Name
 		return outcome.Continue()
 	}
-	fr, err := r.Cloud.RouterRules.FindByIP(ctx, ip)
-	if err != nil {
-		return outcome.FromError(err)
-	}
-	if fr == nil {
-		return ruleNotFound(ip, r.Network, r.Region)
+	var fr *compute.ForwardingRule
+	for fresh := false; ; fresh = true {
+		rules, cached, err := r.routerRules.get(ctx, r.Cloud.RouterRules.ListInternal, r.Now(), ruleListingTTL, fresh)
+		if err != nil {
+			return outcome.FromError(err)
+		}
+		fr, err = gcpcloud.RuleByIP(rules, ip)
+		if (err != nil || fr == nil) && cached {
+			continue // perhaps made or changed since the shared listing
+		}
+		if err != nil {
+			return outcome.FromError(err)
+		}
+		if fr == nil {
+			return ruleNotFound(ip, r.Network, r.Region)
+		}
+		break
 	}
 	rule := ruleRef{Name: fr.Name, Link: fr.SelfLink, IP: ip}
 	r.rules.Store(s.cr.UID, rule)
