@@ -126,6 +126,10 @@ type Reconciler struct {
 	// created remembers, by UID, the attachment this process started
 	// creating, so that finding it afterwards is not told as an adoption.
 	created sync.Map
+	// fresh remembers, by UID, the attachment this process started
+	// creating and with what, so that once made it is recorded without a
+	// read (freshlyMade).
+	fresh sync.Map
 	// attachments is the fleet's shared listing of this management
 	// cluster's attachments, for drift checks.
 	attachments attachmentCache

@@ -3,6 +3,7 @@ package gcpprivateserviceconnect
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"google.golang.org/api/compute/v1"
@@ -32,6 +33,7 @@ func (r *Reconciler) waitPending(ctx context.Context, s *scope) outcome.Outcome 
 	done, err := r.Cloud.Operations.Wait(ctx, op)
 	if err != nil {
 		r.pending.Delete(s.cr.UID)
+		r.fresh.Delete(s.cr.UID)
 		r.claims.release(s.cr.UID)
 		return outcome.FromError(err)
 	}
@@ -105,6 +107,9 @@ func (r *Reconciler) ensureRule(ctx context.Context, s *scope) outcome.Outcome {
 func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Outcome {
 	log := ctrl.LoggerFrom(ctx)
 	name := r.attachmentName(s)
+	if o, ok := r.freshlyMade(ctx, s, name); ok {
+		return o
+	}
 	sa, err := r.readAttachment(ctx, s, name)
 	if err != nil {
 		return outcome.FromError(err)
@@ -230,6 +235,9 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 		ctrl.LoggerFrom(ctx).Info("creating the service attachment", "serviceAttachment", name, "natSubnet", nat.Name)
 		r.Events.Created(s.cr, "service attachment", name)
 		r.created.Store(s.cr.UID, name)
+		if op.Target != "" {
+			r.fresh.Store(s.cr.UID, freshAttachment{name: name, link: op.Target, rule: spec.TargetService, consumers: spec.Consumers})
+		}
 	}
 	s.status.NATSubnets = []string{nat.Name}
 	return r.started(s, "creating service attachment "+name, op, nil)
@@ -316,4 +324,43 @@ func (r *Reconciler) notOursBecause(sa *compute.ServiceAttachment, s *scope) str
 // rejectedNote is the Event of rejected connections.
 func rejectedNote(name string, projects []string) string {
 	return fmt.Sprintf("Service attachment %s: rejected the pending connections of projects %v, which are not on its accept list; add a project to additionalAllowedProjects and connect again to let it in.", name, projects)
+}
+
+// freshAttachment is an attachment this process just created: its link
+// (the insert's targetLink) and what it was created with.
+type freshAttachment struct {
+	name, link, rule string
+	consumers        []gcpcloud.Consumer
+}
+
+// freshlyMade finishes the pass after the creation of the object's
+// attachment without reading it: once its operation is DONE the
+// attachment is what the insert asked for, so when the router's rule and
+// the accept list are still those it was created with, status records it
+// and the condition is Ready; ok is false otherwise (nothing created by
+// this process, or something changed since: the attachment is read). A
+// brand-new attachment has no connections to reject yet; the drift check
+// reads it.
+func (r *Reconciler) freshlyMade(ctx context.Context, s *scope, name string) (outcome.Outcome, bool) {
+	v, ok := r.fresh.LoadAndDelete(s.cr.UID)
+	if !ok {
+		return outcome.Outcome{}, false
+	}
+	f := v.(freshAttachment)
+	want := desiredConsumers(s.hc, s.cr)
+	if f.name != name || s.status.ServiceAttachmentName != "" || !sameResource(f.rule, s.rule.Link) || !slices.Equal(f.consumers, want) {
+		return outcome.Outcome{}, false
+	}
+	r.created.Delete(s.cr.UID)
+	r.claims.release(s.cr.UID)
+	s.status.ServiceAttachmentName = name
+	s.status.ServiceAttachmentURI = gcpcloud.RelativeName(f.link)
+	ctrl.LoggerFrom(ctx).V(1).Info("the service attachment is made; recorded from its operation", "serviceAttachment", name)
+	return outcome.Ready(hcplinkv1beta1.GCPSuccessReason, readyMessage(name, s.status.ForwardingRuleName, len(want)), r.DriftInterval), true
+}
+
+// sameResource reports whether two links or relative names name one
+// resource.
+func sameResource(a, b string) bool {
+	return a != "" && gcpcloud.RelativeName(a) == gcpcloud.RelativeName(b)
 }
