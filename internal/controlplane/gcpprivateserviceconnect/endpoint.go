@@ -15,8 +15,9 @@ import (
 
 // reconcileEndpoint makes the PSC endpoint exist, target the attachment
 // the operator published and be accepted, and returns its address. The
-// forwarding rule is read first: while it exists its IPAddress is the
-// address's, so the address is read only when the rule must be made.
+// forwarding rule is read first (except the first time this process
+// makes it): while it exists its IPAddress is the address's, so the
+// address is read only when the rule must be made.
 func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, outcome.Outcome) {
 	cr := s.cr
 	name := gcpcloud.EndpointName(s.owner)
@@ -27,15 +28,26 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, o
 	if o, waiting := r.awaitKept(ctx, s, opRuleInsert, ProvisioningReason, "Creating Private Service Connect endpoint "+name); waiting {
 		return "", o
 	}
-	rule, err := s.cloud.Endpoints.Get(ctx, name)
-	if err != nil {
-		return "", outcome.FromError(err)
-	}
-	if rule == nil {
-		cr.Status.EndpointIP = ""
+	var rule *compute.ForwardingRule
+	if _, tried := r.ruleTried.LoadOrStore(cr.UID, struct{}{}); !tried && cr.Status.EndpointIP == "" {
+		// Never made (no address in status) and not yet tried by this
+		// process: made without a read first; a rule of ours already
+		// there (a restart mid-creation) is adopted by the insert.
 		var o outcome.Outcome
 		if rule, o = r.createRule(ctx, s); !o.Done() {
 			return "", o
+		}
+	} else {
+		var err error
+		if rule, err = s.cloud.Endpoints.Get(ctx, name); err != nil {
+			return "", outcome.FromError(err)
+		}
+		if rule == nil {
+			cr.Status.EndpointIP = ""
+			var o outcome.Outcome
+			if rule, o = r.createRule(ctx, s); !o.Done() {
+				return "", o
+			}
 		}
 	}
 	if !s.owner.OwnsLabels(rule.Labels) {
@@ -77,6 +89,9 @@ func (r *Reconciler) createRule(ctx context.Context, s *scope) (*compute.Forward
 		return nil, outcome.Poll(hcplinkv1beta1.ServiceAttachmentNotFoundReason, "Service attachment "+
 			path.Base(s.cr.Status.ServiceAttachmentURI)+" does not exist, so endpoint "+name+
 			" cannot be made; waiting for the operator to make it again (see GCPServiceAttachmentAvailable)", attachmentFirstPoll, attachmentMostPoll)
+	}
+	if isNotOurs(err) {
+		return nil, notOurs("Forwarding rule", name)
 	}
 	if err != nil {
 		return nil, outcome.FromError(err)

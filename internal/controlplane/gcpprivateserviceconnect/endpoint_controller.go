@@ -81,6 +81,9 @@ type Reconciler struct {
 	// adopted: their address is read, not reserved again (a pass that
 	// cannot make the rule must not write each time).
 	reserved sync.Map // types.UID → struct{}
+	// ruleTried remembers the CRs whose forwarding rule this process has
+	// tried to make or read: only the first try goes without a read.
+	ruleTried sync.Map // types.UID → struct{}
 }
 
 type opKey struct {
@@ -174,6 +177,7 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 	r.outcomes().Forget(string(cr.UID))
 	r.converged.Delete(cr.UID)
 	r.reserved.Delete(cr.UID)
+	r.ruleTried.Delete(cr.UID)
 	r.operations.Range(func(k, _ any) bool {
 		if k.(opKey).uid == cr.UID {
 			r.operations.Delete(k)
