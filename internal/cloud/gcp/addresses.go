@@ -53,7 +53,11 @@ func (a *Addresses) Reserve(ctx context.Context, owner Owner, subnetwork string)
 	op, err := a.Compute.Addresses.Insert(a.Location.Project, a.Location.Region, addr).Context(callCtx).Do()
 	if IsAlreadyExists(err) {
 		existing, getErr := a.Get(ctx, name)
-		return adopt(doing, "Address", name, err, getErr, existing != nil, existing != nil && owner.OwnsLabels(existing.Labels))
+		link := ""
+		if existing != nil {
+			link = existing.SelfLink
+		}
+		return adopt(doing, "Address", name, err, getErr, existing != nil, existing != nil && owner.OwnsLabels(existing.Labels), link)
 	}
 	return started(a.Location.Project, a.Location.Region, doing, op, err)
 }

@@ -70,7 +70,7 @@ func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, er
 	if IsAlreadyExists(err) {
 		existing, getErr := z.Get(ctx, name)
 		ours := existing != nil && CreatedByHcplink(existing.Labels) && spec.Owner.OwnsLabels(existing.Labels)
-		if _, err := adopt("creating DNS zone "+name, "DNS zone", name, err, getErr, existing != nil, ours); err != nil {
+		if _, err := adopt("creating DNS zone "+name, "DNS zone", name, err, getErr, existing != nil, ours, ""); err != nil {
 			return nil, err
 		}
 		return existing, nil

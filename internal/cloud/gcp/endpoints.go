@@ -72,7 +72,11 @@ func (e *Endpoints) Insert(ctx context.Context, spec EndpointSpec) (Operation, e
 	op, err := e.Compute.ForwardingRules.Insert(e.Location.Project, e.Location.Region, fr).Context(callCtx).Do()
 	if IsAlreadyExists(err) {
 		existing, getErr := e.Get(ctx, name)
-		return adopt(doing, "Forwarding rule", name, err, getErr, existing != nil, existing != nil && spec.Owner.OwnsLabels(existing.Labels))
+		link := ""
+		if existing != nil {
+			link = existing.SelfLink
+		}
+		return adopt(doing, "Forwarding rule", name, err, getErr, existing != nil, existing != nil && spec.Owner.OwnsLabels(existing.Labels), link)
 	}
 	return started(e.Location.Project, e.Location.Region, doing, op, err)
 }

@@ -58,6 +58,10 @@ type Operation struct {
 	Doing string
 	// Done is set when the operation was DONE when last read.
 	Done bool
+	// Target is the link of the resource the change made (the
+	// operation's targetLink), or of the one an insert adopted: a caller
+	// that needs only the link does not read the resource again.
+	Target string
 }
 
 // IsZero reports whether o stands for no change.
@@ -66,7 +70,7 @@ func (o Operation) IsZero() bool { return o.Name == "" }
 // operationOf reads a change's answer: an Operation, done or not, or the
 // error of one that finished with an error.
 func operationOf(project, region, doing string, op *compute.Operation) (Operation, error) {
-	out := Operation{Project: project, Region: region, Name: op.Name, Doing: doing, Done: op.Status == "DONE"}
+	out := Operation{Project: project, Region: region, Name: op.Name, Doing: doing, Done: op.Status == "DONE", Target: op.TargetLink}
 	if out.Done {
 		return out, Wrap(doing, operationFailure(op))
 	}
@@ -123,8 +127,9 @@ func started(project, region, doing string, op *compute.Operation, err error) (O
 // adopt answers an insert that found its name taken: an existing resource
 // that is ours is adopted (the zero Operation); one that is not is refused
 // (CodeNotOurs); one not yet seen (its insert is still running) is the
-// insert's dependency error.
-func adopt(doing, what, name string, insertErr, getErr error, exists, ours bool) (Operation, error) {
+// insert's dependency error. The adopted Operation carries link, the
+// existing resource's.
+func adopt(doing, what, name string, insertErr, getErr error, exists, ours bool, link string) (Operation, error) {
 	switch {
 	case getErr != nil:
 		return Operation{}, getErr
@@ -133,7 +138,7 @@ func adopt(doing, what, name string, insertErr, getErr error, exists, ours bool)
 	case !ours:
 		return Operation{}, notOurs(doing, what, name)
 	}
-	return Operation{}, nil
+	return Operation{Target: link}, nil
 }
 
 // Location is where a provider works: a project and a region.

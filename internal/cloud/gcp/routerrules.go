@@ -14,6 +14,7 @@ import (
 // attachment publishes.
 type RouterRulesAPI interface {
 	FindByIP(ctx context.Context, ip string) (*compute.ForwardingRule, error)
+	ListInternal(ctx context.Context) ([]*compute.ForwardingRule, error)
 }
 
 // RouterRules is the management side's RouterRulesAPI, scoped to the
@@ -35,21 +36,48 @@ var _ RouterRulesAPI = (*RouterRules)(nil)
 // management network, nil when there is none (the cloud provider has not
 // made it yet). Two such rules are an error: the address is ambiguous.
 func (r *RouterRules) FindByIP(ctx context.Context, ip string) (*compute.ForwardingRule, error) {
+	rules, err := r.list(ctx, fmt.Sprintf("IPAddress = %q", ip))
+	if err != nil {
+		return nil, err
+	}
+	return RuleByIP(rules, ip)
+}
+
+// ListInternal returns every INTERNAL forwarding rule of the management
+// network: one listing that finds the router rules of a fleet.
+func (r *RouterRules) ListInternal(ctx context.Context) ([]*compute.ForwardingRule, error) {
+	return r.list(ctx, `loadBalancingScheme = "INTERNAL"`)
+}
+
+func (r *RouterRules) list(ctx context.Context, filter string) ([]*compute.ForwardingRule, error) {
 	ctx, cancel := r.Timeouts.list(ctx)
 	defer cancel()
-	var found []*compute.ForwardingRule
+	var out []*compute.ForwardingRule
 	err := r.Compute.ForwardingRules.List(r.Location.Project, r.Location.Region).
-		Filter(fmt.Sprintf("IPAddress = %q", ip)).Context(ctx).
+		Filter(filter).Context(ctx).
 		Pages(ctx, func(page *compute.ForwardingRuleList) error {
 			for _, fr := range page.Items {
-				if fr.IPAddress == ip && fr.LoadBalancingScheme == "INTERNAL" && sameResource(fr.Network, r.Network) {
-					found = append(found, fr)
+				if fr.LoadBalancingScheme == "INTERNAL" && sameResource(fr.Network, r.Network) {
+					out = append(out, fr)
 				}
 			}
 			return nil
 		})
 	if err != nil {
 		return nil, Wrap("listing forwarding rules", err)
+	}
+	return out, nil
+}
+
+// RuleByIP is the INTERNAL rule of rules (the management network's) that
+// holds ip, nil when none does; two are an error: the address is
+// ambiguous.
+func RuleByIP(rules []*compute.ForwardingRule, ip string) (*compute.ForwardingRule, error) {
+	var found []*compute.ForwardingRule
+	for _, fr := range rules {
+		if fr.IPAddress == ip && fr.LoadBalancingScheme == "INTERNAL" {
+			found = append(found, fr)
+		}
 	}
 	switch len(found) {
 	case 0:

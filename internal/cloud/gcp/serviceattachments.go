@@ -98,7 +98,11 @@ func (s *ServiceAttachments) Insert(ctx context.Context, spec AttachmentSpec) (O
 			o, ok := OwnerFromDescription(existing.Description)
 			ours = ok && o == spec.Owner
 		}
-		return adopt(doing, "Service attachment", name, err, getErr, existing != nil, ours)
+		link := ""
+		if existing != nil {
+			link = existing.SelfLink
+		}
+		return adopt(doing, "Service attachment", name, err, getErr, existing != nil, ours, link)
 	}
 	return started(s.Location.Project, s.Location.Region, doing, op, err)
 }

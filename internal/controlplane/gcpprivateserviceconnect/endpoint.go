@@ -15,8 +15,9 @@ import (
 
 // reconcileEndpoint makes the PSC endpoint exist, target the attachment
 // the operator published and be accepted, and returns its address. The
-// forwarding rule is read first: while it exists its IPAddress is the
-// address's, so the address is read only when the rule must be made.
+// forwarding rule is read first (except the first time this process
+// makes it): while it exists its IPAddress is the address's, so the
+// address is read only when the rule must be made.
 func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, outcome.Outcome) {
 	cr := s.cr
 	name := gcpcloud.EndpointName(s.owner)
@@ -27,15 +28,26 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, o
 	if o, waiting := r.awaitKept(ctx, s, opRuleInsert, ProvisioningReason, "Creating Private Service Connect endpoint "+name); waiting {
 		return "", o
 	}
-	rule, err := s.cloud.Endpoints.Get(ctx, name)
-	if err != nil {
-		return "", outcome.FromError(err)
-	}
-	if rule == nil {
-		cr.Status.EndpointIP = ""
+	var rule *compute.ForwardingRule
+	if _, tried := r.ruleTried.LoadOrStore(cr.UID, struct{}{}); !tried && cr.Status.EndpointIP == "" {
+		// Never made (no address in status) and not yet tried by this
+		// process: made without a read first; a rule of ours already
+		// there (a restart mid-creation) is adopted by the insert.
 		var o outcome.Outcome
 		if rule, o = r.createRule(ctx, s); !o.Done() {
 			return "", o
+		}
+	} else {
+		var err error
+		if rule, err = s.cloud.Endpoints.Get(ctx, name); err != nil {
+			return "", outcome.FromError(err)
+		}
+		if rule == nil {
+			cr.Status.EndpointIP = ""
+			var o outcome.Outcome
+			if rule, o = r.createRule(ctx, s); !o.Done() {
+				return "", o
+			}
 		}
 	}
 	if !s.owner.OwnsLabels(rule.Labels) {
@@ -63,12 +75,12 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, o
 // forwarding rule targeting the attachment; it returns the rule once
 // Compute Engine made it.
 func (r *Reconciler) createRule(ctx context.Context, s *scope) (*compute.ForwardingRule, outcome.Outcome) {
-	addr, o := r.reconcileAddress(ctx, s)
+	addrLink, o := r.reconcileAddress(ctx, s)
 	if !o.Done() {
 		return nil, o
 	}
 	name := gcpcloud.EndpointName(s.owner)
-	op, err := s.cloud.Endpoints.Insert(ctx, gcpcloud.EndpointSpec{Owner: s.owner, Network: s.network(), Address: addr.SelfLink,
+	op, err := s.cloud.Endpoints.Insert(ctx, gcpcloud.EndpointSpec{Owner: s.owner, Network: s.network(), Address: addrLink,
 		Target: s.cr.Status.ServiceAttachmentURI})
 	if ce, ok := cloud.AsError(err); ok && ce.Class == cloud.ClassNotFound {
 		// The attachment is gone; the operator makes it again, usually
@@ -77,6 +89,9 @@ func (r *Reconciler) createRule(ctx context.Context, s *scope) (*compute.Forward
 		return nil, outcome.Poll(hcplinkv1beta1.ServiceAttachmentNotFoundReason, "Service attachment "+
 			path.Base(s.cr.Status.ServiceAttachmentURI)+" does not exist, so endpoint "+name+
 			" cannot be made; waiting for the operator to make it again (see GCPServiceAttachmentAvailable)", attachmentFirstPoll, attachmentMostPoll)
+	}
+	if isNotOurs(err) {
+		return nil, notOurs("Forwarding rule", name)
 	}
 	if err != nil {
 		return nil, outcome.FromError(err)
@@ -105,42 +120,52 @@ func (r *Reconciler) createRule(ctx context.Context, s *scope) (*compute.Forward
 
 // reconcileAddress makes the endpoint's internal address exist in the
 // customer's subnet (reserved with this cluster's labels, or ours found
-// again after a restart).
-func (r *Reconciler) reconcileAddress(ctx context.Context, s *scope) (*compute.Address, outcome.Outcome) {
+// again after a restart) and returns its link. It runs only when the
+// forwarding rule must be made, when the address is almost always
+// missing: the first time in this process it is not read first (the
+// insert reserves it, or answers that the name is taken, and then the
+// provider reads it and adopts it only when it carries our labels), and
+// the finished operation's targetLink is its link, so it is not read
+// after either. Later passes (the rule still cannot be made) read it.
+func (r *Reconciler) reconcileAddress(ctx context.Context, s *scope) (string, outcome.Outcome) {
 	name := gcpcloud.EndpointAddressName(s.owner)
-	if o, waiting := r.awaitKept(ctx, s, opAddressReserve, ProvisioningReason, "Reserving the endpoint's address "+name); waiting {
-		return nil, o
-	}
-	addr, err := s.cloud.Addresses.Get(ctx, name)
-	if err != nil {
-		return nil, outcome.FromError(err)
-	}
-	if addr == nil {
-		op, err := s.cloud.Addresses.Reserve(ctx, s.owner, s.subnetwork())
+	op, reserving := r.kept(s.cr, opAddressReserve)
+	if _, known := r.reserved.Load(s.cr.UID); known && !reserving {
+		addr, err := s.cloud.Addresses.Get(ctx, name)
 		if err != nil {
-			return nil, outcome.FromError(err)
+			return "", outcome.FromError(err)
+		}
+		if addr != nil {
+			if !s.owner.OwnsLabels(addr.Labels) {
+				return "", notOurs("Address", name)
+			}
+			return addr.SelfLink, outcome.Continue()
+		}
+		r.reserved.Delete(s.cr.UID) // gone behind our back: reserved again
+	}
+	if !reserving {
+		var err error
+		op, err = s.cloud.Addresses.Reserve(ctx, s.owner, s.subnetwork())
+		if isNotOurs(err) {
+			return "", notOurs("Address", name)
+		}
+		if err != nil {
+			return "", outcome.FromError(err)
 		}
 		if op.IsZero() {
-			r.Events.Adopted(s.cr, "address", name)
-		}
-		done, err := r.await(ctx, s, opAddressReserve, op)
-		if err != nil {
-			return nil, outcome.FromError(err)
-		}
-		if !done {
-			return nil, outcome.Poll(ProvisioningReason, "Reserving the endpoint's address "+name, r.poll(), mostPoll)
-		}
-		if addr, err = s.cloud.Addresses.Get(ctx, name); err != nil {
-			return nil, outcome.FromError(err)
-		}
-		if addr == nil {
-			return nil, outcome.Poll(ProvisioningReason, "Reserving the endpoint's address "+name, r.poll(), mostPoll)
+			r.reserved.Store(s.cr.UID, struct{}{})
+			return op.Target, outcome.Continue() // ours, made by an earlier pass
 		}
 	}
-	if !s.owner.OwnsLabels(addr.Labels) {
-		return nil, notOurs("Address", name)
+	got, done, err := r.awaitOp(ctx, s, opAddressReserve, op)
+	if err != nil {
+		return "", outcome.FromError(err)
 	}
-	return addr, outcome.Continue()
+	if !done || got.Target == "" {
+		return "", outcome.Poll(ProvisioningReason, "Reserving the endpoint's address "+name, r.poll(), mostPoll)
+	}
+	r.reserved.Store(s.cr.UID, struct{}{})
+	return got.Target, outcome.Continue()
 }
 
 // replaceRule deletes our forwarding rule so that the next pass makes it

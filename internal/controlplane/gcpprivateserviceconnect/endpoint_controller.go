@@ -77,6 +77,13 @@ type Reconciler struct {
 	operations sync.Map // opKey → gcpcloud.Operation
 	// converged remembers the last Ready pass per CR (see proven.go).
 	converged sync.Map // types.UID → readyProof
+	// reserved remembers the CRs whose address this process reserved or
+	// adopted: their address is read, not reserved again (a pass that
+	// cannot make the rule must not write each time).
+	reserved sync.Map // types.UID → struct{}
+	// ruleTried remembers the CRs whose forwarding rule this process has
+	// tried to make or read: only the first try goes without a read.
+	ruleTried sync.Map // types.UID → struct{}
 }
 
 type opKey struct {
@@ -128,18 +135,25 @@ func (r *Reconciler) kept(cr *hcplinkv1beta1.GCPPrivateServiceConnect, step stri
 // await waits once on op (just started, or kept from an earlier pass) and
 // reports whether it is done; one still running is kept for the next pass.
 func (r *Reconciler) await(ctx context.Context, s *scope, step string, op gcpcloud.Operation) (bool, error) {
+	_, done, err := r.awaitOp(ctx, s, step, op)
+	return done, err
+}
+
+// awaitOp is await that also returns the operation as last read (its
+// Target is the link of what it made).
+func (r *Reconciler) awaitOp(ctx context.Context, s *scope, step string, op gcpcloud.Operation) (gcpcloud.Operation, bool, error) {
 	key := opKey{s.cr.UID, step}
 	if op.IsZero() {
 		r.operations.Delete(key)
-		return true, nil
+		return op, true, nil
 	}
 	got, err := s.cloud.Operations.Wait(ctx, op)
 	if err != nil || got.Done {
 		r.operations.Delete(key)
-		return err == nil, err
+		return got, err == nil, err
 	}
 	r.operations.Store(key, got)
-	return false, nil
+	return got, false, nil
 }
 
 // awaitKept waits once on the operation kept for step; waiting is true
@@ -162,6 +176,8 @@ func (r *Reconciler) awaitKept(ctx context.Context, s *scope, step, reason, mess
 func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 	r.outcomes().Forget(string(cr.UID))
 	r.converged.Delete(cr.UID)
+	r.reserved.Delete(cr.UID)
+	r.ruleTried.Delete(cr.UID)
 	r.operations.Range(func(k, _ any) bool {
 		if k.(opKey).uid == cr.UID {
 			r.operations.Delete(k)

@@ -315,3 +315,45 @@ func TestQuietAfterReady(t *testing.T) {
 		t.Fatal("still available")
 	}
 }
+
+// callsByOp are the control-plane operator's Compute Engine and Cloud DNS
+// calls so far, by operation.
+func (w *world) callsByOp() map[string]int64 {
+	out := map[string]int64{}
+	for op, n := range w.f.Server.GCP.PrincipalCalls()["serviceAccount:"+w.wi.Email] {
+		if strings.HasPrefix(op, "compute.") || strings.HasPrefix(op, "dns.") {
+			out[op] += n.Total
+		}
+	}
+	return out
+}
+
+// The create path from nothing to Available reads nothing it was just
+// told: the address is reserved without a read before (the rule is
+// missing, so the address almost always is) or after (the finished
+// operation's targetLink is its link), and the rule is made without a
+// read first. Address calls: the insert only; rule reads: the one after
+// its insert, and the one that sees it accepted.
+func TestCreateCallsAddressNotRead(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("quiet", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	c.until("available", available)
+	byOp := w.callsByOp()
+	var total, addressReads, ruleReads int64
+	for op, n := range byOp {
+		total += n
+		if strings.HasSuffix(op, "addresses.get") {
+			addressReads += n
+		}
+		if strings.HasSuffix(op, "forwardingRules.get") {
+			ruleReads += n
+		}
+	}
+	t.Logf("create: %d calls %v", total, byOp)
+	if addressReads != 0 {
+		t.Fatalf("the create path read the endpoint's address %d times; want 0 (the insert's operation carries its link)", addressReads)
+	}
+	if ruleReads > 2 {
+		t.Fatalf("the create path read the endpoint's forwarding rule %d times; want 2 (not before its insert)", ruleReads)
+	}
+}

@@ -83,3 +83,36 @@ func TestForeignAddressLeftAlone(t *testing.T) {
 		t.Fatalf("after deletion the project holds %v; want the customer's address, untouched", got)
 	}
 }
+
+// A forwarding rule of the endpoint's name that the customer made, found
+// by the first insert (the create path does not read the rule first): it
+// is reported as not ours, never adopted, and left by the deletion.
+func TestForeignRuleLeftAlone(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("ruled", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	ruleName := gcpcloud.EndpointName(c.ownerHere())
+	w.adminDone(w.admin.Addresses.Insert(customerProject, region, &compute.Address{Name: "theirs", AddressType: "INTERNAL",
+		Subnetwork: "projects/" + customerProject + "/regions/" + region + "/subnetworks/workers"}).Do())
+	w.adminDone(w.admin.ForwardingRules.Insert(customerProject, region, &compute.ForwardingRule{Name: ruleName,
+		Network: "projects/" + customerProject + "/global/networks/customer", IPAddress: "projects/" + customerProject + "/regions/" + region + "/addresses/theirs",
+		Target: c.get().Status.ServiceAttachmentURI}).Do())
+	c.until("the foreign rule is reported", func(cr *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
+		return condition(cr, hcplinkv1beta1.GCPEndpointAvailableCondition).Reason == NotOursReason
+	})
+	checkMessages(t, c.get())
+	if rule := w.rule(ruleName); rule == nil || len(rule.Labels) != 0 {
+		t.Fatalf("the customer's rule was changed or removed: %+v", rule)
+	}
+	if err := env.Client.Delete(w.ctx, c.get()); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; c.reconcileGone() >= 0; i++ {
+		if i > 40 {
+			t.Fatalf("never finished deleting; left %v", w.customerResources())
+		}
+		w.clock.Advance(10 * time.Second)
+	}
+	if got := w.customerResources(); !slices.Equal(got, []string{"address/theirs", "forwardingRule/" + ruleName}) {
+		t.Fatalf("after deletion the project holds %v; want only the customer's address and rule", got)
+	}
+}

@@ -125,6 +125,10 @@ type Reconciler struct {
 	// created remembers, by UID, the attachment this process started
 	// creating, so that finding it afterwards is not told as an adoption.
 	created sync.Map
+	// fresh remembers, by UID, the attachment this process started
+	// creating and with what, so that once made it is recorded without a
+	// read (freshlyMade).
+	fresh sync.Map
 	// attachments is the fleet's shared listing of this management
 	// cluster's attachments, for drift checks.
 	attachments attachmentCache
@@ -132,6 +136,12 @@ type Reconciler struct {
 	// attachment's creation being visible, so that two clusters reconciled
 	// at once never pick the same.
 	claims natClaims
+	// natSubnets is the NAT subnetworks' listing shared by the attachments
+	// created at about the same time.
+	natSubnets natListing
+	// routerRules is the internal forwarding rules' listing shared by the
+	// routers found at about the same time.
+	routerRules ruleListing
 }
 
 func (r *Reconciler) init() {

@@ -53,6 +53,7 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 	r.rules.Delete(cr.UID)
 	r.pending.Delete(cr.UID)
 	r.created.Delete(cr.UID)
+	r.fresh.Delete(cr.UID)
 	r.claims.release(cr.UID)
 }
 

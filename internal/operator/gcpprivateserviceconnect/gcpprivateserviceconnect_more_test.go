@@ -518,3 +518,46 @@ func countOf(list []string, s string) int {
 	}
 	return n
 }
+
+// Clusters created at about the same time share one listing of the NAT
+// subnetworks (they change only when an administrator adds one) and one of
+// the management network's internal forwarding rules: the second
+// attachment is made without listing either again.
+func TestAFleetArrivingSharesOneNATSubnetListing(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	first, second := w.cluster(), w.cluster()
+	w.settle(r, first.cr)
+	w.settle(r, second.cr)
+	if !slices.Equal(second.cr.Status.NATSubnets, []string{"psc-nat-b"}) && !slices.Equal(second.cr.Status.NATSubnets, []string{"psc-nat-a"}) ||
+		slices.Equal(first.cr.Status.NATSubnets, second.cr.Status.NATSubnets) {
+		t.Fatalf("NAT subnetworks %v and %v; want one each", first.cr.Status.NATSubnets, second.cr.Status.NATSubnets)
+	}
+	if n := w.calls("subnetworks.list").Total; n != 1 {
+		t.Fatalf("%d listings of the NAT subnetworks for two clusters created together; want 1", n)
+	}
+	if n := w.calls("forwardingRules.list").Total; n != 1 {
+		t.Fatalf("%d listings of the forwarding rules for two routers found together; want 1", n)
+	}
+}
+
+// The attachment this process just made is recorded from its operation
+// once DONE, not read again: its creation reads it once (it is absent),
+// and the first drift check reads it.
+func TestAMadeAttachmentIsNotReadAgain(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	c := w.cluster()
+	w.settle(r, c.cr)
+	if cond := condition(t, c.cr); cond.Status != metav1.ConditionTrue || c.cr.Status.ServiceAttachmentURI == "" {
+		t.Fatalf("condition %+v, URI %q", cond, c.cr.Status.ServiceAttachmentURI)
+	}
+	// Counted before the administrator's read below.
+	if n := w.calls("serviceAttachments.get").Total; n != 1 {
+		t.Fatalf("%d reads of the attachment while making it; want 1 (before the insert)", n)
+	}
+	sa := w.attachment(c.cr.Status.ServiceAttachmentName)
+	if sa == nil || gcpcloud.RelativeName(sa.SelfLink) != c.cr.Status.ServiceAttachmentURI {
+		t.Fatalf("status URI %q does not name the attachment made", c.cr.Status.ServiceAttachmentURI)
+	}
+}

@@ -3,6 +3,7 @@ package gcpprivateserviceconnect
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"google.golang.org/api/compute/v1"
@@ -32,6 +33,7 @@ func (r *Reconciler) waitPending(ctx context.Context, s *scope) outcome.Outcome 
 	done, err := r.Cloud.Operations.Wait(ctx, op)
 	if err != nil {
 		r.pending.Delete(s.cr.UID)
+		r.fresh.Delete(s.cr.UID)
 		r.claims.release(s.cr.UID)
 		return outcome.FromError(err)
 	}
@@ -60,8 +62,9 @@ func (r *Reconciler) keep(s *scope, op gcpcloud.Operation) {
 }
 
 // ensureRule finds the INTERNAL forwarding rule holding
-// spec.loadBalancerIP in the management network (one listing, filtered
-// by address), once: later passes reuse it while the address stays.
+// spec.loadBalancerIP in the management network, once: later passes reuse
+// it while the address stays. The listing of the network's internal rules
+// is shared by the routers found within ruleListingTTL.
 func (r *Reconciler) ensureRule(ctx context.Context, s *scope) outcome.Outcome {
 	ip := s.cr.Spec.LoadBalancerIP
 	if ip == "" {
@@ -72,12 +75,23 @@ func (r *Reconciler) ensureRule(ctx context.Context, s *scope) outcome.Outcome {
 		s.rule, s.status.ForwardingRuleName = &rule, rule.Name
 		return outcome.Continue()
 	}
-	fr, err := r.Cloud.RouterRules.FindByIP(ctx, ip)
-	if err != nil {
-		return outcome.FromError(err)
-	}
-	if fr == nil {
-		return ruleNotFound(ip, r.Network, r.Region)
+	var fr *compute.ForwardingRule
+	for fresh := false; ; fresh = true {
+		rules, cached, err := r.routerRules.get(ctx, r.Cloud.RouterRules.ListInternal, r.Now(), ruleListingTTL, fresh)
+		if err != nil {
+			return outcome.FromError(err)
+		}
+		fr, err = gcpcloud.RuleByIP(rules, ip)
+		if (err != nil || fr == nil) && cached {
+			continue // perhaps made or changed since the shared listing
+		}
+		if err != nil {
+			return outcome.FromError(err)
+		}
+		if fr == nil {
+			return ruleNotFound(ip, r.Network, r.Region)
+		}
+		break
 	}
 	rule := ruleRef{Name: fr.Name, Link: fr.SelfLink, IP: ip}
 	r.rules.Store(s.cr.UID, rule)
@@ -93,6 +107,9 @@ func (r *Reconciler) ensureRule(ctx context.Context, s *scope) outcome.Outcome {
 func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Outcome {
 	log := ctrl.LoggerFrom(ctx)
 	name := r.attachmentName(s)
+	if o, ok := r.freshlyMade(ctx, s, name); ok {
+		return o
+	}
 	sa, err := r.readAttachment(ctx, s, name)
 	if err != nil {
 		return outcome.FromError(err)
@@ -208,6 +225,7 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 	op, err := r.Cloud.ServiceAttachments.Insert(ctx, spec)
 	if err != nil {
 		r.claims.release(s.cr.UID)
+		r.natSubnets.drop() // the subnetwork may be gone: list afresh
 		if ce, ok := cloud.AsError(err); ok && ce.Code == gcpcloud.CodeNotOurs {
 			return notOurs(name, "it does not carry this cluster's hcplink marker")
 		}
@@ -217,6 +235,9 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 		ctrl.LoggerFrom(ctx).Info("creating the service attachment", "serviceAttachment", name, "natSubnet", nat.Name)
 		r.Events.Created(s.cr, "service attachment", name)
 		r.created.Store(s.cr.UID, name)
+		if op.Target != "" {
+			r.fresh.Store(s.cr.UID, freshAttachment{name: name, link: op.Target, rule: spec.TargetService, consumers: spec.Consumers})
+		}
 	}
 	s.status.NATSubnets = []string{nat.Name}
 	return r.started(s, "creating service attachment "+name, op, nil)
@@ -227,29 +248,38 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 // Private Service Connect subnetworks (those of --gcp-nat-subnets when
 // set). A subnetwork serves one attachment only, so one taken by any
 // attachment of the region, or chosen meanwhile for another object, is
-// not free.
+// not free. The subnetworks' listing is shared by the attachments created
+// within natListingTTL; none fitting from the shared one lists again.
 func (r *Reconciler) chooseNATSubnet(ctx context.Context, s *scope, name string) (*compute.Subnetwork, outcome.Outcome) {
-	subnets, err := r.Cloud.NATSubnets.List(ctx)
-	if err != nil {
-		return nil, outcome.FromError(err)
-	}
-	given := s.cr.Spec.NATSubnet
-	subnets = allowedNATSubnets(subnets, given, r.NATSubnets)
-	if given != "" && len(subnets) == 0 {
-		return nil, natSubnetNotFound(given, r.Network, r.Region)
-	}
 	attachments, err := r.Cloud.ServiceAttachments.ListAll(ctx)
 	if err != nil {
 		return nil, outcome.FromError(err)
 	}
-	nat, err := r.claims.choose(s.cr.UID, subnets, attachments, name)
-	if err != nil {
-		if given != "" {
-			return nil, natSubnetTaken(given)
+	given := s.cr.Spec.NATSubnet
+	for fresh := false; ; fresh = true {
+		subnets, cached, err := r.natSubnets.get(ctx, r.Cloud.NATSubnets.List, r.Now(), natListingTTL, fresh)
+		if err != nil {
+			return nil, outcome.FromError(err)
 		}
-		return nil, natSubnetsExhausted(len(subnets), r.Network, r.Region)
+		subnets = allowedNATSubnets(subnets, given, r.NATSubnets)
+		if given != "" && len(subnets) == 0 {
+			if cached {
+				continue // perhaps added since the shared listing
+			}
+			return nil, natSubnetNotFound(given, r.Network, r.Region)
+		}
+		nat, err := r.claims.choose(s.cr.UID, subnets, attachments, name)
+		if err != nil {
+			if cached {
+				continue // perhaps one was added since the shared listing
+			}
+			if given != "" {
+				return nil, natSubnetTaken(given)
+			}
+			return nil, natSubnetsExhausted(len(subnets), r.Network, r.Region)
+		}
+		return nat, outcome.Continue()
 	}
-	return nat, outcome.Continue()
 }
 
 // attachmentName is the object's attachment: the one recorded in status,
@@ -294,4 +324,43 @@ func (r *Reconciler) notOursBecause(sa *compute.ServiceAttachment, s *scope) str
 // rejectedNote is the Event of rejected connections.
 func rejectedNote(name string, projects []string) string {
 	return fmt.Sprintf("Service attachment %s: rejected the pending connections of projects %v, which are not on its accept list; add a project to additionalAllowedProjects and connect again to let it in.", name, projects)
+}
+
+// freshAttachment is an attachment this process just created: its link
+// (the insert's targetLink) and what it was created with.
+type freshAttachment struct {
+	name, link, rule string
+	consumers        []gcpcloud.Consumer
+}
+
+// freshlyMade finishes the pass after the creation of the object's
+// attachment without reading it: once its operation is DONE the
+// attachment is what the insert asked for, so when the router's rule and
+// the accept list are still those it was created with, status records it
+// and the condition is Ready; ok is false otherwise (nothing created by
+// this process, or something changed since: the attachment is read). A
+// brand-new attachment has no connections to reject yet; the drift check
+// reads it.
+func (r *Reconciler) freshlyMade(ctx context.Context, s *scope, name string) (outcome.Outcome, bool) {
+	v, ok := r.fresh.LoadAndDelete(s.cr.UID)
+	if !ok {
+		return outcome.Outcome{}, false
+	}
+	f := v.(freshAttachment)
+	want := desiredConsumers(s.hc, s.cr)
+	if f.name != name || s.status.ServiceAttachmentName != "" || !sameResource(f.rule, s.rule.Link) || !slices.Equal(f.consumers, want) {
+		return outcome.Outcome{}, false
+	}
+	r.created.Delete(s.cr.UID)
+	r.claims.release(s.cr.UID)
+	s.status.ServiceAttachmentName = name
+	s.status.ServiceAttachmentURI = gcpcloud.RelativeName(f.link)
+	ctrl.LoggerFrom(ctx).V(1).Info("the service attachment is made; recorded from its operation", "serviceAttachment", name)
+	return outcome.Ready(hcplinkv1beta1.GCPSuccessReason, readyMessage(name, s.status.ForwardingRuleName, len(want)), r.DriftInterval), true
+}
+
+// sameResource reports whether two links or relative names name one
+// resource.
+func sameResource(a, b string) bool {
+	return a != "" && gcpcloud.RelativeName(a) == gcpcloud.RelativeName(b)
 }
