@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -45,12 +46,11 @@ func TestObjectHotLoopsNameTheObject(t *testing.T) {
 	for _, name := range []string{"hot", "calm"} {
 		events <- event.GenericEvent{Object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for hot.Load() < hotRounds || counts.snapshot()[reconciledObject{"looping", "ns/calm"}] == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the controller did not finish its rounds: hot %d, counts %v", hot.Load(), counts.snapshot())
-		}
-		time.Sleep(10 * time.Millisecond)
+	finished := func(context.Context) (bool, error) {
+		return hot.Load() >= hotRounds && counts.snapshot()[reconciledObject{"looping", "ns/calm"}] > 0, nil
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, finished); err != nil {
+		t.Fatalf("the controller did not finish its rounds: hot %d, counts %v", hot.Load(), counts.snapshot())
 	}
 	cancel()
 	<-done
