@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/api/compute/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -45,36 +44,9 @@ func TestGCPOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 
 	clk := sim.NewManualClock(time.Now().UTC().Truncate(time.Minute))
 	f := cloudsimtest.StartGCP(t, cloudsim.Options{Clock: clk})
-	admin := f.Compute(t, cloudsimtest.GCPAdminTokens())
-	do := func(_ *compute.Operation, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		clk.Advance(time.Second)
-	}
-	do(admin.Networks.Insert(project, &compute.Network{Name: "management", ForceSendFields: []string{"AutoCreateSubnetworks"}}).Do())
-	do(admin.Subnetworks.Insert(project, region, &compute.Subnetwork{Name: "nodes", Network: "global/networks/management", IpCidrRange: "10.0.0.0/24"}).Do())
-	do(admin.Subnetworks.Insert(project, region, &compute.Subnetwork{Name: "psc-nat-a", Network: "global/networks/management",
-		IpCidrRange: "10.1.0.0/28", Purpose: gcpcloud.PurposePrivateServiceConnect}).Do())
-	do(admin.ForwardingRules.Insert(project, region, &compute.ForwardingRule{Name: "router", LoadBalancingScheme: "INTERNAL",
-		BackendService: "regions/" + region + "/backendServices/router", Subnetwork: "regions/" + region + "/subnetworks/nodes",
-		Network: "global/networks/management", IPAddress: routerIP, Ports: []string{"443"}}).Do())
-	sa, err := f.Server.GCP.AddServiceAccount(project, "hcplink-operator", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := f.Server.GCP.AddServiceAccountKey(sa.Email, f.URL+"/oauth2/token")
-	if err != nil {
-		t.Fatal(err)
-	}
-	role, err := f.Server.GCP.AddCustomRole(project, gcpcloud.RoleID(gcpcloud.ManagementOperator), gcpcloud.PermissionsOf(gcpcloud.ManagementOperator))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Server.GCP.Grant(project, role.Name, "serviceAccount:"+sa.Email, nil); err != nil {
-		t.Fatal(err)
-	}
+	// The router's internal forwarding rule, a NAT subnetwork, and the
+	// operator's service account holding the shipped management role only.
+	key := f.SeedGCPManagement(t, clk, project, region, routerIP, gcpcloud.RoleID(gcpcloud.ManagementOperator), gcpcloud.PermissionsOf(gcpcloud.ManagementOperator))
 
 	ctx, cancel := context.WithCancel(ctrl.LoggerInto(t.Context(), ctrl.Log.WithName("operator")))
 	done := make(chan error, 1)

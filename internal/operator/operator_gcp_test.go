@@ -42,39 +42,10 @@ func TestRunServesGCPPrivateServiceConnect(t *testing.T) {
 	// Compute Engine's operations.
 	clk := sim.NewManualClock(time.Now().UTC().Truncate(time.Minute))
 	f := cloudsimtest.StartGCP(t, cloudsim.Options{Clock: clk})
+	// The router's internal forwarding rule, a NAT subnetwork, and the
+	// operator's service account holding the shipped management role only.
+	key := f.SeedGCPManagement(t, clk, project, region, routerIP, gcpcloud.RoleID(gcpcloud.ManagementOperator), gcpcloud.PermissionsOf(gcpcloud.ManagementOperator))
 	admin := f.Compute(t, cloudsimtest.GCPAdminTokens())
-	do := func(_ *compute.Operation, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		clk.Advance(time.Second)
-	}
-	do(admin.Networks.Insert(project, &compute.Network{Name: "management", ForceSendFields: []string{"AutoCreateSubnetworks"}}).Do())
-	do(admin.Subnetworks.Insert(project, region, &compute.Subnetwork{Name: "nodes", Network: "global/networks/management", IpCidrRange: "10.0.0.0/24"}).Do())
-	do(admin.Subnetworks.Insert(project, region, &compute.Subnetwork{Name: "psc-nat-a", Network: "global/networks/management",
-		IpCidrRange: "10.1.0.0/28", Purpose: gcpcloud.PurposePrivateServiceConnect}).Do())
-	// The router Service's internal passthrough load balancer, as GKE
-	// makes it for networking.gke.io/load-balancer-type: Internal.
-	do(admin.ForwardingRules.Insert(project, region, &compute.ForwardingRule{Name: "router", LoadBalancingScheme: "INTERNAL",
-		BackendService: "regions/" + region + "/backendServices/router", Subnetwork: "regions/" + region + "/subnetworks/nodes",
-		Network: "global/networks/management", IPAddress: routerIP, Ports: []string{"443"}}).Do())
-	// The operator's service account holds the shipped management role only.
-	sa, err := f.Server.GCP.AddServiceAccount(project, "hcplink-operator", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := f.Server.GCP.AddServiceAccountKey(sa.Email, f.URL+"/oauth2/token")
-	if err != nil {
-		t.Fatal(err)
-	}
-	role, err := f.Server.GCP.AddCustomRole(project, gcpcloud.RoleID(gcpcloud.ManagementOperator), gcpcloud.PermissionsOf(gcpcloud.ManagementOperator))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Server.GCP.Grant(project, role.Name, "serviceAccount:"+sa.Email, nil); err != nil {
-		t.Fatal(err)
-	}
 
 	ctx := t.Context()
 	runCtx, cancel := context.WithCancel(ctrl.LoggerInto(ctx, ctrl.Log.WithName("operator")))

@@ -145,3 +145,46 @@ func (f *Fixture) ExternalAccountTokens(t testing.TB, w *WorkloadIdentity, token
 	}
 	return creds.TokenSource
 }
+
+// SeedGCPManagement makes what a management cluster's project holds for
+// the management operator: the network "management" with its "nodes"
+// subnetwork and one Private Service Connect NAT subnetwork "psc-nat-a",
+// the router Service's internal forwarding rule "router" at routerIP (as
+// GKE makes it for networking.gke.io/load-balancer-type: Internal), and
+// the operator's service account "hcplink-operator" holding only the
+// custom role roleID of the given permissions. It returns that account's
+// key. clk moves past each Compute Engine operation.
+func (f *Fixture) SeedGCPManagement(t testing.TB, clk *sim.ManualClock, project, region, routerIP, roleID string, permissions []string) (key []byte) {
+	t.Helper()
+	admin := f.Compute(t, GCPAdminTokens())
+	do := func(_ *compute.Operation, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(time.Second)
+	}
+	do(admin.Networks.Insert(project, &compute.Network{Name: "management", ForceSendFields: []string{"AutoCreateSubnetworks"}}).Do())
+	do(admin.Subnetworks.Insert(project, region, &compute.Subnetwork{Name: "nodes", Network: "global/networks/management", IpCidrRange: "10.0.0.0/24"}).Do())
+	do(admin.Subnetworks.Insert(project, region, &compute.Subnetwork{Name: "psc-nat-a", Network: "global/networks/management",
+		IpCidrRange: "10.1.0.0/28", Purpose: "PRIVATE_SERVICE_CONNECT"}).Do())
+	do(admin.ForwardingRules.Insert(project, region, &compute.ForwardingRule{Name: "router", LoadBalancingScheme: "INTERNAL",
+		BackendService: "regions/" + region + "/backendServices/router", Subnetwork: "regions/" + region + "/subnetworks/nodes",
+		Network: "global/networks/management", IPAddress: routerIP, Ports: []string{"443"}}).Do())
+	sa, err := f.Server.GCP.AddServiceAccount(project, "hcplink-operator", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err = f.Server.GCP.AddServiceAccountKey(sa.Email, f.URL+"/oauth2/token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	role, err := f.Server.GCP.AddCustomRole(project, roleID, permissions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Server.GCP.Grant(project, role.Name, "serviceAccount:"+sa.Email, nil); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
