@@ -62,6 +62,7 @@ or touched, no condition said something untrue and nothing looped.`,
 	}
 	cmd.Flags().StringVar(&opts.Platform, "platform", soak.PlatformAll, "the clouds: aws, azure or all (at once, each in its own process on its own devenv)")
 	cmd.Flags().IntVar(&opts.Clusters, "clusters", 30, "clusters per cloud")
+	cmd.Flags().IntVar(&opts.CustomerAccounts, "customer-accounts", 1, "AWS: spread the clusters over this many customer accounts (cluster i in account i mod n)")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 10*time.Minute, "how long the faults run")
 	cmd.Flags().Int64Var(&opts.Seed, "seed", 1, "seed of the clusters' lives and of the cloud's faults")
 	cmd.Flags().DurationVar(&opts.SettleTimeout, "settle-timeout", 10*time.Minute, "how long to wait for the fleet to settle after the faults, and again for everything to be deleted")

@@ -40,6 +40,9 @@ func runChild(ctx context.Context, name string, opts Options) (CloudReport, erro
 	cmd := exec.CommandContext(ctx, opts.Executable, "soak", "--platform", name, "--output", "json",
 		"--clusters", strconv.Itoa(opts.Clusters), "--duration", opts.Duration.String(),
 		"--seed", strconv.FormatInt(opts.Seed, 10), "--settle-timeout", opts.SettleTimeout.String(), "--quiet-window", opts.QuietWindow.String())
+	if opts.CustomerAccounts > 1 {
+		cmd.Args = append(cmd.Args, "--customer-accounts", strconv.Itoa(opts.CustomerAccounts))
+	}
 	if opts.Intense {
 		cmd.Args = append(cmd.Args, "--intense")
 	}

@@ -23,22 +23,27 @@ import (
 	"github.com/hcplink/hcplink/internal/devenv"
 )
 
-type awsPlatform struct{}
+// awsPlatform spreads its clusters over customerAccounts customer
+// accounts.
+type awsPlatform struct{ customerAccounts int }
 
 func (awsPlatform) name() string               { return "aws" }
 func (awsPlatform) capacity() (int, string)    { return 0, "" }
 func (awsPlatform) throttling() sim.Throttling { return sim.AWSDefaultThrottling() }
 
 func (p awsPlatform) devenvOptions(Options) devenv.Options {
-	return devenv.Options{Faults: &sim.FaultConfig{Throttling: p.throttling()}, DriftInterval: driftInterval, OperatorReplicas: operatorReplicas}
+	return devenv.Options{Faults: &sim.FaultConfig{Throttling: p.throttling()}, DriftInterval: driftInterval, OperatorReplicas: operatorReplicas,
+		CustomerAccounts: p.customerAccounts}
 }
 
-func (awsPlatform) prepare(ctx context.Context, env *devenv.Env, n int) ([]*cluster, error) {
+func (p awsPlatform) prepare(ctx context.Context, env *devenv.Env, n int) ([]*cluster, error) {
 	raiseQuotas(env, n)
+	customers := env.Customers[:min(len(env.Customers), max(1, p.customerAccounts))]
 	out := make([]*cluster, n)
 	for i := range out {
+		customer := customers[i%len(customers)]
 		c := &cluster{index: i, namespace: fmt.Sprintf("soak-%03d", i), name: fmt.Sprintf("hc-%d", i), infraID: fmt.Sprintf("soak-%03d", i),
-			customer: env.Customer, customerAWS: patient(env.CustomerAWS)}
+			customer: customer.Network, customerAWS: patient(customer.AWS)}
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.namespace}}); err != nil {
 			return nil, err
 		}
@@ -100,11 +105,18 @@ func (awsPlatform) toggleAccess(hc *hcplinkv1beta1.HostedCluster) {
 	}
 }
 
+// allowOther allows another account's root: the second customer's, or
+// the first's for the second customer's own clusters.
 func (awsPlatform) allowOther(hc *hcplinkv1beta1.HostedCluster, on bool) {
 	hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = nil
-	if on {
-		hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = []string{"arn:aws:iam::" + devenv.SecondCustomerAccount + ":root"}
+	if !on {
+		return
 	}
+	other := devenv.SecondCustomerAccount
+	if strings.Contains(hc.Spec.Platform.AWS.RolesRef.ControlPlaneOperatorARN, ":"+other+":") {
+		other = devenv.CustomerAccount
+	}
+	hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = []string{"arn:aws:iam::" + other + ":root"}
 }
 
 // drift, as the customer with the API: the api record deleted from the

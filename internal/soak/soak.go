@@ -42,6 +42,10 @@ type Options struct {
 	Platform string
 	// Clusters per cloud.
 	Clusters int
+	// CustomerAccounts spreads the AWS clusters over this many customer
+	// accounts (cluster i in account i mod n), as a platform team's fleet
+	// is; 0 or 1 is one account. Azure keeps one subscription.
+	CustomerAccounts int
 	// Duration of the faulty period.
 	Duration time.Duration
 	// Seed makes the lives and the cloud's faults repeatable (as far as
@@ -86,7 +90,7 @@ func Run(ctx context.Context, opts Options) error {
 
 // Soak performs the soak and returns its report.
 func Soak(ctx context.Context, opts Options) (*Report, error) {
-	platforms, err := platformsFor(opts.Platform)
+	platforms, err := platformsFor(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -123,16 +127,17 @@ func Soak(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-func platformsFor(name string) ([]platform, error) {
-	switch strings.ToLower(name) {
+func platformsFor(opts Options) ([]platform, error) {
+	aws := &awsPlatform{customerAccounts: max(1, opts.CustomerAccounts)}
+	switch strings.ToLower(opts.Platform) {
 	case "", PlatformAWS:
-		return []platform{&awsPlatform{}}, nil
+		return []platform{aws}, nil
 	case PlatformAzure:
 		return []platform{&azurePlatform{}}, nil
 	case PlatformAll:
-		return []platform{&awsPlatform{}, &azurePlatform{}}, nil
+		return []platform{aws, &azurePlatform{}}, nil
 	}
-	return nil, fmt.Errorf("--platform must be aws, azure or all, not %q", name)
+	return nil, fmt.Errorf("--platform must be aws, azure or all, not %q", opts.Platform)
 }
 
 // lockedWriter prefixes the commentary with the time and the cloud, and
