@@ -1,6 +1,8 @@
 package soak
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -39,5 +41,17 @@ func TestPlatformsForCarriesTheCustomerAccounts(t *testing.T) {
 	}
 	if _, err := platformsFor(Options{Platform: "gcp-typo"}); err == nil {
 		t.Error("an unknown platform was accepted")
+	}
+}
+
+func TestOperatorLoggerMakesItsDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs", "run-1")
+	_, done, err := operatorLogger(dir, "aws")
+	if err != nil {
+		t.Fatalf("a log directory that does not exist yet: %v", err)
+	}
+	done()
+	if _, err := os.Stat(filepath.Join(dir, "aws-operators.log")); err != nil {
+		t.Error(err)
 	}
 }

@@ -324,10 +324,14 @@ func callTotals(env *devenv.Env) sim.CallCount {
 }
 
 // operatorLogger writes the operators' logs of one cloud as JSON lines to
-// dir/<cloud>-operators.log; with no dir it discards them.
+// dir/<cloud>-operators.log, making dir if need be; with no dir it
+// discards them.
 func operatorLogger(dir, cloud string) (logr.Logger, func(), error) {
 	if dir == "" {
 		return logr.Discard(), func() {}, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return logr.Discard(), nil, fmt.Errorf("making the log directory: %w", err)
 	}
 	f, err := os.Create(filepath.Join(dir, cloud+"-operators.log"))
 	if err != nil {
