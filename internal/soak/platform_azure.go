@@ -50,7 +50,11 @@ func (azurePlatform) prepare(ctx context.Context, env *devenv.Env, n int) ([]*cl
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c.namespace}}); err != nil {
 			return nil, err
 		}
-		if c.azure, err = env.PrepareAzureCluster(ctx, c.namespace, c.name, c.infraID); err != nil {
+		err := patiently(ctx, func() (err error) {
+			c.azure, err = env.PrepareAzureCluster(ctx, c.namespace, c.name, c.infraID)
+			return err
+		})
+		if err != nil {
 			return nil, fmt.Errorf("preparing %s: %w", c.name, err)
 		}
 		out[i] = c
