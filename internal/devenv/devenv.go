@@ -180,10 +180,15 @@ type Env struct {
 	runCtx          context.Context
 	operatorMu      sync.Mutex
 	replicas        []*operatorReplica // the in-process management operator's replicas
-	kube            *envtest.Environment
-	cpos            *cpoRunner
-	cancel          context.CancelFunc
-	stopped         []chan error
+	replicaExits    int                // runs of replicas that ended on their own (operatorMu)
+	// runOperator and replicaBackOff replace operator.Run and the
+	// kubelet's first back-off in tests of the replicas' restarts.
+	runOperator    func(context.Context, operator.Options) error
+	replicaBackOff time.Duration
+	kube           *envtest.Environment
+	cpos           *cpoRunner
+	cancel         context.CancelFunc
+	stopped        []chan error
 
 	// operatorKube is the management operator's ServiceAccount (see
 	// startOperatorIdentity); operatorKubeconfigPath holds it for the

@@ -53,6 +53,10 @@ type CloudReport struct {
 	HotLoops                     []HotLoop          `json:"hotLoops"`
 	OperatorRestarts             int                `json:"operatorRestarts"`
 	ControlPlaneOperatorRestarts int                `json:"controlPlaneOperatorRestarts"`
+	// OperatorReplicaExits: replicas of the management operator whose run
+	// ended on their own (the Lease lost to a slow API server) and which
+	// devenv started again as the kubelet would; not the soak's kills.
+	OperatorReplicaExits int `json:"operatorReplicaExits"`
 	// OperatorReplicas: the management operator's replicas (leader
 	// election on when more than one). LeaderKills: times the leading
 	// replica was killed and another took over; LeaderHandovers: the
@@ -135,7 +139,7 @@ func (r *Report) write(w io.Writer, asJSON bool) error {
 		fmt.Fprintf(tw, "  drift made\t%s\n", counts(c.Drifts))
 		fmt.Fprintf(tw, "  cloud calls\t%d (%d throttled, %d failed); %d spikes, %d resets, %d lost replies\n",
 			c.CloudCalls.Total, c.CloudCalls.Throttled, c.CloudCalls.Failed, c.Transport.Spikes, c.Transport.Resets, c.Transport.LostReplies)
-		fmt.Fprintf(tw, "  operator restarts\t%d management, %d control-plane; API server restarted %d times\n", c.OperatorRestarts, c.ControlPlaneOperatorRestarts, c.APIServerRestarts)
+		fmt.Fprintf(tw, "  operator restarts\t%d management (and %d exits on their own), %d control-plane; API server restarted %d times\n", c.OperatorRestarts, c.OperatorReplicaExits, c.ControlPlaneOperatorRestarts, c.APIServerRestarts)
 		fmt.Fprintf(tw, "  leader election\t%d replicas; leader killed %d times; %d handovers\n", c.OperatorReplicas, c.LeaderKills, c.LeaderHandovers)
 		fmt.Fprintf(tw, "  credentials revoked\t%d times; %d conditions not true at the time\n", c.CredentialRevocations, len(c.UntrueConditions))
 		fmt.Fprintf(tw, "  converged\t%d of %d (%.0f %%) %.0f s after the faults stopped\n", c.Converged, c.Present, c.ConvergedPercent, c.SecondsToConverge)

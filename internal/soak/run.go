@@ -132,6 +132,7 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 	stopped := time.Now()
 	rep.Actions, rep.ActionErrors, rep.Drifts = tl.actions, tl.errors, tl.drifts
 	rep.OperatorRestarts, rep.ControlPlaneOperatorRestarts = killer.operatorRestarts, killer.cpoRestarts
+	rep.OperatorReplicaExits = env.OperatorReplicaExits()
 	rep.CloudCalls = callTotals(env)
 	rep.Transport = env.Cloud.TransportCounts()
 	log.printf("faults off; waiting for the fleet to settle")
