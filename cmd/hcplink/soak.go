@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -47,6 +49,11 @@ or touched, no condition said something untrue and nothing looped.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrllog.SetLogger(logr.Discard())
+			// Interrupted, the soak still stops its devenv (API server, etcd,
+			// cloudsim) on the way out, and each cloud's process its own.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cmd.SetContext(ctx)
 			opts.JSON = output.format == formatJSON
 			opts.Progress = cmd.ErrOrStderr() // the result alone on stdout or in the file
 			self, err := os.Executable()

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // runEach soaks every cloud at once, each in its own hcplink process: a
@@ -33,6 +35,10 @@ func runEach(ctx context.Context, platforms []platform, opts Options) ([]CloudRe
 	return results, errors.Join(errs...)
 }
 
+// childStopWithin bounds how long an interrupted cloud's process may take
+// to stop its devenv.
+const childStopWithin = 30 * time.Second
+
 // runChild runs `hcplink soak --platform <name> -o json` and reads its
 // one cloud's report; its commentary goes to ours. A child whose soak
 // found problems exits non-zero but still prints its report.
@@ -49,11 +55,18 @@ func runChild(ctx context.Context, name string, opts Options) (CloudReport, erro
 	if opts.LogDir != "" {
 		cmd.Args = append(cmd.Args, "--log-dir", opts.LogDir)
 	}
+	// Cancelled, a cloud's process is asked to stop (SIGTERM), so that it
+	// stops its devenv; killed only if it has not within childStopWithin.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = childStopWithin
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = opts.Progress
 	runErr := cmd.Run()
 	var rep Report
+	if ctx.Err() != nil {
+		return CloudReport{}, fmt.Errorf("%s: interrupted (its devenv stopped)", name)
+	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Clouds) != 1 {
 		return CloudReport{}, fmt.Errorf("%s: the soak gave no report (%v)", name, errors.Join(runErr, err))
 	}
