@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,6 +41,10 @@ AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), with the
 endpoints configurable (AZURE_AUTHORITY_HOST, AZURE_RESOURCE_MANAGER_ENDPOINT,
 AZURE_CA_BUNDLE) so that the same binary runs on Azure or cloudsim.
 
+--platform names the cluster's platform type, as the management operator
+renders it: only that cloud's controllers and credentials check run, so the
+operator asks for and needs only that platform's private-link objects.
+
 For a GCP cluster served through Private Service Connect it keeps the
 GCPPrivateServiceConnect of the private router and, in the customer's
 project, the PSC endpoint (an internal address and a forwarding rule to the
@@ -65,6 +70,8 @@ another cloud (cloudsim).`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Namespace, "namespace", "", "the hosted control plane's namespace (required)")
+	cmd.Flags().StringVar(&opts.Platform, "platform", "", "the hosted control plane's platform type ("+strings.Join(controlplane.Platforms().Names(), ", ")+
+		"): only its controllers and credentials check run, as its Role allows; empty runs every platform's (Deployments rendered by a management operator older than this flag)")
 	cmd.Flags().StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the metrics endpoint; "0" disables it`)
 	cmd.Flags().StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of the health and readiness probes; "0" disables them`)
 	cmd.Flags().DurationVar(&flags.drift, "drift-interval", 0, "how often a healthy private path (AWS: VPC endpoint, security group, records; Azure: Private Endpoint, private zone, link, records) is checked for drift, jittered (0: the platform's default: "+controlplane.Platforms().DriftHelp()+")")

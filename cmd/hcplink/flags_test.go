@@ -9,11 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+	"github.com/hcplink/hcplink/internal/controlplane"
 	awsplatform "github.com/hcplink/hcplink/internal/controlplane/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/controlplane/platform/azure"
 	"github.com/hcplink/hcplink/internal/install"
+	"github.com/hcplink/hcplink/internal/operator/hostedcluster"
 	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 )
 
@@ -263,6 +267,35 @@ func TestGCPOperatorOptions(t *testing.T) {
 			}
 			if tt.wantKey && got.Cloud.ComputeEndpoint != env[gcpcloud.EnvComputeEndpoint] {
 				t.Errorf("compute endpoint %q, want the environment's", got.Cloud.ComputeEndpoint)
+			}
+		})
+	}
+}
+
+// TestControlPlaneOperatorTakesTheRenderedArgs parses the arguments the
+// management operator renders into each cluster's control-plane operator
+// Deployment with the command's own flag set: a renamed flag, or a
+// platform the control-plane operator does not know, would crash-loop
+// every cluster's operator.
+func TestControlPlaneOperatorTakesTheRenderedArgs(t *testing.T) {
+	for _, typ := range []hcplinkv1beta1.PlatformType{hcplinkv1beta1.AWSPlatform, hcplinkv1beta1.AzurePlatform, hcplinkv1beta1.GCPPlatform} {
+		t.Run(string(typ), func(t *testing.T) {
+			hc := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "demo"},
+				Spec: hcplinkv1beta1.HostedClusterSpec{Platform: hcplinkv1beta1.PlatformSpec{Type: typ}}}
+			args := hostedcluster.ControlPlaneOperatorArgs(hc)
+			cmd := newControlPlaneOperatorCommand()
+			if len(args) == 0 || args[0] != cmd.Name() {
+				t.Fatalf("the rendered arguments %v do not start with %s", args, cmd.Name())
+			}
+			if err := cmd.Flags().Parse(args[1:]); err != nil {
+				t.Fatalf("the control-plane operator refuses the rendered arguments %v: %v", args, err)
+			}
+			platform := cmd.Flags().Lookup("platform").Value.String()
+			if platform != string(typ) {
+				t.Errorf("--platform = %q, want %q", platform, typ)
+			}
+			if served, err := controlplane.Serving(controlplane.Platforms(), platform); err != nil || len(served) != 1 {
+				t.Errorf("--platform %s serves %d platforms (%v), want 1", platform, len(served), err)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -48,6 +49,12 @@ type Options struct {
 	// MetricsBindAddress and HealthProbeBindAddress are listen addresses;
 	// "0" disables the endpoint.
 	MetricsBindAddress, HealthProbeBindAddress string
+	// Platform is the one platform whose controllers and credentials check
+	// run ("AWS", "Azure", "GCP": the HostedControlPlane's platform type,
+	// which the management operator renders as --platform); "" runs every
+	// platform's, as the Deployments of a management operator older than
+	// the flag ask.
+	Platform string
 	// Platforms are each platform's settings, by platform name ("AWS",
 	// "Azure"); a platform not named gets its defaults and loads its
 	// cloud configuration the standard way.
@@ -74,6 +81,11 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 	}
 	if opts.Namespace == "" {
 		return nil, errors.New("the control-plane operator needs its namespace (--namespace)")
+	}
+	registry := Platforms()
+	served, err := Serving(registry, opts.Platform)
+	if err != nil {
+		return nil, err
 	}
 
 	log := ctrl.LoggerFrom(ctx).WithValues("controlPlaneNamespace", opts.Namespace)
@@ -103,16 +115,32 @@ func NewManager(ctx context.Context, opts Options) (ctrl.Manager, error) {
 	}
 
 	recorder := events.New(mgr.GetEventRecorder(EventSource))
-	registry := Platforms()
+	// The router controller is every cluster's, whatever its platform; it
+	// reads the registry's annotations and gates only, and calls no cloud.
 	if err := (&routers.Reconciler{Client: mgr.GetClient(), MayCreate: registry.MayCreateRouters, Annotations: registry}).SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the router controller: %w", err)
 	}
-	for _, p := range registry.All() {
+	for _, p := range served {
 		if err := setupPlatform(ctx, mgr, &p, opts, recorder); err != nil {
 			return nil, err
 		}
 	}
 	return mgr, nil
+}
+
+// Serving returns the platforms of registry a control-plane operator
+// started for name runs: that one, or every one when name is "". An
+// unknown name is refused, naming the known ones.
+func Serving(registry *platform.Registry, name string) ([]platform.Platform, error) {
+	if name == "" {
+		return registry.All(), nil
+	}
+	p := registry.Get(name)
+	if p == nil {
+		return nil, fmt.Errorf("the control-plane operator serves no platform %q (--platform): use one of %s, the HostedControlPlane's platform type",
+			name, strings.Join(registry.Names(), ", "))
+	}
+	return []platform.Platform{*p}, nil
 }
 
 // setupPlatform registers one platform's controllers and its credentials

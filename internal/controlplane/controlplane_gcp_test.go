@@ -14,6 +14,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+	gcpplatform "github.com/hcplink/hcplink/internal/controlplane/platform/gcp"
 	"github.com/hcplink/hcplink/internal/testenv"
 )
 
@@ -26,7 +27,7 @@ import (
 func TestRunServesAGCPControlPlane(t *testing.T) {
 	t.Setenv("HCPLINK_GCP_TOKEN_FILE", t.TempDir()+"/no-token")
 	ns := env.NewNamespace(t)
-	grantControlPlaneOperator(t, ns)
+	grantControlPlaneOperator(t, ns, "gcpprivateserviceconnects")
 	hcp := privateGCPHCP(ns)
 	if err := env.Client.Create(t.Context(), hcp); err != nil {
 		t.Fatal(err)
@@ -34,7 +35,7 @@ func TestRunServesAGCPControlPlane(t *testing.T) {
 	ctx, cancel := context.WithCancel(ctrl.LoggerInto(t.Context(), testenv.Logger(t)))
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{RestConfig: asServiceAccount(ns), Namespace: ns, MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
+		done <- Run(ctx, Options{RestConfig: asServiceAccount(ns), Namespace: ns, Platform: gcpplatform.Name, MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,9 +46,10 @@ var (
 
 // grantControlPlaneOperator creates what the operator creates for a
 // control-plane operator in ns: its ServiceAccount, Role and RoleBinding.
-// The rules are those of internal/operator/hostedcluster (desiredRole), copied
-// here because that package keeps them unexported.
-func grantControlPlaneOperator(t *testing.T, ns string) {
+// The rules are those of internal/operator/hostedcluster (desiredRole),
+// copied here because that package keeps them unexported: the common ones,
+// and those of the cluster's platform's private-link resource.
+func grantControlPlaneOperator(t *testing.T, ns, resource string) {
 	t.Helper()
 	group := hcplinkv1beta1.GroupName
 	objs := []client.Object{
@@ -62,9 +66,9 @@ func grantControlPlaneOperator(t *testing.T, ns string) {
 				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: writeVerbs},
 				{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes"}, Verbs: readVerbs},
 				{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes/status"}, Verbs: []string{"get", "update", "patch"}},
-				{APIGroups: []string{group}, Resources: []string{"awsendpointservices", "azureprivatelinkservices", "gcpprivateserviceconnects"}, Verbs: append(append([]string{}, writeVerbs...), "deletecollection")},
-				{APIGroups: []string{group}, Resources: []string{"awsendpointservices/status", "azureprivatelinkservices/status", "gcpprivateserviceconnects/status"}, Verbs: []string{"get", "update", "patch"}},
-				{APIGroups: []string{group}, Resources: []string{"awsendpointservices/finalizers", "azureprivatelinkservices/finalizers", "gcpprivateserviceconnects/finalizers"}, Verbs: []string{"update"}},
+				{APIGroups: []string{group}, Resources: []string{resource}, Verbs: append(append([]string{}, writeVerbs...), "deletecollection")},
+				{APIGroups: []string{group}, Resources: []string{resource + "/status"}, Verbs: []string{"get", "update", "patch"}},
+				{APIGroups: []string{group}, Resources: []string{resource + "/finalizers"}, Verbs: []string{"update"}},
 			},
 		},
 		&rbacv1.RoleBinding{
@@ -79,6 +83,40 @@ func grantControlPlaneOperator(t *testing.T, ns string) {
 		}
 	}
 }
+
+// resourcesAsked records the hcplink.io resources a client asked the API
+// server about (any verb), from the request paths.
+type resourcesAsked struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// recording returns cfg with every request's hcplink.io resource recorded.
+func (r *resourcesAsked) recording(cfg *rest.Config) *rest.Config {
+	r.seen = map[string]bool{}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			// /apis/hcplink.io/v1beta1/namespaces/<ns>/<resource>[/<name>...]
+			if parts := strings.Split(strings.TrimPrefix(req.URL.Path, "/"), "/"); len(parts) >= 6 && parts[1] == hcplinkv1beta1.GroupName && parts[3] == "namespaces" {
+				r.mu.Lock()
+				r.seen[parts[5]] = true
+				r.mu.Unlock()
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	return cfg
+}
+
+func (r *resourcesAsked) asked(resource string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seen[resource]
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // asServiceAccount reaches the API server as the control-plane operator's
 // ServiceAccount, as devenv runs it, so that only its RBAC applies.
@@ -154,13 +192,15 @@ func conditionIs(hcp *hcplinkv1beta1.HostedControlPlane, condType string, status
 	}
 }
 
-// TestRunUnderNamespaceRBAC runs the control-plane operator as its
-// ServiceAccount, with only the Role the operator grants it, and drives a
-// cluster through Private → PublicAndPrivate → Private.
+// TestRunUnderNamespaceRBAC runs the control-plane operator of an AWS
+// cluster (--platform AWS) as its ServiceAccount, with only the Role the
+// operator grants it, and drives a cluster through Private →
+// PublicAndPrivate → Private. It never asks the API server about another
+// cloud's private-link objects: their controllers do not run.
 func TestRunUnderNamespaceRBAC(t *testing.T) {
 	f := cloudsimtest.Start(t, cloudsim.Options{})
 	ns, otherNS := env.NewNamespace(t), env.NewNamespace(t)
-	grantControlPlaneOperator(t, ns)
+	grantControlPlaneOperator(t, ns, "awsendpointservices")
 	hcp := privateHCP(ns)
 	if err := env.Client.Create(t.Context(), hcp); err != nil {
 		t.Fatal(err)
@@ -179,10 +219,11 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 	}
 
 	awsConfig := f.Config(t, cloudsimtest.CustomerAccount)
+	var asked resourcesAsked
 	ctx, cancel := context.WithCancel(ctrl.LoggerInto(t.Context(), testenv.Logger(t)))
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{RestConfig: asServiceAccount(ns), Namespace: ns,
+		done <- Run(ctx, Options{RestConfig: asked.recording(asServiceAccount(ns)), Namespace: ns, Platform: awsplatform.Name,
 			Platforms:          map[string]platform.Settings{awsplatform.Name: {Cloud: &awsConfig}},
 			MetricsBindAddress: "0", HealthProbeBindAddress: "0"})
 	}()
@@ -239,12 +280,24 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 	if len(others.Items) != 0 {
 		t.Errorf("%d Services in another namespace", len(others.Items))
 	}
+
+	// By now every controller's cache has synced (the conditions above
+	// were written by running controllers): only AWS's watched its objects.
+	if !asked.asked("awsendpointservices") {
+		t.Error("the AWS controllers never asked for awsendpointservices: the request recorder sees nothing")
+	}
+	for _, other := range []string{"azureprivatelinkservices", "gcpprivateserviceconnects"} {
+		if asked.asked(other) {
+			t.Errorf("the control-plane operator of an AWS cluster asked the API server for %s: another cloud's controllers run", other)
+		}
+	}
 }
 
 func TestRunRefusesIncompleteOptions(t *testing.T) {
 	tests := map[string]Options{
-		"no rest config": {Namespace: "ns"},
-		"no namespace":   {RestConfig: env.Config},
+		"no rest config":   {Namespace: "ns"},
+		"no namespace":     {RestConfig: env.Config},
+		"unknown platform": {RestConfig: env.Config, Namespace: "ns", Platform: "aws"},
 	}
 	for name, opts := range tests {
 		t.Run(name, func(t *testing.T) {

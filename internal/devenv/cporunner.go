@@ -67,11 +67,13 @@ type cpoRunner struct {
 	held map[types.NamespacedName]bool
 }
 
-// cpoIdentity is what a control-plane operator signs in with: its pod's
-// ServiceAccount (to the API server), the AWS credentials file of its
+// cpoIdentity is what a control-plane operator runs as: the platform its
+// container's arguments name (--platform; "" when they name none), its
+// pod's ServiceAccount (to the API server), the AWS credentials file of its
 // Secret ("" when it mounts none), the Azure workload identity and the GCP
 // projected token of its Deployment (zero when none).
 type cpoIdentity struct {
+	platform       string
 	serviceAccount string
 	awsCredentials string
 	azure          azureWorkloadIdentity
@@ -116,7 +118,8 @@ func (r *cpoRunner) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		return ctrl.Result{}, err
 	}
 	// A changed identity restarts the operator, as a rolled pod would.
-	identity := cpoIdentity{serviceAccount: podServiceAccount(&deploy), awsCredentials: credentials, azure: azureIdentity, gcp: gcpIdentity}
+	identity := cpoIdentity{platform: platformArg(&deploy), serviceAccount: podServiceAccount(&deploy),
+		awsCredentials: credentials, azure: azureIdentity, gcp: gcpIdentity}
 	r.mu.Lock()
 	current, held := r.running[req.NamespacedName], r.held[req.NamespacedName]
 	r.mu.Unlock()
@@ -150,25 +153,63 @@ func (r *cpoRunner) awsCredentials(ctx context.Context, deploy *appsv1.Deploymen
 	return "", nil
 }
 
+// platformArg is the --platform the Deployment's container runs the
+// control-plane operator with ("" when none, as an older management
+// operator rendered it).
+func platformArg(deploy *appsv1.Deployment) string {
+	containers := deploy.Spec.Template.Spec.Containers
+	if len(containers) == 0 {
+		return ""
+	}
+	args := containers[0].Args
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--platform="); ok {
+			return v
+		}
+		if a == "--platform" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// cloudSettings are the platforms' settings the pod would load: only the
+// platform of identity when it names one (the others do not run), else
+// every platform's.
+func (r *cpoRunner) cloudSettings(ctx context.Context, namespace string, identity cpoIdentity) (map[string]cpplatform.Settings, error) {
+	clouds := map[string]func() (any, error){
+		awsplatform.Name: func() (any, error) { return r.awsConfig(namespace, identity.awsCredentials) },
+		azureplatform.Name: func() (any, error) {
+			return r.azureConfig(ctx, namespace, identity.azure)
+		},
+		gcpplatform.Name: func() (any, error) {
+			// A nil factory must stay an untyped nil: the platform then
+			// loads its own.
+			f, err := r.gcpFactory(ctx, namespace, identity.gcp)
+			if f == nil {
+				return nil, err
+			}
+			return f, err
+		},
+	}
+	platforms := map[string]cpplatform.Settings{}
+	for name, load := range clouds {
+		if identity.platform != "" && name != identity.platform {
+			continue
+		}
+		cloud, err := load()
+		if err != nil {
+			return nil, err
+		}
+		platforms[name] = cpplatform.Settings{Cloud: cloud, DriftInterval: r.currentDriftInterval()}
+	}
+	return platforms, nil
+}
+
 func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identity cpoIdentity) error {
-	awsConfig, err := r.awsConfig(key.Namespace, identity.awsCredentials)
+	platforms, err := r.cloudSettings(ctx, key.Namespace, identity)
 	if err != nil {
 		return err
-	}
-	azureConfig, err := r.azureConfig(ctx, key.Namespace, identity.azure)
-	if err != nil {
-		return err
-	}
-	gcpFactory, err := r.gcpFactory(ctx, key.Namespace, identity.gcp)
-	if err != nil {
-		return err
-	}
-	platforms := map[string]cpplatform.Settings{
-		awsplatform.Name:   {Cloud: awsConfig, DriftInterval: r.currentDriftInterval()},
-		azureplatform.Name: {Cloud: azureConfig, DriftInterval: r.currentDriftInterval()},
-	}
-	if gcpFactory != nil {
-		platforms[gcpplatform.Name] = cpplatform.Settings{Cloud: gcpFactory, DriftInterval: r.currentDriftInterval()}
 	}
 	// The pod's logs go where the operators' go (Options.Log).
 	runCtx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), r.log.WithName("control-plane-operator")))
@@ -185,6 +226,7 @@ func (r *cpoRunner) start(ctx context.Context, key types.NamespacedName, identit
 			Namespace:              key.Namespace,
 			MetricsBindAddress:     "0",
 			HealthProbeBindAddress: "0",
+			Platform:               identity.platform,
 			Platforms:              platforms,
 		})
 		if err != nil && runCtx.Err() == nil {

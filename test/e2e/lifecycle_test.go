@@ -74,6 +74,9 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 				{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "services"}, false},
 				{authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"}, false},
 				{authorizationv1.ResourceAttributes{Namespace: ns, Verb: "update", Group: "hcplink.io", Resource: "hostedclusters"}, false},
+				// Another cloud's private-link objects: an AWS cluster's operator runs none of their controllers.
+				{authorizationv1.ResourceAttributes{Namespace: hcpNS, Verb: "create", Group: "hcplink.io", Resource: "azureprivatelinkservices"}, false},
+				{authorizationv1.ResourceAttributes{Namespace: hcpNS, Verb: "create", Group: "hcplink.io", Resource: "gcpprivateserviceconnects"}, false},
 			} {
 				sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 					User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + hcpNS, "system:authenticated"},
@@ -98,7 +101,7 @@ func TestPrivateClusterLifecycle(t *testing.T) {
 	})
 	// It reaches the API server as its ServiceAccount, with that token
 	// only: the Role above is what it runs under.
-	if err := e2eutil.CheckControlPlaneOperatorIdentity(ctx, env, hcpNS); err != nil {
+	if err := e2eutil.CheckControlPlaneOperatorIdentity(ctx, env, hcpNS, hcplinkv1beta1.AWSPlatform); err != nil {
 		t.Error(err)
 	}
 

@@ -33,7 +33,7 @@ func TestPrivateClusterEndToEnd(t *testing.T) {
 	c.waitAvailable(t)
 	// Its control-plane operator reached Azure and the API server as its
 	// own ServiceAccount, under the Role the management operator renders.
-	if err := e2eutil.CheckControlPlaneOperatorIdentity(context.Background(), env, c.hcpNamespace); err != nil {
+	if err := e2eutil.CheckControlPlaneOperatorIdentity(context.Background(), env, c.hcpNamespace, hcplinkv1beta1.AzurePlatform); err != nil {
 		t.Error(err)
 	}
 	c.waitPath(t, c.fixture.SubnetID)

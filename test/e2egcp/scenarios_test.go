@@ -27,6 +27,11 @@ func TestPrivateClusterEndToEnd(t *testing.T) {
 	t.Parallel()
 	c := createCluster(t, "private", hcplinkv1beta1.GCPEndpointAccessPrivate)
 	c.waitAvailable(t)
+	// Its control-plane operator runs as its own ServiceAccount, under the
+	// Role rendered for a GCP cluster: no other cloud's objects.
+	if err := e2eutil.CheckControlPlaneOperatorIdentity(context.Background(), env, c.hcpNamespace, hcplinkv1beta1.GCPPlatform); err != nil {
+		t.Error(err)
+	}
 	c.waitPath(t, c.fixture.Subnet)
 	suite.Eventually(t, e2eutil.ShortWait, "the ExternalName Services", func(ctx context.Context) error {
 		return c.checkExternalNames(ctx, true)

@@ -10,6 +10,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/internal/install"
+	"github.com/hcplink/hcplink/internal/operator"
 	"github.com/hcplink/hcplink/internal/satoken"
 )
 
@@ -44,20 +45,26 @@ func CheckManagementOperatorIdentity(ctx context.Context, env *devenv.Env) error
 }
 
 // CheckControlPlaneOperatorIdentity fails unless the control-plane
-// operator of hcpNamespace runs as its ServiceAccount, with its token
-// only, holding the Role the management operator renders there and
-// nothing outside that namespace.
-func CheckControlPlaneOperatorIdentity(ctx context.Context, env *devenv.Env, hcpNamespace string) error {
+// operator of hcpNamespace, a cluster of platform, runs as its
+// ServiceAccount, with its token only, holding the Role the management
+// operator renders there and nothing outside that namespace: it may
+// create its own platform's private-link objects and no other cloud's.
+func CheckControlPlaneOperatorIdentity(ctx context.Context, env *devenv.Env, hcpNamespace string, platform hcplinkv1beta1.PlatformType) error {
 	cfg := env.ControlPlaneOperatorKube(hcpNamespace)
 	if cfg == nil {
 		return fmt.Errorf("no control-plane operator runs in %s", hcpNamespace)
 	}
-	return checkIdentity(ctx, cfg, "system:serviceaccount:"+hcpNamespace+":control-plane-operator", []access{
+	accesses := []access{
 		{authorizationv1.ResourceAttributes{Namespace: hcpNamespace, Verb: "create", Resource: "services"}, true},
 		{authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "services"}, false},
 		{authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"}, false},
 		{authorizationv1.ResourceAttributes{Namespace: hcpNamespace, Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "roles"}, false},
-	})
+	}
+	for _, p := range operator.Platforms().All() {
+		accesses = append(accesses, access{authorizationv1.ResourceAttributes{Namespace: hcpNamespace, Verb: "create",
+			Group: hcplinkv1beta1.GroupName, Resource: p.Resource}, p.Type == platform})
+	}
+	return checkIdentity(ctx, cfg, "system:serviceaccount:"+hcpNamespace+":control-plane-operator", accesses)
 }
 
 // checkIdentity asks the API server, as cfg, who it is and what it may do.

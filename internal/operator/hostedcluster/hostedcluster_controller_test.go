@@ -162,7 +162,7 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 	}
 	pod := deploy.Spec.Template.Spec
 	if len(pod.Containers) != 1 || pod.Containers[0].Image != testImage || pod.ServiceAccountName != ControlPlaneOperatorName ||
-		!reflect.DeepEqual(pod.Containers[0].Args, []string{"control-plane-operator", "--namespace", cp}) {
+		!reflect.DeepEqual(pod.Containers[0].Args, []string{"control-plane-operator", "--namespace", cp, "--platform", "AWS"}) {
 		t.Errorf("Deployment pod spec = %+v", pod)
 	}
 	if len(pod.Volumes) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != awsplatform.CredentialsSecretName ||
@@ -190,6 +190,9 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 		{"default", "get", "", "secrets", "", false},
 		{"", "list", "", "services", "", false},
 		{ns, "get", "hcplink.io", "hostedclusters", "", false},
+		// Another cloud's private-link objects: its controllers do not run.
+		{cp, "create", "hcplink.io", "azureprivatelinkservices", "", false},
+		{cp, "list", "hcplink.io", "gcpprivateserviceconnects", "", false},
 	} {
 		if got := canI(t, cp, tt.namespace, tt.verb, tt.group, tt.resource, tt.subresource); got != tt.allowed {
 			t.Errorf("%s %s/%s.%s in namespace %q: allowed = %v, want %v", tt.verb, tt.resource, tt.subresource, tt.group, tt.namespace, got, tt.allowed)
@@ -202,6 +205,24 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 	if after := resourceVersions(t, hc, namespace, hcp, sa, role, binding, secret, deploy); !reflect.DeepEqual(before, after) {
 		t.Errorf("a pass without changes wrote: before %v, after %v", before, after)
 	}
+
+	// The Role an earlier operator rendered granted every platform's
+	// private-link objects: an upgraded operator narrows it in place.
+	update(t, role, func() {
+		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{hcplinkv1beta1.GroupName},
+			Resources: []string{"azureprivatelinkservices", "gcpprivateserviceconnects"}, Verbs: []string{"get", "list", "watch", "create", "delete"}})
+	})
+	eventually(t, "RBAC to allow the wider Role", func() (bool, error) {
+		return canI(t, cp, cp, "create", hcplinkv1beta1.GroupName, "azureprivatelinkservices", ""), nil
+	})
+	reconcileOnce(t, r, hc)
+	get(t, role)
+	if !reflect.DeepEqual(role.Rules, desiredRole(hc, testPlatforms()).Rules) {
+		t.Errorf("after an upgrade, Role rules = %+v", role.Rules)
+	}
+	eventually(t, "RBAC to deny Azure's objects again", func() (bool, error) {
+		return !canI(t, cp, cp, "create", hcplinkv1beta1.GroupName, "azureprivatelinkservices", ""), nil
+	})
 }
 
 func resourceVersions(t *testing.T, objs ...client.Object) map[string]string {

@@ -118,7 +118,6 @@ func desiredHostedControlPlane(hc *hcplinkv1beta1.HostedCluster, nodePools []hcp
 // workload is the control-plane operator as every platform runs it, with
 // what the cluster's platform adds (credentials, variables, volumes).
 func workload(hc *hcplinkv1beta1.HostedCluster, cfg Config) *platform.Workload {
-	ns := hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
 	w := &platform.Workload{
 		ServiceAccountAnnotations: clusterAnnotations(hc),
 		PodLabels:                 cpoLabels(),
@@ -131,7 +130,7 @@ func workload(hc *hcplinkv1beta1.HostedCluster, cfg Config) *platform.Workload {
 			Name:            ControlPlaneOperatorName,
 			Image:           cfg.ControlPlaneOperatorImage,
 			ImagePullPolicy: corev1.PullIfNotPresent,
-			Args:            []string{"control-plane-operator", "--namespace", ns},
+			Args:            ControlPlaneOperatorArgs(hc),
 			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 				corev1.ResourceCPU:    resource.MustParse("10m"),
 				corev1.ResourceMemory: resource.MustParse("64Mi"),
@@ -154,6 +153,16 @@ func workload(hc *hcplinkv1beta1.HostedCluster, cfg Config) *platform.Workload {
 		w.PodAnnotations[credentialsHashAnnotation] = credentialsHash(w.Secrets)
 	}
 	return w
+}
+
+// ControlPlaneOperatorArgs are the arguments that run the control-plane
+// operator for the cluster's namespace and platform only: the platform
+// type is immutable, and the operator then starts no other cloud's
+// controllers, which its Role would not allow (desiredRole).
+func ControlPlaneOperatorArgs(hc *hcplinkv1beta1.HostedCluster) []string {
+	return []string{"control-plane-operator",
+		"--namespace", hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name),
+		"--platform", string(hc.Spec.Platform.Type)}
 }
 
 // credentialsHash changes when the data of any of the Secrets does.
@@ -191,33 +200,33 @@ var (
 // desiredRole grants the control-plane operator what it needs, in its own
 // namespace only: the router Services and their status, Endpoints to read,
 // Secrets to read, ConfigMaps, Events, Leases, its HostedControlPlane
-// (read, and status), and every platform's private-link objects in full.
+// (read, and status), and its own platform's private-link objects in full
+// (no other cloud's: its operator runs only its platform's controllers,
+// desiredDeployment's --platform). A cluster of a platform with no
+// private-link objects gets the common rules only.
 func desiredRole(hc *hcplinkv1beta1.HostedCluster, platforms *platform.Registry) *rbacv1.Role {
 	group := hcplinkv1beta1.GroupName
-	resources := platforms.Resources()
-	suffixed := func(suffix string) []string {
-		out := make([]string, 0, len(resources))
-		for _, r := range resources {
-			out = append(out, r+suffix)
-		}
-		return out
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: writeVerbs},
+		{APIGroups: []string{""}, Resources: []string{"services/status"}, Verbs: []string{"get", "update", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"endpoints"}, Verbs: readVerbs},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: readVerbs},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: writeVerbs},
+		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "update", "patch"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: writeVerbs},
+		{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes"}, Verbs: readVerbs},
+		{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes/status"}, Verbs: []string{"get", "update", "patch"}},
+	}
+	if p := platforms.ForType(hc.Spec.Platform.Type); p != nil && p.Resource != "" {
+		rules = append(rules,
+			rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{p.Resource}, Verbs: append(append([]string{}, writeVerbs...), "deletecollection")},
+			rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{p.Resource + "/status"}, Verbs: []string{"get", "update", "patch"}},
+			rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{p.Resource + "/finalizers"}, Verbs: []string{"update"}},
+		)
 	}
 	return &rbacv1.Role{
 		ObjectMeta: objectMeta(hc, ControlPlaneOperatorName, cpoLabels()),
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: writeVerbs},
-			{APIGroups: []string{""}, Resources: []string{"services/status"}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{""}, Resources: []string{"endpoints"}, Verbs: readVerbs},
-			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: readVerbs},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: writeVerbs},
-			{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "update", "patch"}},
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: writeVerbs},
-			{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes"}, Verbs: readVerbs},
-			{APIGroups: []string{group}, Resources: []string{"hostedcontrolplanes/status"}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{group}, Resources: resources, Verbs: append(append([]string{}, writeVerbs...), "deletecollection")},
-			{APIGroups: []string{group}, Resources: suffixed("/status"), Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{group}, Resources: suffixed("/finalizers"), Verbs: []string{"update"}},
-		},
+		Rules:      rules,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
 	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
@@ -73,15 +74,7 @@ func TestDesiredRole(t *testing.T) {
 	if role.Namespace != "clusters-demo" || role.Name != ControlPlaneOperatorName {
 		t.Fatalf("role is %s/%s", role.Namespace, role.Name)
 	}
-	allows := func(group, resource, verb string) bool {
-		for _, r := range role.Rules {
-			if contains(r.APIGroups, group) && contains(r.Resources, resource) && contains(r.Verbs, verb) {
-				return true
-			}
-		}
-		return false
-	}
-	tests := []struct {
+	common := []struct {
 		group, resource, verb string
 		allowed               bool
 	}{
@@ -103,13 +96,6 @@ func TestDesiredRole(t *testing.T) {
 		{"hcplink.io", "hostedcontrolplanes", "update", false},
 		{"hcplink.io", "hostedcontrolplanes", "delete", false},
 		{"hcplink.io", "hostedcontrolplanes/status", "update", true},
-		{"hcplink.io", "awsendpointservices", "create", true},
-		{"hcplink.io", "awsendpointservices", "delete", true},
-		{"hcplink.io", "awsendpointservices/status", "update", true},
-		{"hcplink.io", "awsendpointservices/finalizers", "update", true},
-		{"hcplink.io", "azureprivatelinkservices", "patch", true},
-		{"hcplink.io", "azureprivatelinkservices/status", "patch", true},
-		{"hcplink.io", "azureprivatelinkservices/finalizers", "update", true},
 		{"hcplink.io", "hostedclusters", "get", false},
 		{"hcplink.io", "nodepools", "list", false},
 		{"", "pods", "get", false},
@@ -117,8 +103,8 @@ func TestDesiredRole(t *testing.T) {
 		{"rbac.authorization.k8s.io", "roles", "get", false},
 		{"apps", "deployments", "get", false},
 	}
-	for _, tt := range tests {
-		if got := allows(tt.group, tt.resource, tt.verb); got != tt.allowed {
+	for _, tt := range common {
+		if got := allows(role, tt.group, tt.resource, tt.verb); got != tt.allowed {
 			t.Errorf("%s %s.%s allowed = %v, want %v", tt.verb, tt.resource, tt.group, got, tt.allowed)
 		}
 	}
@@ -133,6 +119,62 @@ func TestDesiredRole(t *testing.T) {
 	if rb.RoleRef != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ControlPlaneOperatorName}) ||
 		!reflect.DeepEqual(rb.Subjects, []rbacv1.Subject{{Kind: "ServiceAccount", Name: ControlPlaneOperatorName, Namespace: "clusters-demo"}}) {
 		t.Errorf("role binding = %+v %+v", rb.RoleRef, rb.Subjects)
+	}
+}
+
+// allows reports whether role lets verb be done on resource of group.
+func allows(role *rbacv1.Role, group, resource, verb string) bool {
+	for _, r := range role.Rules {
+		if contains(r.APIGroups, group) && contains(r.Resources, resource) && contains(r.Verbs, verb) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDesiredRoleGrantsOnlyItsPlatform: each cluster's control-plane
+// operator may manage its own platform's private-link objects and no
+// other cloud's; a platform the registry does not serve gets the common
+// rules only.
+func TestDesiredRoleGrantsOnlyItsPlatform(t *testing.T) {
+	resources := []string{"awsendpointservices", "azureprivatelinkservices", "gcpprivateserviceconnects"}
+	common := len(desiredRole(awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic), platform.New()).Rules)
+	for _, tt := range []struct {
+		name      string
+		hc        *hcplinkv1beta1.HostedCluster
+		platforms *platform.Registry
+		own       string // "": none
+	}{
+		{"private AWS", awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPrivate), testPlatforms(), "awsendpointservices"},
+		{"public AWS", awsCluster("clusters", "demo", hcplinkv1beta1.AWSEndpointAccessPublic), testPlatforms(), "awsendpointservices"},
+		{"private Azure", azureCluster("clusters", "demo", hcplinkv1beta1.AzureTopologyPrivate), testPlatforms(), "azureprivatelinkservices"},
+		{"private GCP", gcpCluster(hcplinkv1beta1.GCPEndpointAccessPrivate), testPlatforms(), "gcpprivateserviceconnects"},
+		{"GCP on a registry without GCP", gcpCluster(hcplinkv1beta1.GCPEndpointAccessPrivate), withoutGCP(), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			role := desiredRole(tt.hc, tt.platforms)
+			for _, resource := range resources {
+				want := resource == tt.own
+				for _, check := range []struct{ resource, verb string }{
+					{resource, "create"}, {resource, "delete"}, {resource, "deletecollection"}, {resource, "watch"},
+					{resource + "/status", "update"}, {resource + "/finalizers", "update"},
+				} {
+					if got := allows(role, hcplinkv1beta1.GroupName, check.resource, check.verb); got != want {
+						t.Errorf("%s %s allowed = %v, want %v", check.verb, check.resource, got, want)
+					}
+				}
+			}
+			wantRules := common
+			if tt.own != "" {
+				wantRules += 3
+			}
+			if len(role.Rules) != wantRules {
+				t.Errorf("%d rules, want %d: %+v", len(role.Rules), wantRules, role.Rules)
+			}
+			if again := desiredRole(tt.hc, tt.platforms); !reflect.DeepEqual(again.Rules, role.Rules) {
+				t.Errorf("rendered twice, the rules differ: %+v and %+v", role.Rules, again.Rules)
+			}
+		})
 	}
 }
 
@@ -218,7 +260,7 @@ func TestDesiredDeployment(t *testing.T) {
 			}
 			c := pod.Containers[0]
 			if c.Name != ControlPlaneOperatorName || c.Image != testImage ||
-				!reflect.DeepEqual(c.Args, []string{"control-plane-operator", "--namespace", "clusters-demo"}) {
+				!reflect.DeepEqual(c.Args, []string{"control-plane-operator", "--namespace", "clusters-demo", "--platform", string(tt.hc.Spec.Platform.Type)}) {
 				t.Errorf("container %s image %s args %v", c.Name, c.Image, c.Args)
 			}
 			if got := envOf(c); !reflect.DeepEqual(got, tt.env) {
