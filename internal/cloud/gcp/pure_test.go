@@ -51,3 +51,33 @@ func TestForeignProjects(t *testing.T) {
 		t.Fatalf("ForeignProjects = %v, want [intruder]", got)
 	}
 }
+
+// The connection policy holds when the accept list is the wanted one, the
+// attachment reconciles connections, and no wanted project is rejected.
+func TestConnectionPolicyHolds(t *testing.T) {
+	want := []gcpcloud.Consumer{{Project: "customer"}, {Project: "partner"}}
+	accept := func(projects ...string) []*compute.ServiceAttachmentConsumerProjectLimit {
+		var out []*compute.ServiceAttachmentConsumerProjectLimit
+		for _, p := range projects {
+			out = append(out, &compute.ServiceAttachmentConsumerProjectLimit{ProjectIdOrNum: p, ConnectionLimit: gcpcloud.DefaultConnectionLimit})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		sa   *compute.ServiceAttachment
+		hold bool
+	}{
+		{"as made", &compute.ServiceAttachment{ConsumerAcceptLists: accept("partner", "customer"), ReconcileConnections: true}, true},
+		{"a foreign project rejected", &compute.ServiceAttachment{ConsumerAcceptLists: accept("customer", "partner"), ReconcileConnections: true,
+			ConsumerRejectLists: []string{"intruder"}}, true},
+		{"connections not reconciled", &compute.ServiceAttachment{ConsumerAcceptLists: accept("customer", "partner")}, false},
+		{"an allowed project rejected", &compute.ServiceAttachment{ConsumerAcceptLists: accept("customer", "partner"), ReconcileConnections: true,
+			ConsumerRejectLists: []string{"intruder", "partner"}}, false},
+		{"a project missing", &compute.ServiceAttachment{ConsumerAcceptLists: accept("customer"), ReconcileConnections: true}, false},
+	} {
+		if got := gcpcloud.ConnectionPolicyHolds(tc.sa, want); got != tc.hold {
+			t.Errorf("%s: ConnectionPolicyHolds = %v, want %v", tc.name, got, tc.hold)
+		}
+	}
+}
