@@ -1,6 +1,8 @@
 package gcp_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/api/compute/v1"
@@ -79,5 +81,26 @@ func TestConnectionPolicyHolds(t *testing.T) {
 		if got := gcpcloud.ConnectionPolicyHolds(tc.sa, want); got != tc.hold {
 			t.Errorf("%s: ConnectionPolicyHolds = %v, want %v", tc.name, got, tc.hold)
 		}
+	}
+}
+
+// Every caveat names a permission its component's role holds, with where
+// it was seen in custom roles and a predefined role to bind instead.
+func TestCustomRoleCaveatsNameGrantedPermissions(t *testing.T) {
+	for _, cv := range gcpcloud.CustomRoleCaveats {
+		if !slices.Contains(gcpcloud.PermissionsOf(cv.Component), cv.Permission) {
+			t.Errorf("caveat of %s %s: the role does not hold it", cv.Component, cv.Permission)
+		}
+		if cv.Seen == "" || !strings.HasPrefix(cv.Instead, "roles/") {
+			t.Errorf("caveat of %s %s: says neither where it was seen nor a predefined role instead: %+v", cv.Component, cv.Permission, cv)
+		}
+	}
+	for _, p := range []string{"compute.forwardingRules.pscCreate", "dns.networks.bindPrivateDNSZone"} {
+		if _, ok := gcpcloud.CaveatOf(gcpcloud.ControlPlaneOperator, p); !ok {
+			t.Errorf("no caveat for the control-plane operator's %s", p)
+		}
+	}
+	if _, ok := gcpcloud.CaveatOf(gcpcloud.ManagementOperator, "compute.forwardingRules.use"); !ok {
+		t.Error("no caveat for the management operator's compute.forwardingRules.use")
 	}
 }
