@@ -54,6 +54,7 @@ var Permissions = []Permission{
 	{ControlPlaneOperator, "dns.managedZones.create", "create the <name>.hypershift.local. private zone"},
 	{ControlPlaneOperator, "dns.managedZones.delete", "delete the zone hcplink created (never another)"},
 	{ControlPlaneOperator, "dns.managedZones.get", "read the zone, its labels and its network"},
+	{ControlPlaneOperator, "dns.managedZones.update", "bind the zone hcplink created to the customer's network again when its visibility was changed behind hcplink's back"},
 	{ControlPlaneOperator, "dns.networks.bindPrivateDNSZone", "make the private zone visible to the customer's VPC network"},
 	{ControlPlaneOperator, "dns.resourceRecordSets.create", "add the api and *.apps A records (a change's additions)"},
 	{ControlPlaneOperator, "dns.resourceRecordSets.delete", "replace or remove the A records (a change's deletions)"},
