@@ -73,7 +73,13 @@ func azureComponentGrant(c azurecloud.Component) grant {
 func gcpComponentGrant(c gcpcloud.Component) grant {
 	return grant{
 		rows: func() [][2]string {
-			return rowsOf(gcpcloud.Permissions, func(p gcpcloud.Permission) (string, string, bool) { return p.Permission, p.Why, p.Component == c })
+			return rowsOf(gcpcloud.Permissions, func(p gcpcloud.Permission) (string, string, bool) {
+				why := p.Why
+				if cv, ok := gcpcloud.CaveatOf(c, p.Permission); ok {
+					why += " (should your IAM refuse it in a custom role, bind " + cv.Instead + ")"
+				}
+				return p.Permission, why, p.Component == c
+			})
 		},
 		document: func([]string) string { return gcpcloud.Role(c).JSON() },
 	}

@@ -161,12 +161,15 @@ type Env struct {
 	// (Options.OperatorBinary); 0 when it runs in this process.
 	OperatorPID int
 
-	workDir       string
-	ownsWorkDir   bool
-	azure         *azureEnv
-	gcp           *gcpEnv
-	azureOperator azurecloud.Config // the management operator's identity
-	driftInterval time.Duration
+	workDir     string
+	ownsWorkDir bool
+	azure       *azureEnv
+	gcp         *gcpEnv
+	// gcpOperatorFlags are the management operator's GCP flags, as
+	// install's Deployment carries them.
+	gcpOperatorFlags []string
+	azureOperator    azurecloud.Config // the management operator's identity
+	driftInterval    time.Duration
 	// azureLoadBalancerConfigurations are Options.AzureLoadBalancerConfigurations.
 	azureLoadBalancerConfigurations []string
 
@@ -304,7 +307,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 			e.operatorOptions.AzureLoadBalancerConfigurations = opts.AzureLoadBalancerConfigurations
 		case PlatformGCP:
 			e.operatorOptions.PrivatePlatform, e.operatorOptions.AWSPrivateRegion = operator.PlatformGCP, ""
-			e.operatorOptions.GCP = e.gcpOperatorOptions()
+			if e.operatorOptions.GCP, err = e.gcpOperatorOptions(); err != nil {
+				return nil, err
+			}
 		}
 		e.replicas = []*operatorReplica{{}}
 		if opts.OperatorReplicas > 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -11,7 +12,6 @@ import (
 
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/devenv/lbcontroller"
-	"github.com/hcplink/hcplink/internal/operator"
 	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
 )
 
@@ -41,6 +41,9 @@ func (e *Env) startGCP(ctx context.Context, natSubnets int) error {
 	}
 	e.GCPOperatorServiceAccount, e.GCPIssuerURL = g.operatorEmail, gcpIssuer
 	e.GCPComputeEndpoint, e.GCPDNSEndpoint = g.computeEndpoint(), g.dnsEndpoint()
+	if e.gcpOperatorFlags, err = renderGCPOperatorFlags(e.gcpInstallOptions(), filepath.Join(e.workDir, "management-operator-volumes")); err != nil {
+		return fmt.Errorf("the management operator's GCP flags: %w", err)
+	}
 	return nil
 }
 
@@ -49,22 +52,24 @@ func (e *Env) startGCP(ctx context.Context, natSubnets int) error {
 // state through the real clients (GCPComputeEndpoint, GCPDNSEndpoint).
 func (e *Env) GCPAdminTokens() oauth2.TokenSource { return gcpAdminTokens() }
 
-// gcpOperatorOptions are the management operator's GCP options as its
-// flags give them: the management project, region and network, and its
-// key (--gcp-credentials-file) against cloudsim's endpoints.
-func (e *Env) gcpOperatorOptions() gcpplatform.Options {
-	return gcpplatform.Options{Project: e.GCPManagement.Project, Region: GCPRegion, Network: e.GCPManagement.Network,
-		Cloud: e.gcp.config(gcpcloud.Config{CredentialsJSON: e.gcp.operatorKey})}
+// gcpOperatorOptions are the management operator's GCP options as the
+// flags of install's Deployment give them (gcp_operator.go), against
+// cloudsim's endpoints.
+func (e *Env) gcpOperatorOptions() (gcpplatform.Options, error) {
+	o, err := gcpOptionsFromFlags(e.gcpOperatorFlags)
+	if err != nil {
+		return o, err
+	}
+	o.Cloud = e.gcp.config(o.Cloud)
+	return o, nil
 }
 
-// gcpOperatorProcess is the operator process's GCP flags and environment,
-// as a Deployment would set them: the management project, region and
-// network, its key file, and cloudsim's endpoints.
+// gcpOperatorProcess is the operator process's GCP flags, those of
+// install's Deployment, and its environment: cloudsim's endpoints, which
+// stand in for Google's.
 func (e *Env) gcpOperatorProcess() (args, env []string) {
-	args = []string{"--private-platform", operator.PlatformGCP, "--gcp-project", e.GCPManagement.Project, "--gcp-region", GCPRegion,
-		"--gcp-network", e.GCPManagement.Network, "--gcp-credentials-file", e.gcp.operatorKeyFile}
 	env = []string{gcpcloud.EnvComputeEndpoint + "=" + e.GCPComputeEndpoint, gcpcloud.EnvDNSEndpoint + "=" + e.GCPDNSEndpoint}
-	return args, env
+	return append([]string{}, e.gcpOperatorFlags...), env
 }
 
 // setupGCPLoadBalancers registers the stand-in for GKE's load-balancer

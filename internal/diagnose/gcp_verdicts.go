@@ -235,7 +235,7 @@ func CloudDNSZoneHop(s CloudDNSZoneSeen) Hop {
 	case !strings.EqualFold(s.DNSName, s.WantDNSName):
 		return fail(name, SideCustomer, seen, "Zone "+s.Name+" serves "+s.DNSName+", not "+s.WantDNSName+": delete it so that the control-plane operator makes it again.")
 	case !slices.Contains(s.Networks, s.WantNetwork):
-		return fail(name, SideCustomer, seen, "Make zone "+s.Name+" visible to network "+s.WantNetwork+" again, or delete it so that the control-plane operator makes it again.")
+		return fail(name, SideCustomer, seen, "Let the control-plane operator run: it makes zone "+s.Name+" visible to network "+s.WantNetwork+" again at its next drift check (see GCPDNSAvailable).")
 	}
 	return pass(name, SideCustomer, seen)
 }

@@ -23,6 +23,9 @@ const (
 	ReasonAdopted = "CloudResourceAdopted"
 	ReasonDeleted = "CloudResourceDeleted"
 	ReasonSwept   = "OrphanSwept"
+	// ReasonRepaired: a setting of a resource hcplink made was changed
+	// behind its back, and hcplink put it back.
+	ReasonRepaired = "CloudResourceRepaired"
 )
 
 // Verbs of the actions, in the events.k8s.io/v1 sense: what the operator
@@ -34,6 +37,7 @@ const (
 	verbAdopt  = "Adopt"
 	verbDelete = "Delete"
 	verbSweep  = "Sweep"
+	verbRepair = "Repair"
 	verbReport = "Report"
 )
 
@@ -75,6 +79,14 @@ func (r *Recorder) Deleted(obj client.Object, what, id string) {
 func (r *Recorder) Swept(obj client.Object, what, id string) {
 	r.emit(obj, corev1.EventTypeWarning, ReasonSwept, action(verbSweep, what),
 		fmt.Sprintf("Deleted %s %s: it was tagged as ours but nothing referenced it any more.", what, id))
+}
+
+// Repaired says that a setting of a resource the operator made had been
+// changed by someone else and was put back; what says which setting.
+// Warning: whoever changed it will see it undone.
+func (r *Recorder) Repaired(obj client.Object, what, id, setting string) {
+	r.emit(obj, corev1.EventTypeWarning, ReasonRepaired, action(verbRepair, what),
+		fmt.Sprintf("Put back %s of %s %s: it had been changed outside hcplink.", setting, what, id))
 }
 
 // ConditionChanged reports a condition that changed in a way a person

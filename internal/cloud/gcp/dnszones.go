@@ -18,6 +18,7 @@ type ZonesAPI interface {
 	Get(ctx context.Context, name string) (*dns.ManagedZone, error)
 	Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, error)
 	Delete(ctx context.Context, name string, owner Owner) error
+	Bind(ctx context.Context, zone *dns.ManagedZone, network string, owner Owner) error
 }
 
 // ZoneSpec is what a private zone is created with; its name and labels
@@ -95,6 +96,31 @@ func (z *Zones) Delete(ctx context.Context, name string, owner Owner) error {
 		return nil
 	}
 	return Wrap("deleting DNS zone "+name, err)
+}
+
+// Bind makes the zone, read as zone, visible to network again
+// (managedZones.patch of its privateVisibilityConfig; the networks it is
+// bound to besides are kept), when hcplink created it for owner; another's
+// is refused (CodeNotOurs). Cloud DNS checks dns.networks.bindPrivateDNSZone
+// on each network of the new binding.
+func (z *Zones) Bind(ctx context.Context, zone *dns.ManagedZone, network string, owner Owner) error {
+	doing := "making DNS zone " + zone.Name + " visible to network " + lastSegment(network)
+	if !CreatedByHcplink(zone.Labels) || !owner.OwnsLabels(zone.Labels) {
+		return notOurs(doing, "DNS zone", zone.Name)
+	}
+	networks := []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: networkURL(network)}}
+	if zone.PrivateVisibilityConfig != nil {
+		for _, n := range zone.PrivateVisibilityConfig.Networks {
+			if !sameResource(n.NetworkUrl, network) {
+				networks = append(networks, &dns.ManagedZonePrivateVisibilityConfigNetwork{NetworkUrl: n.NetworkUrl})
+			}
+		}
+	}
+	ctx, cancel := z.Timeouts.call(ctx)
+	defer cancel()
+	patch := &dns.ManagedZone{PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{Networks: networks}}
+	_, err := z.DNS.ManagedZones.Patch(z.Project, zone.Name, patch).Context(ctx).Do()
+	return Wrap(doing, err)
 }
 
 // ZoneVisibleTo reports whether a private zone is bound to network.

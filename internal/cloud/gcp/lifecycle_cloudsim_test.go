@@ -8,7 +8,9 @@ import (
 	"google.golang.org/api/compute/v1"
 	dns "google.golang.org/api/dns/v1"
 
+	"github.com/hcplink/hcplink/internal/cloud"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 )
 
 // managementSide is the management operator's providers.
@@ -157,6 +159,27 @@ func runLifecycle(w *world) {
 	if !gcpcloud.ZoneVisibleTo(zone, w.customerNetwork) || zone.Visibility != "private" || !gcpcloud.CreatedByHcplink(zone.Labels) {
 		t.Fatalf("zone as created: %+v", zone)
 	}
+	// The zone's binding removed behind hcplink's back: bound again, with
+	// the owner's labels checked first.
+	unbound := &dns.ManagedZone{PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{
+		Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{}, ForceSendFields: []string{"Networks"}}}
+	if _, err := w.f.DNS(t, cloudsimtest.GCPAdminTokens()).ManagedZones.Patch(customerProject, zone.Name, unbound).Do(); err != nil {
+		t.Fatal(err)
+	}
+	if zone, _ = c.zones.Get(w.ctx, zone.Name); gcpcloud.ZoneVisibleTo(zone, w.customerNetwork) {
+		t.Fatal("setting up: the zone is still bound")
+	}
+	err := c.zones.Bind(w.ctx, zone, w.customerNetwork, gcpcloud.Owner{InfraID: "someone-else", Name: owner.Name})
+	if ce := wantClass(t, err, cloud.ClassClientError, "not made by hcplink"); ce.Code != gcpcloud.CodeNotOurs {
+		t.Fatalf("binding another cluster's zone: %v, want refused as not ours", err)
+	}
+	if err := c.zones.Bind(w.ctx, zone, w.customerNetwork, owner); err != nil {
+		t.Fatal(err)
+	}
+	if zone, _ = c.zones.Get(w.ctx, zone.Name); !gcpcloud.ZoneVisibleTo(zone, w.customerNetwork) {
+		t.Fatalf("after Bind the zone is bound to %+v", zone.PrivateVisibilityConfig)
+	}
+
 	records, err := c.records.List(w.ctx, zone.Name)
 	if err != nil {
 		t.Fatal(err)

@@ -54,6 +54,7 @@ var Permissions = []Permission{
 	{ControlPlaneOperator, "dns.managedZones.create", "create the <name>.hypershift.local. private zone"},
 	{ControlPlaneOperator, "dns.managedZones.delete", "delete the zone hcplink created (never another)"},
 	{ControlPlaneOperator, "dns.managedZones.get", "read the zone, its labels and its network"},
+	{ControlPlaneOperator, "dns.managedZones.update", "bind the zone hcplink created to the customer's network again when its visibility was changed behind hcplink's back"},
 	{ControlPlaneOperator, "dns.networks.bindPrivateDNSZone", "make the private zone visible to the customer's VPC network"},
 	{ControlPlaneOperator, "dns.resourceRecordSets.create", "add the api and *.apps A records (a change's additions)"},
 	{ControlPlaneOperator, "dns.resourceRecordSets.delete", "replace or remove the A records (a change's deletions)"},
@@ -75,6 +76,52 @@ var Permissions = []Permission{
 	{ManagementOperator, "compute.serviceAttachments.update", "follow the accept list (additional projects) and reject foreign consumers"},
 	{ManagementOperator, "compute.subnetworks.list", "find the management network's Private Service Connect NAT subnetworks"},
 	{ManagementOperator, "compute.subnetworks.use", "give a NAT subnetwork to the service attachment"},
+}
+
+// CustomRoleCaveat is a permission of a custom role whose custom-role
+// support level (IAM's Permission.customRolesSupportLevel: SUPPORTED,
+// TESTING or NOT_SUPPORTED; https://cloud.google.com/iam/docs/custom-roles-permissions-support)
+// hcplink could not read from Google's list: what shows it is accepted in
+// custom roles, and the predefined role to bind instead, at the narrowest
+// scope, should IAM refuse it in a custom role ("Permission … is not
+// valid" when the role is created).
+type CustomRoleCaveat struct {
+	Component  Component
+	Permission string
+	// Seen is where the permission is used in custom roles in production.
+	Seen string
+	// Instead is the predefined role and where to bind it.
+	Instead string
+}
+
+// CustomRoleCaveats are the permissions of the roles above whose custom-role
+// support is taken from their use elsewhere, not from Google's list. The
+// roles named instead hold them (https://cloud.google.com/iam/docs/roles-permissions/compute,
+// https://cloud.google.com/iam/docs/roles-permissions/dns); each is wider
+// than the one permission, so it is the fallback, not the default.
+var CustomRoleCaveats = []CustomRoleCaveat{
+	{ControlPlaneOperator, "compute.forwardingRules.pscCreate",
+		"custom roles of PSC consumers in public deployments; Google's own PSC pages list it as a permission to grant, not only through roles/compute.networkAdmin",
+		"roles/compute.networkAdmin on the customer's project, granted to the control-plane operator's service account"},
+	{ControlPlaneOperator, "compute.forwardingRules.pscDelete",
+		"the pair of pscCreate, in the same custom roles",
+		"roles/compute.networkAdmin on the customer's project, granted to the control-plane operator's service account"},
+	{ControlPlaneOperator, "dns.networks.bindPrivateDNSZone",
+		"OpenShift's documented custom roles for installer-provisioned GCP clusters, and Red Hat OpenShift Dedicated's workload identity templates",
+		"roles/dns.admin on the customer's project, granted to the control-plane operator's service account"},
+	{ManagementOperator, "compute.forwardingRules.use",
+		"Red Hat OpenShift Dedicated's workload identity templates (its deployer's custom role, beside compute.serviceAttachments.create)",
+		"roles/compute.networkAdmin on the management project, granted to the management operator's service account"},
+}
+
+// CaveatOf is the caveat of a component's permission, if it has one.
+func CaveatOf(c Component, permission string) (CustomRoleCaveat, bool) {
+	for _, cv := range CustomRoleCaveats {
+		if cv.Component == c && cv.Permission == permission {
+			return cv, true
+		}
+	}
+	return CustomRoleCaveat{}, false
 }
 
 // SignInRole is the predefined role a Kubernetes ServiceAccount's federated

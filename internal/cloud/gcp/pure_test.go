@@ -1,6 +1,8 @@
 package gcp_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/api/compute/v1"
@@ -49,5 +51,56 @@ func TestForeignProjects(t *testing.T) {
 	}
 	if got := gcpcloud.ForeignProjects(sa); len(got) != 1 || got[0] != "intruder" {
 		t.Fatalf("ForeignProjects = %v, want [intruder]", got)
+	}
+}
+
+// The connection policy holds when the accept list is the wanted one, the
+// attachment reconciles connections, and no wanted project is rejected.
+func TestConnectionPolicyHolds(t *testing.T) {
+	want := []gcpcloud.Consumer{{Project: "customer"}, {Project: "partner"}}
+	accept := func(projects ...string) []*compute.ServiceAttachmentConsumerProjectLimit {
+		var out []*compute.ServiceAttachmentConsumerProjectLimit
+		for _, p := range projects {
+			out = append(out, &compute.ServiceAttachmentConsumerProjectLimit{ProjectIdOrNum: p, ConnectionLimit: gcpcloud.DefaultConnectionLimit})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		sa   *compute.ServiceAttachment
+		hold bool
+	}{
+		{"as made", &compute.ServiceAttachment{ConsumerAcceptLists: accept("partner", "customer"), ReconcileConnections: true}, true},
+		{"a foreign project rejected", &compute.ServiceAttachment{ConsumerAcceptLists: accept("customer", "partner"), ReconcileConnections: true,
+			ConsumerRejectLists: []string{"intruder"}}, true},
+		{"connections not reconciled", &compute.ServiceAttachment{ConsumerAcceptLists: accept("customer", "partner")}, false},
+		{"an allowed project rejected", &compute.ServiceAttachment{ConsumerAcceptLists: accept("customer", "partner"), ReconcileConnections: true,
+			ConsumerRejectLists: []string{"intruder", "partner"}}, false},
+		{"a project missing", &compute.ServiceAttachment{ConsumerAcceptLists: accept("customer"), ReconcileConnections: true}, false},
+	} {
+		if got := gcpcloud.ConnectionPolicyHolds(tc.sa, want); got != tc.hold {
+			t.Errorf("%s: ConnectionPolicyHolds = %v, want %v", tc.name, got, tc.hold)
+		}
+	}
+}
+
+// Every caveat names a permission its component's role holds, with where
+// it was seen in custom roles and a predefined role to bind instead.
+func TestCustomRoleCaveatsNameGrantedPermissions(t *testing.T) {
+	for _, cv := range gcpcloud.CustomRoleCaveats {
+		if !slices.Contains(gcpcloud.PermissionsOf(cv.Component), cv.Permission) {
+			t.Errorf("caveat of %s %s: the role does not hold it", cv.Component, cv.Permission)
+		}
+		if cv.Seen == "" || !strings.HasPrefix(cv.Instead, "roles/") {
+			t.Errorf("caveat of %s %s: says neither where it was seen nor a predefined role instead: %+v", cv.Component, cv.Permission, cv)
+		}
+	}
+	for _, p := range []string{"compute.forwardingRules.pscCreate", "dns.networks.bindPrivateDNSZone"} {
+		if _, ok := gcpcloud.CaveatOf(gcpcloud.ControlPlaneOperator, p); !ok {
+			t.Errorf("no caveat for the control-plane operator's %s", p)
+		}
+	}
+	if _, ok := gcpcloud.CaveatOf(gcpcloud.ManagementOperator, "compute.forwardingRules.use"); !ok {
+		t.Error("no caveat for the management operator's compute.forwardingRules.use")
 	}
 }

@@ -16,6 +16,12 @@ import (
 // consumer accept list connect, each up to its connection limit. They take
 // no labels; ownership is the description's marker (names.go), and every
 // name starts with the management cluster's prefix.
+//
+// They reconcile connections (reconcileConnections): a change of the lists
+// applies to connections already ACCEPTED or REJECTED, not only to PENDING
+// ones, so a project taken off the accept list loses its access instead of
+// keeping it until the attachment is deleted (the field's definition, REST
+// reference above; Google's default for a new attachment is false).
 
 // ServiceAttachmentsAPI is what the management operator does with service
 // attachments.
@@ -87,7 +93,7 @@ func (s *ServiceAttachments) Insert(ctx context.Context, spec AttachmentSpec) (O
 	sa := &compute.ServiceAttachment{
 		Name: name, Description: spec.Owner.Description("The private router's service attachment"), TargetService: spec.TargetService,
 		ConnectionPreference: ConnectionPreferenceManual, ConsumerAcceptLists: acceptLists(spec.Consumers),
-		NatSubnets: spec.NATSubnets,
+		NatSubnets: spec.NATSubnets, ReconcileConnections: true,
 	}
 	doing := "creating service attachment " + name
 	op, err := s.Compute.ServiceAttachments.Insert(s.Location.Project, s.Location.Region, sa).Context(callCtx).Do()
@@ -107,18 +113,40 @@ func (s *ServiceAttachments) Insert(ctx context.Context, spec AttachmentSpec) (O
 	return started(s.Location.Project, s.Location.Region, doing, op, err)
 }
 
-// SetConsumers replaces the accept list of the attachment read as current
-// (its reject list is left as it is); the patch carries current's
-// fingerprint, so a change made meanwhile is not overwritten (the call
-// answers an error IsDependency tells: read again and compare).
+// SetConsumers makes the connection policy of the attachment read as
+// current what ConnectionPolicyHolds wants: the accept list replaced,
+// reconcileConnections on, and the accepted projects taken off the reject
+// list (a project on both lists is rejected; other rejected projects stay).
+// The patch carries current's fingerprint, so a change made meanwhile is
+// not overwritten (the call answers an error IsDependency tells: read again
+// and compare).
 func (s *ServiceAttachments) SetConsumers(ctx context.Context, current *compute.ServiceAttachment, accept []Consumer) (Operation, error) {
 	patch := &compute.ServiceAttachment{Fingerprint: current.Fingerprint, ConsumerAcceptLists: acceptLists(accept),
+		ReconcileConnections: true,
 		// An empty list is sent as [] so that it clears the one there.
 		ForceSendFields: []string{"ConsumerAcceptLists"}}
 	if patch.ConsumerAcceptLists == nil {
 		patch.ConsumerAcceptLists = []*compute.ServiceAttachmentConsumerProjectLimit{}
 	}
+	if kept := withoutAccepted(current.ConsumerRejectLists, accept); len(kept) != len(current.ConsumerRejectLists) {
+		patch.ConsumerRejectLists = kept
+		if kept == nil {
+			patch.ConsumerRejectLists = []string{}
+		}
+		patch.ForceSendFields = append(patch.ForceSendFields, "ConsumerRejectLists")
+	}
 	return s.patch(ctx, current.Name, "updating the accept list of service attachment "+current.Name, patch)
+}
+
+// withoutAccepted is the reject list less the projects of accept.
+func withoutAccepted(reject []string, accept []Consumer) []string {
+	var out []string
+	for _, p := range reject {
+		if !slices.ContainsFunc(accept, func(c Consumer) bool { return c.Project == p }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // RejectProjects adds projects to the reject list of the attachment read
@@ -240,6 +268,16 @@ func SameConsumers(sa *compute.ServiceAttachment, want []Consumer) bool {
 	}
 	sort.Slice(normalised, func(i, j int) bool { return normalised[i].Project < normalised[j].Project })
 	return slices.Equal(have, normalised) && len(have) == len(sa.ConsumerAcceptLists) // no entry by network
+}
+
+// ConnectionPolicyHolds reports whether the attachment applies want to
+// every connection: its accept list is want, it reconciles connections
+// (else a project taken off the list keeps the connection it has), and no
+// project of want is on its reject list (else it is rejected all the same).
+// The drift check: nothing is written when it holds.
+func ConnectionPolicyHolds(sa *compute.ServiceAttachment, want []Consumer) bool {
+	return SameConsumers(sa, want) && sa.ReconcileConnections &&
+		len(withoutAccepted(sa.ConsumerRejectLists, want)) == len(sa.ConsumerRejectLists)
 }
 
 // Connection is one consumer endpoint connected to an attachment.

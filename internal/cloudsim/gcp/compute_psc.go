@@ -19,9 +19,15 @@ import (
 //     left: every connected endpoint takes one NAT address
 //     (https://cloud.google.com/vpc/docs/about-vpc-hosted-services#nat-subnet-sizing);
 //   - PENDING otherwise.
-// Changes to the lists affect new and pending connections only, unless the
-// attachment sets reconcileConnections
-// (https://cloud.google.com/vpc/docs/manage-private-service-connect-services).
+// Changes to the lists affect new and pending connections only: ACCEPTED
+// and REJECTED ones keep their status. An attachment with
+// reconcileConnections decides them again as well, as a new connection
+// would be: one whose consumer left the accept list goes back to PENDING
+// (it no longer carries traffic; the producer may then reject it), one
+// whose consumer was taken off the reject list and is on the accept list
+// is ACCEPTED (the field's definition in
+// https://cloud.google.com/compute/docs/reference/rest/v1/serviceAttachments;
+// https://cloud.google.com/vpc/docs/manage-private-service-connect-services).
 
 // Limits are Private Service Connect's limits a fleet meets. A limit of 0
 // is not enforced.
@@ -107,12 +113,18 @@ func (c *Cloud) reconcileConnections(attachmentKey string) {
 	natLeft := c.natCapacity(sa)
 	perEntry := map[int]int64{}
 	decided := map[*compute.ForwardingRule]bool{}
-	for _, fr := range endpoints { // established connections keep their place
-		if fr.PscConnectionStatus == "ACCEPTED" && !sa.ReconcileConnections {
+	for _, fr := range endpoints { // established connections keep their status
+		if sa.ReconcileConnections {
+			break
+		}
+		switch fr.PscConnectionStatus {
+		case "ACCEPTED":
 			if i := c.acceptEntry(sa, fr); i >= 0 {
 				perEntry[i]++
 			}
 			natLeft--
+			decided[fr] = true
+		case "REJECTED":
 			decided[fr] = true
 		}
 	}

@@ -88,6 +88,87 @@ func TestPSCAcceptListChangesAffectPendingConnectionsOnly(t *testing.T) {
 	if got := e.rule(t, cloudsimtest.CustomerProject, "api").PscConnectionStatus; got != "ACCEPTED" {
 		t.Fatalf("accepted endpoint after its project left the accept list: %s, want still ACCEPTED", got)
 	}
+
+	// A rejected connection stays rejected when its project leaves the
+	// reject list and joins the accept list.
+	e.f.AddGCPProject(t, "partner-project", "300000000005")
+	partnerNet := e.network(t, "partner-project", "partner", "partner-workers", "10.30.0.0/24")
+	e.endpoint(t, "partner-project", partnerNet, "partner-api", prod.attachment.SelfLink)
+	sa, _ = e.compute.ServiceAttachments.Get(cloudsimtest.ManagementProject, region, "cluster-a").Do()
+	e.done(t)(e.compute.ServiceAttachments.Patch(cloudsimtest.ManagementProject, region, "cluster-a",
+		&compute.ServiceAttachment{Fingerprint: sa.Fingerprint, ConsumerRejectLists: []string{"partner-project"}}).Do())
+	if got := e.rule(t, "partner-project", "partner-api").PscConnectionStatus; got != "REJECTED" {
+		t.Fatalf("pending endpoint whose project joined the reject list: %s, want REJECTED", got)
+	}
+	sa, _ = e.compute.ServiceAttachments.Get(cloudsimtest.ManagementProject, region, "cluster-a").Do()
+	e.done(t)(e.compute.ServiceAttachments.Patch(cloudsimtest.ManagementProject, region, "cluster-a",
+		&compute.ServiceAttachment{Fingerprint: sa.Fingerprint, ConsumerRejectLists: []string{},
+			ConsumerAcceptLists: []*compute.ServiceAttachmentConsumerProjectLimit{{ProjectIdOrNum: "partner-project", ConnectionLimit: 1}},
+			ForceSendFields:     []string{"ConsumerRejectLists"}}).Do())
+	if got := e.rule(t, "partner-project", "partner-api").PscConnectionStatus; got != "REJECTED" {
+		t.Fatalf("rejected endpoint whose project moved to the accept list (reconcileConnections off): %s, want still REJECTED", got)
+	}
+}
+
+// With reconcileConnections on, the lists apply to established connections:
+// an accepted endpoint whose project leaves the accept list goes back to
+// PENDING (no traffic), one whose project joins the reject list is
+// REJECTED, and one whose project returns to the accept list (and leaves
+// the reject list) is ACCEPTED again.
+func TestPSCReconcileConnectionsAppliesTheListsToEstablishedConnections(t *testing.T) {
+	e := start(t)
+	prod := e.producer(t, "10.1.0.0/28")
+	sa := prod.attachment
+	if sa.ReconcileConnections {
+		t.Fatal("a new attachment reconciles connections without asking; Google's default is false")
+	}
+	e.f.AddGCPProject(t, "partner-project", "300000000005")
+	accept := func(projects ...string) []*compute.ServiceAttachmentConsumerProjectLimit {
+		out := []*compute.ServiceAttachmentConsumerProjectLimit{}
+		for _, p := range projects {
+			out = append(out, &compute.ServiceAttachmentConsumerProjectLimit{ProjectIdOrNum: p, ConnectionLimit: 1})
+		}
+		return out
+	}
+	patch := func(change *compute.ServiceAttachment) {
+		t.Helper()
+		current, err := e.compute.ServiceAttachments.Get(cloudsimtest.ManagementProject, region, "cluster-a").Do()
+		if err != nil {
+			t.Fatal(err)
+		}
+		change.Fingerprint = current.Fingerprint
+		e.done(t)(e.compute.ServiceAttachments.Patch(cloudsimtest.ManagementProject, region, "cluster-a", change).Do())
+	}
+	patch(&compute.ServiceAttachment{ReconcileConnections: true, ConsumerAcceptLists: accept(cloudsimtest.CustomerProject, "partner-project")})
+	workers := e.network(t, cloudsimtest.CustomerProject, "customer", "workers", "10.10.0.0/24")
+	e.endpoint(t, cloudsimtest.CustomerProject, workers, "api", sa.SelfLink)
+	partnerNet := e.network(t, "partner-project", "partner", "partner-workers", "10.30.0.0/24")
+	if got := e.endpoint(t, "partner-project", partnerNet, "partner-api", sa.SelfLink).PscConnectionStatus; got != "ACCEPTED" {
+		t.Fatalf("partner endpoint on the accept list: %s, want ACCEPTED", got)
+	}
+
+	steps := []struct {
+		change  *compute.ServiceAttachment
+		partner string
+	}{
+		{&compute.ServiceAttachment{ConsumerAcceptLists: accept(cloudsimtest.CustomerProject)}, "PENDING"},
+		{&compute.ServiceAttachment{ConsumerRejectLists: []string{"300000000005"}}, "REJECTED"},
+		{&compute.ServiceAttachment{ConsumerRejectLists: []string{}, ConsumerAcceptLists: accept(cloudsimtest.CustomerProject, "partner-project"),
+			ForceSendFields: []string{"ConsumerRejectLists"}}, "ACCEPTED"},
+	}
+	for i, step := range steps {
+		patch(step.change)
+		if got := e.rule(t, "partner-project", "partner-api").PscConnectionStatus; got != step.partner {
+			t.Fatalf("step %d: partner endpoint %s, want %s", i+1, got, step.partner)
+		}
+		if got := e.rule(t, cloudsimtest.CustomerProject, "api").PscConnectionStatus; got != "ACCEPTED" {
+			t.Fatalf("step %d: customer endpoint %s, want ACCEPTED throughout", i+1, got)
+		}
+	}
+	got, _ := e.compute.ServiceAttachments.Get(cloudsimtest.ManagementProject, region, "cluster-a").Do()
+	if !got.ReconcileConnections {
+		t.Fatal("reconcileConnections is not read back as set")
+	}
 }
 
 // A /29 NAT subnetwork has four usable addresses: the fifth accepted

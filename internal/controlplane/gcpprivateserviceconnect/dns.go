@@ -38,8 +38,13 @@ func (r *Reconciler) reconcileDNS(ctx context.Context, s *scope, ip string) outc
 		return zoneConflict(name)
 	}
 	if !gcpcloud.ZoneVisibleTo(zone, s.network()) {
-		return outcome.WaitOnPerson(hcplinkv1beta1.DNSZoneConflictReason,
-			"Private DNS zone "+name+" is no longer visible to the cluster's network "+cr.Spec.Network+": add the network to the zone's visibility, or delete the zone so that hcplink makes it again")
+		// The zone is ours (above): its binding to the cluster's network was
+		// removed or changed behind hcplink's back. Bound again, with any
+		// network someone added kept.
+		if err := s.cloud.Zones.Bind(ctx, zone, s.network(), s.owner); err != nil {
+			return outcome.FromError(err)
+		}
+		r.Events.Repaired(cr, "private DNS zone", name, "its visibility to network "+cr.Spec.Network)
 	}
 	// A zone just made holds only its SOA and NS: nothing to list.
 	var have []*dns.ResourceRecordSet

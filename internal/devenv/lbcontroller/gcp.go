@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/oauth2"
 	"google.golang.org/api/compute/v1"
@@ -71,6 +72,10 @@ type GCPReconciler struct {
 	once    sync.Once
 	compute *compute.Service
 	initErr error
+	// inserting holds, by rule name, the operation of an insert not yet
+	// seen done: a rule is hidden from reads until its operation is done,
+	// and GKE waits on the operation rather than inserting again.
+	inserting sync.Map
 }
 
 // SetupWithManager registers the controller for GCP Services of type
@@ -131,6 +136,9 @@ func (r *GCPReconciler) reconcileNormal(ctx context.Context, svc *corev1.Service
 		}
 	}
 	name := GCPForwardingRuleName(svc)
+	if res, done, err := r.awaitInsert(ctx, svc, name); !done || err != nil {
+		return res, err
+	}
 	rule, err := r.rule(ctx, name)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -172,7 +180,7 @@ func (r *GCPReconciler) insertRule(ctx context.Context, svc *corev1.Service, nam
 		rule.Subnetwork = "regions/" + o.Region + "/subnetworks/" + o.Subnetwork
 	}
 	rule.Ports, rule.AllPorts = gcpPorts(svc)
-	_, err = c.ForwardingRules.Insert(o.Project, o.Region, rule).Context(ctx).Do()
+	op, err := c.ForwardingRules.Insert(o.Project, o.Region, rule).Context(ctx).Do()
 	switch {
 	case gcpStatus(err) == http.StatusConflict:
 		// Made by an earlier pass; its operation is still running.
@@ -183,8 +191,46 @@ func (r *GCPReconciler) insertRule(ctx context.Context, svc *corev1.Service, nam
 		return ctrl.Result{}, fmt.Errorf("creating forwarding rule %s: %w", name, err)
 	default:
 		ctrl.LoggerFrom(ctx).Info("Creating forwarding rule", "forwardingRule", name)
+		if op.Status != "DONE" {
+			r.inserting.Store(name, op.Name)
+		}
 	}
 	return ctrl.Result{RequeueAfter: minPoll}, nil
+}
+
+// awaitInsert looks once at the operation of the rule's insert, when one
+// is running: done is false (with the requeue) while it runs. A failed
+// insert is told in an Event and tried again after failedRequeue.
+func (r *GCPReconciler) awaitInsert(ctx context.Context, svc *corev1.Service, name string) (res ctrl.Result, done bool, err error) {
+	v, ok := r.inserting.Load(name)
+	if !ok {
+		return ctrl.Result{}, true, nil
+	}
+	c, err := r.client(ctx)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	op, err := c.RegionOperations.Get(r.Options.Project, r.Options.Region, v.(string)).Context(ctx).Do()
+	switch {
+	case gcpStatus(err) == http.StatusNotFound:
+		r.inserting.Delete(name) // forgotten by Compute Engine: read the rule
+		return ctrl.Result{}, true, nil
+	case err != nil:
+		return ctrl.Result{}, false, fmt.Errorf("reading the operation of forwarding rule %s: %w", name, err)
+	case op.Status != "DONE":
+		var started *time.Time
+		if t, err := time.Parse(time.RFC3339, op.InsertTime); err == nil {
+			started = &t
+		}
+		return ctrl.Result{RequeueAfter: pollDelay(started, time.Now())}, false, nil
+	}
+	r.inserting.Delete(name)
+	if op.Error != nil && len(op.Error.Errors) > 0 {
+		e := op.Error.Errors[0]
+		r.event(svc, corev1.EventTypeWarning, reasonCreateFailed, "Ensure", "Creating forwarding rule %s failed: %s: %s; retrying in %v", name, e.Code, e.Message, failedRequeue)
+		return ctrl.Result{RequeueAfter: failedRequeue}, false, nil
+	}
+	return ctrl.Result{}, true, nil
 }
 
 // reconcileDelete deletes the Service's rule, waits until Compute Engine

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
 const (
@@ -31,12 +33,24 @@ const (
 type gcpCloud struct {
 	f       *cloudsimtest.Fixture
 	compute *compute.Service
+	// clock, when set, is cloudsim's: operations finish as it is advanced.
+	clock *sim.ManualClock
 }
 
 func newGCPCloud(t *testing.T) *gcpCloud {
 	t.Helper()
-	f := cloudsimtest.StartGCP(t, cloudsim.Options{})
-	c := &gcpCloud{f: f, compute: f.Compute(t, cloudsimtest.GCPAdminTokens())}
+	return newGCPCloudWith(t, nil)
+}
+
+// newGCPCloudWith is newGCPCloud on clock (nil: the wall clock).
+func newGCPCloudWith(t *testing.T, clock *sim.ManualClock) *gcpCloud {
+	t.Helper()
+	opts := cloudsim.Options{}
+	if clock != nil {
+		opts.Clock = clock
+	}
+	f := cloudsimtest.StartGCP(t, opts)
+	c := &gcpCloud{f: f, compute: f.Compute(t, cloudsimtest.GCPAdminTokens()), clock: clock}
 	c.await(t, func() error {
 		_, err := c.compute.Networks.Insert(gcpProject, &compute.Network{Name: "management", ForceSendFields: []string{"AutoCreateSubnetworks"}}).Do()
 		return err
@@ -56,6 +70,9 @@ func (c *gcpCloud) await(t *testing.T, change, read func() error) {
 	t.Helper()
 	if err := change(); err != nil {
 		t.Fatal(err)
+	}
+	if c.clock != nil {
+		c.clock.Advance(time.Minute)
 	}
 	err := wait.PollUntilContextTimeout(t.Context(), 20*time.Millisecond, deadline, true, func(context.Context) (bool, error) {
 		return read() == nil, nil
@@ -259,5 +276,46 @@ func TestGCPNamesAndAnnotations(t *testing.T) {
 				t.Errorf("ports %v, all %v; want %d ports, all %v", ports, all, tc.ports, tc.all)
 			}
 		})
+	}
+}
+
+// GKE makes a Service's forwarding rule with one insert and waits on its
+// operation: the passes the Service's own updates bring while the
+// operation runs (the finalizer added, a requeue) do not insert again.
+func TestGCPOneInsertPerRule(t *testing.T) {
+	clock := sim.NewManualClock(time.Now().UTC().Truncate(time.Minute))
+	c := newGCPCloudWith(t, clock)
+	r := c.reconciler()
+	svc := createService(t, env.NewNamespace(t), "private-router", gcpInternal)
+	reconcile := func() ctrl.Result {
+		t.Helper()
+		res, err := r.Reconcile(t.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(svc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for range 3 { // the insert, then the passes of the finalizer's update and of the requeue
+		if res := reconcile(); res.RequeueAfter <= 0 {
+			t.Fatalf("a pass while the rule's operation runs asks for no requeue: %+v", res)
+		}
+	}
+	clock.Advance(time.Minute) // the operation is done
+	for range 3 {
+		if res := reconcile(); res.IsZero() {
+			break
+		}
+	}
+	if ip := ingressIP(get(t, svc)); ip == "" {
+		t.Fatal("the Service has no address once the rule's operation is done")
+	}
+	var inserts int64
+	for k, n := range c.f.Calls(gcpProject) {
+		if strings.HasSuffix(k, ":forwardingRules.insert") {
+			inserts += n.Total
+		}
+	}
+	if inserts != 1 {
+		t.Fatalf("%d forwarding-rule inserts for one Service; want 1 (GKE waits on the operation)", inserts)
 	}
 }

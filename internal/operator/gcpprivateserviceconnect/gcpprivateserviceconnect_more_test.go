@@ -561,3 +561,73 @@ func TestAMadeAttachmentIsNotReadAgain(t *testing.T) {
 		t.Fatalf("status URI %q does not name the attachment made", c.cr.Status.ServiceAttachmentURI)
 	}
 }
+
+// A project taken off additionalAllowedProjects loses the connection it
+// has (the attachment reconciles connections: Google puts it back to
+// PENDING, and the operator rejects it); put back on the list, its endpoint
+// is accepted again without reconnecting. An attachment whose
+// reconcileConnections was turned off behind hcplink's back is put right at
+// the next drift pass.
+func TestARemovedProjectLosesItsConnection(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	r.Events = events.New(newEventRecorder(t))
+	c := w.cluster(func(hc *hcplinkv1beta1.HostedCluster, _ *hcplinkv1beta1.GCPPrivateServiceConnect) {
+		hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects = []string{partnerProject}
+	})
+	w.settle(r, c.cr)
+	name := c.cr.Status.ServiceAttachmentName
+	if sa := w.attachment(name); !sa.ReconcileConnections {
+		t.Fatal("the attachment was made without reconcileConnections")
+	}
+	endpoint := w.foreignEndpoint(partnerProject, w.attachment(name))
+	if got := w.endpointStatus(partnerProject, endpoint); got != gcpcloud.PSCAccepted {
+		t.Fatalf("the partner's endpoint is %s while its project is allowed, want ACCEPTED", got)
+	}
+
+	// passes runs the passes the watch and the operations' requeues make.
+	passes := func(want string) {
+		t.Helper()
+		for range 6 {
+			res := w.reconcile(r, c.cr)
+			w.clk.Advance(min(max(res.RequeueAfter, time.Second), 30*time.Second))
+			if w.endpointStatus(partnerProject, endpoint) == want {
+				return
+			}
+		}
+		sa := w.attachment(name)
+		t.Fatalf("the partner's endpoint is %s, want %s (accept list %+v, reject list %v, reconcileConnections %v)",
+			w.endpointStatus(partnerProject, endpoint), want, gcpcloud.ConsumersOf(sa), sa.ConsumerRejectLists, sa.ReconcileConnections)
+	}
+	update(t, c.hc, func() { c.hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects = nil })
+	passes(gcpcloud.PSCRejected)
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for got := eventReasons(t, c.cr); !slices.Contains(got, hcplinkv1beta1.ConnectionNotAllowedReason); got = eventReasons(t, c.cr) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Events %v: none says the removed project's connection was rejected", got)
+		}
+		<-tick.C
+	}
+
+	update(t, c.hc, func() { c.hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects = []string{partnerProject} })
+	passes(gcpcloud.PSCAccepted)
+	if sa := w.attachment(name); len(sa.ConsumerRejectLists) != 0 {
+		t.Fatalf("reject list %v after the project was allowed again, want empty", sa.ConsumerRejectLists)
+	}
+	w.settle(r, c.cr)
+
+	sa := w.attachment(name)
+	w.adminDone(w.admin.ServiceAttachments.Patch(mgmtProject, region, name, &compute.ServiceAttachment{Fingerprint: sa.Fingerprint,
+		ForceSendFields: []string{"ReconcileConnections"}}).Do())
+	if w.attachment(name).ReconcileConnections {
+		t.Fatal("setting up: reconcileConnections is still on")
+	}
+	w.clk.Advance(testDrift * 6 / 5)
+	w.reconcile(r, c.cr) // the drift pass
+	w.clk.Advance(time.Second)
+	if sa := w.attachment(name); !sa.ReconcileConnections || !gcpcloud.SameConsumers(sa, desiredConsumers(c.hc, c.cr)) {
+		t.Fatalf("after the drift pass: reconcileConnections %v, accept list %+v", sa.ReconcileConnections, gcpcloud.ConsumersOf(sa))
+	}
+}

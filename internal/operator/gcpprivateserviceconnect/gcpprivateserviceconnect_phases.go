@@ -138,9 +138,10 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 	s.status.NATSubnets = lastSegments(sa.NatSubnets)
 
 	want := desiredConsumers(s.hc, s.cr)
-	if !gcpcloud.SameConsumers(sa, want) {
-		log.Info("the accept list differs; putting it back", "serviceAttachment", name,
-			"have", projectsOf(gcpcloud.ConsumersOf(sa)), "want", projectsOf(want))
+	if !gcpcloud.ConnectionPolicyHolds(sa, want) {
+		log.Info("the connection policy differs; putting it back", "serviceAttachment", name,
+			"have", projectsOf(gcpcloud.ConsumersOf(sa)), "want", projectsOf(want),
+			"reconcileConnections", sa.ReconcileConnections, "rejected", sa.ConsumerRejectLists)
 		doing := "updating the accept list of service attachment " + name
 		r.attachments.forget(name)
 		op, err := r.Cloud.ServiceAttachments.SetConsumers(ctx, sa, want)
@@ -175,7 +176,7 @@ func (r *Reconciler) readAttachment(ctx context.Context, s *scope, name string) 
 		if err != nil {
 			return nil, err
 		}
-		if ok && r.notOursBecause(sa, s) == "" && gcpcloud.SameConsumers(sa, desiredConsumers(s.hc, s.cr)) && len(gcpcloud.ForeignProjects(sa)) == 0 {
+		if ok && r.notOursBecause(sa, s) == "" && gcpcloud.ConnectionPolicyHolds(sa, desiredConsumers(s.hc, s.cr)) && len(gcpcloud.ForeignProjects(sa)) == 0 {
 			return sa, nil
 		}
 	}
@@ -323,7 +324,7 @@ func (r *Reconciler) notOursBecause(sa *compute.ServiceAttachment, s *scope) str
 
 // rejectedNote is the Event of rejected connections.
 func rejectedNote(name string, projects []string) string {
-	return fmt.Sprintf("Service attachment %s: rejected the pending connections of projects %v, which are not on its accept list; add a project to additionalAllowedProjects and connect again to let it in.", name, projects)
+	return fmt.Sprintf("Service attachment %s: rejected the pending connections of projects %v, which are not on its accept list; add a project to additionalAllowedProjects to let it in.", name, projects)
 }
 
 // freshAttachment is an attachment this process just created: its link
