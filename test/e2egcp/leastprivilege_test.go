@@ -1,15 +1,18 @@
 package e2egcp
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
 	"testing"
 
-	"context"
+	dns "google.golang.org/api/dns/v1"
+
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	simgcp "github.com/hcplink/hcplink/internal/cloudsim/gcp"
+	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
@@ -20,7 +23,8 @@ var unusedHere = map[gcpcloud.Component]map[string]string{}
 
 // TestOperatorsLeastPrivilege walks one GCP cluster through its life
 // (create PublicAndPrivate, Private and back, an additional project added
-// and removed, delete) with its control-plane operator signed in by
+// and removed, its private zone unbound from the customer's network behind
+// its back and bound again at the drift check, delete) with its control-plane operator signed in by
 // workload identity federation as its own service account, holding only
 // the control-plane operator's custom role, and the management operator
 // signed in with its key, holding only its custom role in the management
@@ -40,7 +44,12 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 		})
 	}
 	c.addThenRemovePartnerProject(t)
-	c.waitPath(t, c.fixture.Subnet)
+	p := c.waitPath(t, c.fixture.Subnet)
+	unbindZone(t, p.zone.Name)
+	suite.Eventually(t, oneDriftCheck, "the private zone to be bound to the customer's network again", func(ctx context.Context) error {
+		_, err := c.checkDNS(ctx, p.cr)
+		return err
+	})
 	c.deleteAndCheckNothingLeft(t)
 
 	compareUsedWithGranted(t, "the control-plane operator",
@@ -77,5 +86,20 @@ func compareUsedWithGranted(t *testing.T, who string, evaluated map[string]simgc
 		case !ok && !unused && !slices.Contains(used, permission):
 			t.Errorf("the role of %s grants %s, which the whole lifecycle never used", who, permission)
 		}
+	}
+}
+
+// unbindZone takes every network off the private zone's visibility, as a
+// project owner might by mistake.
+func unbindZone(t *testing.T, zone string) {
+	t.Helper()
+	d, err := dnsClient(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.ManagedZones.Patch(devenv.GCPCustomerProject, zone, &dns.ManagedZone{PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{
+		Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{}, ForceSendFields: []string{"Networks"}}}).Context(t.Context()).Do()
+	if err != nil {
+		t.Fatalf("unbinding the private zone from the customer's network: %v", err)
 	}
 }
