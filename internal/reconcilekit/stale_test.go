@@ -18,20 +18,41 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/metrics"
 )
 
 // TestAStaleFinalizerWriteIsAQuietRequeue runs a controller registered as
-// the control-plane operators' are (EndpointController.Setup) whose first
-// pass adds its finalizer from a copy the other operator has just changed:
-// the write meets a conflict. That pass must log no error (controller-runtime
+// the control-plane operators' are (EndpointController.Setup) and as the
+// management operator's are (ServiceController.Setup), whose first pass
+// adds its finalizer from a copy the other operator has just changed: the
+// write meets a conflict. That pass must log no error (controller-runtime
 // logs a returned error as "Reconciler error" with a stack), be counted,
 // and be followed by a pass that lands the finalizer, although the other
-// operator's change is not an event the controller's predicates pass.
+// operator's change is not an event the control-plane registration's
+// predicates pass.
 func TestAStaleFinalizerWriteIsAQuietRequeue(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		register func(mgr ctrl.Manager, name string, r reconcile.Reconciler) error
+	}{
+		{"control-plane registration", func(mgr ctrl.Manager, name string, r reconcile.Reconciler) error {
+			return EndpointController{Name: name, For: &corev1.ConfigMap{}, List: &corev1.ConfigMapList{}, Workers: 1}.Setup(mgr, r)
+		}},
+		{"management registration", func(mgr ctrl.Manager, name string, r reconcile.Reconciler) error {
+			return ServiceController{Name: name, Kind: "ConfigMap", For: &corev1.ConfigMap{}, List: &corev1.ConfigMapList{}, Workers: 1,
+				Platform: func(*hcplinkv1beta1.HostedCluster) any { return nil }}.Setup(mgr, controller.Options{}, r)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { staleFinalizerWrite(t, tc.register) })
+	}
+}
+
+func staleFinalizerWrite(t *testing.T, register func(mgr ctrl.Manager, name string, r reconcile.Reconciler) error) {
 	ns := env.NewNamespace(t)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cr"}}
 	if err := env.Client.Create(t.Context(), cm); err != nil {
@@ -53,7 +74,7 @@ func TestAStaleFinalizerWriteIsAQuietRequeue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const name = "stale-finalizer-test"
+	name := "stale-" + ns
 	var passes, stale atomic.Int32
 	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		passes.Add(1)
@@ -72,7 +93,7 @@ func TestAStaleFinalizerWriteIsAQuietRequeue(t *testing.T) {
 		_, err := EnsureFinalizer(ctx, mgr.GetClient(), got, ours, nil)
 		return reconcile.Result{}, err
 	})
-	if err := (EndpointController{Name: name, For: &corev1.ConfigMap{}, List: &corev1.ConfigMapList{}, Workers: 1}).Setup(mgr, r); err != nil {
+	if err := register(mgr, name, r); err != nil {
 		t.Fatal(err)
 	}
 	before := testutil.ToFloat64(metrics.StaleFinalizerCounter(name))
