@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	cloudaws "github.com/hcplink/hcplink/internal/cloudsim/aws"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // awsCLI runs the stock aws CLI against cloudsim as one account. The
@@ -114,18 +114,6 @@ func str(t *testing.T, v any, path ...any) string {
 	return s
 }
 
-// eventually polls until done reports true, failing the test at the deadline.
-func eventually(t *testing.T, what string, done func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestStockAWSCLIScenario drives a PrivateLink setup and teardown across two
 // accounts with nothing but the aws CLI, and checks that nothing is left.
 func TestStockAWSCLIScenario(t *testing.T) {
@@ -143,14 +131,14 @@ func TestStockAWSCLIScenario(t *testing.T) {
 	lb := mgmt.run("elbv2", "create-load-balancer", "--name", "private-router", "--type", "network", "--scheme", "internal",
 		"--subnets", mSubnets[0], mSubnets[1])
 	lbARN := str(t, lb, "LoadBalancers", 0, "LoadBalancerArn")
-	eventually(t, "the NLB is active", func() bool {
+	testenv.Eventually(t, "the NLB is active", func() bool {
 		out := mgmt.run("elbv2", "describe-load-balancers", "--load-balancer-arns", lbARN)
 		return str(t, out, "LoadBalancers", 0, "State", "Code") == "active"
 	})
 	svc := mgmt.run("ec2", "create-vpc-endpoint-service-configuration", "--network-load-balancer-arns", lbARN, "--no-acceptance-required")
 	serviceID := str(t, svc, "ServiceConfiguration", "ServiceId")
 	serviceName := str(t, svc, "ServiceConfiguration", "ServiceName")
-	eventually(t, "the endpoint service is available", func() bool {
+	testenv.Eventually(t, "the endpoint service is available", func() bool {
 		out := mgmt.run("ec2", "describe-vpc-endpoint-service-configurations", "--service-ids", serviceID)
 		return str(t, out, "ServiceConfigurations", 0, "ServiceState") == "Available"
 	})
@@ -171,7 +159,7 @@ func TestStockAWSCLIScenario(t *testing.T) {
 		"--subnet-ids", cSubnet, "--security-group-ids", cSG)
 	endpointID := str(t, ep, "VpcEndpoint", "VpcEndpointId")
 	endpointDNS := str(t, ep, "VpcEndpoint", "DnsEntries", 0, "DnsName")
-	eventually(t, "the endpoint is available", func() bool {
+	testenv.Eventually(t, "the endpoint is available", func() bool {
 		out := cust.run("ec2", "describe-vpc-endpoints", "--vpc-endpoint-ids", endpointID)
 		return str(t, out, "VpcEndpoints", 0, "State") == "available"
 	})
@@ -207,7 +195,7 @@ func TestStockAWSCLIScenario(t *testing.T) {
 	cust.run("route53", "change-resource-record-sets", "--hosted-zone-id", zoneID, "--change-batch", record("DELETE"))
 	cust.run("route53", "delete-hosted-zone", "--id", zoneID)
 	cust.run("ec2", "delete-vpc-endpoints", "--vpc-endpoint-ids", endpointID)
-	eventually(t, "the endpoint is gone", func() bool {
+	testenv.Eventually(t, "the endpoint is gone", func() bool {
 		out, err := cust.try("ec2", "describe-vpc-endpoints", "--vpc-endpoint-ids", endpointID)
 		if err != nil {
 			return strings.Contains(err.Error(), "InvalidVpcEndpointId.NotFound")
@@ -232,7 +220,7 @@ func TestStockAWSCLIScenario(t *testing.T) {
 	}
 	mgmt.run("ec2", "delete-vpc-endpoint-service-configurations", "--service-ids", serviceID)
 	mgmt.run("elbv2", "delete-load-balancer", "--load-balancer-arn", lbARN)
-	eventually(t, "the NLB is gone", func() bool {
+	testenv.Eventually(t, "the NLB is gone", func() bool {
 		_, err := mgmt.try("elbv2", "describe-load-balancers", "--load-balancer-arns", lbARN)
 		return err != nil && strings.Contains(err.Error(), "LoadBalancerNotFound")
 	})

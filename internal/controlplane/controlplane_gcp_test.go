@@ -49,7 +49,7 @@ func TestRunServesAGCPControlPlane(t *testing.T) {
 		}
 	})
 
-	eventually(t, "private-router is created", serviceExists(ns, hcplinkv1beta1.PrivateRouterServiceName, true))
+	testenv.Eventually(t, "private-router is created", serviceExists(ns, hcplinkv1beta1.PrivateRouterServiceName, true))
 	svc := &corev1.Service{}
 	if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: hcplinkv1beta1.PrivateRouterServiceName}, svc); err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestRunServesAGCPControlPlane(t *testing.T) {
 	if err := env.Client.Status().Update(t.Context(), svc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the GCPPrivateServiceConnect of the router, with a condition", func(ctx context.Context) error {
+	testenv.Eventually(t, "the GCPPrivateServiceConnect of the router, with a condition", func(ctx context.Context) error {
 		cr := &hcplinkv1beta1.GCPPrivateServiceConnect{}
 		if err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: hcplinkv1beta1.GCPPrivateServiceConnectName}, cr); err != nil {
 			return err

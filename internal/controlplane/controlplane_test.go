@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -150,19 +149,6 @@ func privateHCP(ns string) *hcplinkv1beta1.HostedControlPlane {
 	}
 }
 
-// eventually polls check until it returns nil or the deadline passes.
-func eventually(t *testing.T, what string, check func(ctx context.Context) error) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, deadline, true, func(ctx context.Context) (bool, error) {
-		last = check(ctx)
-		return last == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %v: %v", what, deadline, last)
-	}
-}
-
 func serviceExists(ns, name string, want bool) func(ctx context.Context) error {
 	return func(ctx context.Context) error {
 		err := env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &corev1.Service{})
@@ -239,9 +225,9 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 		}
 	})
 
-	eventually(t, "private-router is created", serviceExists(ns, hcplinkv1beta1.PrivateRouterServiceName, true))
-	eventually(t, "RoutersReady is False while there is no load balancer", conditionIs(hcp, hcplinkv1beta1.RoutersReadyCondition, metav1.ConditionFalse))
-	eventually(t, "ValidCloudCredentials is True", conditionIs(hcp, hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionTrue))
+	testenv.Eventually(t, "private-router is created", serviceExists(ns, hcplinkv1beta1.PrivateRouterServiceName, true))
+	testenv.Eventually(t, "RoutersReady is False while there is no load balancer", conditionIs(hcp, hcplinkv1beta1.RoutersReadyCondition, metav1.ConditionFalse))
+	testenv.Eventually(t, "ValidCloudCredentials is True", conditionIs(hcp, hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionTrue))
 
 	// The cloud gives the Service a load balancer: the owned-Service watch
 	// brings the controller back.
@@ -253,7 +239,7 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 	if err := env.Client.Status().Update(t.Context(), svc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "RoutersReady is True", conditionIs(hcp, hcplinkv1beta1.RoutersReadyCondition, metav1.ConditionTrue))
+	testenv.Eventually(t, "RoutersReady is True", conditionIs(hcp, hcplinkv1beta1.RoutersReadyCondition, metav1.ConditionTrue))
 
 	setAccess := func(access hcplinkv1beta1.AWSEndpointAccessType) {
 		t.Helper()
@@ -268,9 +254,9 @@ func TestRunUnderNamespaceRBAC(t *testing.T) {
 		}
 	}
 	setAccess(hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate)
-	eventually(t, "router is created for PublicAndPrivate", serviceExists(ns, hcplinkv1beta1.RouterServiceName, true))
+	testenv.Eventually(t, "router is created for PublicAndPrivate", serviceExists(ns, hcplinkv1beta1.RouterServiceName, true))
 	setAccess(hcplinkv1beta1.AWSEndpointAccessPrivate)
-	eventually(t, "router is deleted for Private", serviceExists(ns, hcplinkv1beta1.RouterServiceName, false))
+	testenv.Eventually(t, "router is deleted for Private", serviceExists(ns, hcplinkv1beta1.RouterServiceName, false))
 
 	// Nothing happened in the other namespace.
 	var others corev1.ServiceList

@@ -14,6 +14,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/config/crd"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // lifecycleOptions install with a credentials file, so that install's own
@@ -115,7 +116,7 @@ func TestInstallLifecycle(t *testing.T) {
 	if err := c.Delete(t.Context(), hc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the HostedCluster to go", func() (bool, error) { return !exists(t, c, hc), nil })
+	testenv.EventuallyWithin(t, settleWithin, "the HostedCluster to go", func() (bool, error) { return !exists(t, c, hc), nil })
 	np := &hcplinkv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: hcNS, Name: "left-behind"},
 		Spec: hcplinkv1beta1.NodePoolSpec{ClusterName: "waiting", Platform: hcplinkv1beta1.NodePoolPlatform{Type: hcplinkv1beta1.AWSPlatform}}}
 	if err := c.Create(t.Context(), np); err != nil {
@@ -250,7 +251,7 @@ func outcomeOf(results []Result, kind string) Outcome {
 // them again and waits until they are served.
 func restoreCRDs(t *testing.T, c client.Client) {
 	t.Helper()
-	eventually(t, "the deleted CRDs to go", func() (bool, error) {
+	testenv.EventuallyWithin(t, settleWithin, "the deleted CRDs to go", func() (bool, error) {
 		for _, name := range []string{"hostedclusters.hcplink.io", "hostedcontrolplanes.hcplink.io", "awsendpointservices.hcplink.io"} {
 			if exists(t, c, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: name}}) {
 				return false, nil
@@ -272,7 +273,7 @@ func waitForCRDs(t *testing.T, c client.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the hcplink CRDs to be established", func() (bool, error) {
+	testenv.EventuallyWithin(t, settleWithin, "the hcplink CRDs to be established", func() (bool, error) {
 		list := &apiextensionsv1.CustomResourceDefinitionList{}
 		if err := c.List(t.Context(), list); err != nil {
 			return false, err

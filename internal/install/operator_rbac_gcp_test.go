@@ -19,6 +19,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/operator"
 	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // TestGCPOperatorRunsUnderTheRenderedRBAC is TestOperatorRunsUnderTheRenderedRBAC
@@ -81,7 +82,7 @@ func TestGCPOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 	}
 	cpNS := hcplinkv1beta1.HostedControlPlaneNamespace(hc.Namespace, hc.Name)
 	name := "control-plane-operator"
-	eventually(t, "the operator, as its ServiceAccount, to create the control plane's Role and Deployment", func() (bool, error) {
+	testenv.EventuallyWithin(t, settleWithin, "the operator, as its ServiceAccount, to create the control plane's Role and Deployment", func() (bool, error) {
 		for _, obj := range []client.Object{&rbacv1.Role{}, &appsv1.Deployment{}} {
 			if err := c.Get(t.Context(), client.ObjectKey{Namespace: cpNS, Name: name}, obj); err != nil {
 				return false, client.IgnoreNotFound(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/operator"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // TestOperatorRunsUnderTheRenderedRBAC starts the management operator as
@@ -84,7 +85,7 @@ func TestOperatorRunsUnderTheRenderedRBAC(t *testing.T) {
 	}
 	keys := []client.ObjectKey{{Namespace: cpNS, Name: hc.Name}, {Namespace: cpNS, Name: name}, {Namespace: cpNS, Name: name},
 		{Namespace: cpNS, Name: name}, {Namespace: cpNS, Name: name + "-aws-credentials"}, {Namespace: cpNS, Name: name}}
-	eventually(t, "the operator, as its ServiceAccount, to create the control plane's objects", func() (bool, error) {
+	testenv.EventuallyWithin(t, settleWithin, "the operator, as its ServiceAccount, to create the control plane's objects", func() (bool, error) {
 		for i, obj := range made {
 			if err := c.Get(t.Context(), keys[i], obj); err != nil {
 				return false, client.IgnoreNotFound(err)

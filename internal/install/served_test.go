@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/hcplink/hcplink/internal/monitoring"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // install --monitoring on a cluster without the Prometheus Operator is
@@ -45,7 +46,7 @@ func TestMonitoringNeedsThePrometheusOperatorFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Delete(t.Context(), crd) })
-	eventually(t, "the cluster serves PrometheusRule", func() (bool, error) {
+	testenv.EventuallyWithin(t, settleWithin, "the cluster serves PrometheusRule", func() (bool, error) {
 		_, err := kube(t).RESTMapper().RESTMapping(monitoring.PrometheusRuleKind.GroupKind(), monitoring.PrometheusRuleKind.Version)
 		return err == nil, nil
 	})

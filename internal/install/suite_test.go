@@ -1,13 +1,11 @@
 package install
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +16,10 @@ import (
 )
 
 var env *testenv.Env
+
+// settleWithin bounds each wait for a running operator: one that a loaded
+// 2-core machine meets.
+const settleWithin = 60 * time.Second
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
@@ -33,21 +35,6 @@ func kube(t *testing.T) client.Client {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// eventually polls cond until it holds, failing the test after a bound
-// that a loaded 2-core machine meets.
-func eventually(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
-		ok, err := cond()
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: did not happen in time (last error: %v)", what, last)
-	}
 }
 
 // serviceAccountKube is the operator's ServiceAccount in namespace as a

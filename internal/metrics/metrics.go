@@ -19,6 +19,7 @@ const (
 	ReconcileErrorsName   = "hcplink_reconcile_errors_total"
 	CleanupsAbandonedName = "hcplink_cloud_cleanups_abandoned_total"
 	OrphansDeletedName    = "hcplink_orphans_deleted_total"
+	StaleFinalizersName   = "hcplink_stale_finalizer_writes_total"
 )
 
 var (
@@ -47,10 +48,15 @@ var (
 		Name: OrphansDeletedName,
 		Help: "Cloud resources tagged by hcplink for an object that no longer exists, deleted by a sweeper, by component and kind.",
 	}, []string{"component", "kind"})
+
+	staleFinalizers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: StaleFinalizersName,
+		Help: "Finalizer writes refused because the controller's copy of the object was stale (another writer got in first); each is looked at again shortly, not an error.",
+	}, []string{"controller"})
 )
 
 func init() {
-	ctrlmetrics.Registry.MustRegister(clusterAvailable, timeToAvailable, reconcileErrors, cleanupsAbandoned, orphansDeleted)
+	ctrlmetrics.Registry.MustRegister(clusterAvailable, timeToAvailable, reconcileErrors, cleanupsAbandoned, orphansDeleted, staleFinalizers)
 }
 
 // ClusterAvailable records a HostedCluster's Available condition.
@@ -87,6 +93,16 @@ func OrphanCounter(component, kind string) prometheus.Counter {
 	return orphansDeleted.WithLabelValues(component, kind)
 }
 
+// StaleFinalizerWrite counts a finalizer write of controller refused
+// because its copy of the object was stale.
+func StaleFinalizerWrite(controller string) { staleFinalizers.WithLabelValues(controller).Inc() }
+
+// StaleFinalizerCounter is the counter StaleFinalizerWrite adds to (for
+// tests).
+func StaleFinalizerCounter(controller string) prometheus.Counter {
+	return staleFinalizers.WithLabelValues(controller)
+}
+
 // ReconcileErrorCounter is the counter ReconcileError adds to (for tests).
 func ReconcileErrorCounter(reason string) prometheus.Counter {
 	return reconcileErrors.WithLabelValues(reason)
@@ -95,5 +111,5 @@ func ReconcileErrorCounter(reason string) prometheus.Counter {
 // Names are the names of the metrics this package serves (the rules and
 // the dashboard are tested to use no others).
 func Names() []string {
-	return []string{ClusterAvailableName, TimeToAvailableName, ReconcileErrorsName, CleanupsAbandonedName, OrphansDeletedName}
+	return []string{ClusterAvailableName, TimeToAvailableName, ReconcileErrorsName, CleanupsAbandonedName, OrphansDeletedName, StaleFinalizersName}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	hcplatform "github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // runChecker runs a credentials checker until the test ends.
@@ -48,18 +49,18 @@ func TestCredentialsCheckerRetriesUntilAccepted(t *testing.T) {
 	checker := &credentialsChecker{caller: awsplatform.STSCaller(cfg), platform: platform, retryMin: 20 * time.Millisecond}
 	runChecker(t, checker)
 
-	eventually(t, "the refused credentials to show", func() (bool, error) { return gauge(platform) == 0, nil })
+	testenv.Eventually(t, "the refused credentials to show", func() (bool, error) { return gauge(platform) == 0, nil })
 	// The HostedCluster controller sees them refused, since when.
 	if state, since := checker.CredentialsState(); state != hcplatform.CredentialsInvalid || since.IsZero() {
 		t.Errorf("CredentialsState = %s since %s, want %s with a time", state, since, hcplatform.CredentialsInvalid)
 	}
 	// It keeps trying with backoff, and notices when the identity works.
 	before := cloud.Calls(cloudsimtest.ManagementAccount)["sts:GetCallerIdentity"].Total
-	eventually(t, "a retry", func() (bool, error) {
+	testenv.Eventually(t, "a retry", func() (bool, error) {
 		return cloud.Calls(cloudsimtest.ManagementAccount)["sts:GetCallerIdentity"].Total > before, nil
 	})
 	cloud.Server.Faults.Set(sim.FaultConfig{})
-	eventually(t, "the accepted credentials to show", func() (bool, error) { return gauge(platform) == 1, nil })
+	testenv.Eventually(t, "the accepted credentials to show", func() (bool, error) { return gauge(platform) == 1, nil })
 	if state, _ := checker.CredentialsState(); state != hcplatform.CredentialsValid {
 		t.Errorf("CredentialsState = %s, want %s", state, hcplatform.CredentialsValid)
 	}
@@ -81,7 +82,7 @@ func TestCredentialsCheckerSurvivesAnUnreachableCloud(t *testing.T) {
 	credentialsValid.WithLabelValues(platform).Set(-1)
 	checker := &credentialsChecker{caller: awsplatform.STSCaller(cfg), platform: platform, retryMin: 20 * time.Millisecond}
 	runChecker(t, checker)
-	eventually(t, "the unreachable cloud to show", func() (bool, error) { return gauge(platform) == 0, nil })
+	testenv.Eventually(t, "the unreachable cloud to show", func() (bool, error) { return gauge(platform) == 0, nil })
 	// An unreachable cloud says nothing about the credentials: Unknown,
 	// which never gives up the operator's cleanup.
 	if state, _ := checker.CredentialsState(); state != hcplatform.CredentialsUnknown {

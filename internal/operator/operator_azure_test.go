@@ -13,7 +13,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,6 +20,7 @@ import (
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // With --private-platform=Azure the operator runs the Private Link Service
@@ -116,7 +116,7 @@ func TestRunServesAzurePrivateLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	hcpNS := hcplinkv1beta1.HostedControlPlaneNamespace(ns, hc.Name)
-	eventually(t, "the control-plane namespace", func() (bool, error) {
+	testenv.Eventually(t, "the control-plane namespace", func() (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKey{Name: hcpNS}, &corev1.Namespace{})
 		return err == nil, client.IgnoreNotFound(err)
 	})
@@ -137,7 +137,7 @@ func TestRunServesAzurePrivateLink(t *testing.T) {
 		}
 		return &got.PrivateLinkService
 	}
-	eventuallyWithin(t, 90*time.Second, "the Private Link Service's alias in status", func() (bool, error) {
+	testenv.EventuallyWithin(t, 90*time.Second, "the Private Link Service's alias in status", func() (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr)
 		return err == nil && cr.Status.PrivateLinkServiceAlias != "" && pls() != nil, err
 	})
@@ -152,7 +152,7 @@ func TestRunServesAzurePrivateLink(t *testing.T) {
 	if err := env.Client.Patch(ctx, hc, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
-	eventuallyWithin(t, 90*time.Second, "the added subscription on the Private Link Service", func() (bool, error) {
+	testenv.EventuallyWithin(t, 90*time.Second, "the added subscription on the Private Link Service", func() (bool, error) {
 		p := pls()
 		if p == nil {
 			return false, nil
@@ -163,19 +163,4 @@ func TestRunServesAzurePrivateLink(t *testing.T) {
 		}
 		return slices.Contains(subs, foreign), nil
 	})
-}
-
-// eventuallyWithin is eventually with a longer deadline: Azure operations
-// are looked at every 5–8 s, and a creation takes two of them.
-func eventuallyWithin(t *testing.T, limit time.Duration, what string, cond func() (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, limit, true, func(context.Context) (bool, error) {
-		ok, err := cond()
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: did not happen within %v (last error: %v)", what, limit, last)
-	}
 }

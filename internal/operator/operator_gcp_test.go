@@ -18,6 +18,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	gcpplatform "github.com/hcplink/hcplink/internal/operator/platform/gcp"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // With --private-platform=GCP the operator runs the service attachment
@@ -94,7 +95,7 @@ func TestRunServesGCPPrivateServiceConnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	hcpNS := hcplinkv1beta1.HostedControlPlaneNamespace(ns, hc.Name)
-	eventually(t, "the control-plane namespace", func() (bool, error) {
+	testenv.Eventually(t, "the control-plane namespace", func() (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKey{Name: hcpNS}, &corev1.Namespace{})
 		return err == nil, client.IgnoreNotFound(err)
 	})

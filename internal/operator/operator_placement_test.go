@@ -19,6 +19,7 @@ import (
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // With --azure-load-balancer-configurations=kubernetes,lb-2 the operator
@@ -103,7 +104,7 @@ func TestRunPlacesClustersOnLoadBalancerConfigurations(t *testing.T) {
 	}
 	var before map[string]string
 	var refused *hcplinkv1beta1.HostedCluster
-	eventuallyWithin(t, 90*time.Second, "sixteen clusters placed eight and eight, the seventeenth refused", func() (bool, error) {
+	testenv.EventuallyWithin(t, 90*time.Second, "sixteen clusters placed eight and eight, the seventeenth refused", func() (bool, error) {
 		count, where, r, err := placements()
 		before, refused = where, r
 		return count["kubernetes"] == 8 && count["lb-2"] == 8 && refused != nil, err
@@ -119,7 +120,7 @@ func TestRunPlacesClustersOnLoadBalancerConfigurations(t *testing.T) {
 	for _, hc := range clusters {
 		if where, ok := before[hc.Name]; ok {
 			hcp := &hcplinkv1beta1.HostedControlPlane{}
-			eventuallyWithin(t, 30*time.Second, "the control plane of "+hc.Name+" naming its placement", func() (bool, error) {
+			testenv.EventuallyWithin(t, 30*time.Second, "the control plane of "+hc.Name+" naming its placement", func() (bool, error) {
 				err := env.Client.Get(ctx, client.ObjectKey{Namespace: hcplinkv1beta1.HostedControlPlaneNamespace(ns, hc.Name), Name: hc.Name}, hcp)
 				return err == nil && hcp.Spec.AzureLoadBalancerConfiguration == where, client.IgnoreNotFound(err)
 			})
@@ -142,7 +143,7 @@ func TestRunPlacesClustersOnLoadBalancerConfigurations(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop = start()
-	eventuallyWithin(t, 90*time.Second, "the lost placement taken back from the control plane", func() (bool, error) {
+	testenv.EventuallyWithin(t, 90*time.Second, "the lost placement taken back from the control plane", func() (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(lost), lost)
 		return err == nil && lost.Status.AzureLoadBalancerConfiguration != "", err
 	})

@@ -14,7 +14,6 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -42,19 +41,6 @@ func freeAddress(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
-}
-
-func eventually(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		ok, err := cond()
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: did not happen in time (last error: %v)", what, last)
-	}
 }
 
 func httpGet(url string) (int, string, error) {
@@ -130,12 +116,12 @@ func TestRunServesMetricsProbesAndReconciles(t *testing.T) {
 	t.Cleanup(stop)
 
 	for _, path := range []string{"/healthz", "/readyz"} {
-		eventually(t, path+" to answer 200", func() (bool, error) {
+		testenv.Eventually(t, path+" to answer 200", func() (bool, error) {
 			code, _, err := httpGet("http://" + probeAddr + path)
 			return code == http.StatusOK, err
 		})
 	}
-	eventually(t, "the leader-election Lease in its namespace", func() (bool, error) {
+	testenv.Eventually(t, "the leader-election Lease in its namespace", func() (bool, error) {
 		lease := &coordinationv1.Lease{}
 		if err := env.Client.Get(t.Context(), client.ObjectKey{Namespace: leaseNS, Name: LeaderElectionID}, lease); err != nil {
 			return false, client.IgnoreNotFound(err)
@@ -159,7 +145,7 @@ func TestRunServesMetricsProbesAndReconciles(t *testing.T) {
 	if err := env.Client.Create(t.Context(), hc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the cluster to become Available", func() (bool, error) {
+	testenv.Eventually(t, "the cluster to become Available", func() (bool, error) {
 		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(hc), hc); err != nil {
 			return false, err
 		}
@@ -180,7 +166,7 @@ func TestRunServesMetricsProbesAndReconciles(t *testing.T) {
 		{"hcplink_cloud_request_duration_seconds_count", map[string]string{"component": "operator", "service": "STS", "operation": "GetCallerIdentity"}},
 		{"hcplink_cloud_credentials_valid", map[string]string{"platform": "AWS"}},
 	}
-	eventually(t, "the metrics endpoint to serve reconcile and cloud metrics", func() (bool, error) {
+	testenv.Eventually(t, "the metrics endpoint to serve reconcile and cloud metrics", func() (bool, error) {
 		code, body, err := httpGet("http://" + metricsAddr + "/metrics")
 		if err != nil || code != http.StatusOK {
 			return false, err

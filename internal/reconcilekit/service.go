@@ -62,7 +62,7 @@ func (s ServiceController) Setup(mgr ctrl.Manager, opts controller.Options, r re
 	if s.Watching != nil {
 		b = s.Watching(b)
 	}
-	return b.WithOptions(opts).Complete(r)
+	return b.WithOptions(opts).Complete(QuietWhenStale(s.Name, r))
 }
 
 // ForHostedCluster maps a HostedCluster to the objects of the kind in its

@@ -50,7 +50,7 @@ func (e EndpointController) Setup(mgr ctrl.Manager, r reconcile.Reconciler) erro
 		Watches(&hcplinkv1beta1.HostedControlPlane{}, handler.EnqueueRequestsFromMapFunc(AllInNamespace(mgr.GetClient(), e.List)),
 			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{SkipNameValidation: ptr.To(true), MaxConcurrentReconciles: e.Workers}).
-		Complete(r)
+		Complete(QuietWhenStale(e.Name, r))
 }
 
 // SpecOrStatusChanged passes a new generation, the start (or end) of

@@ -23,6 +23,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // Deadlines: generous for a loaded 2-core machine, yet a failing scenario
@@ -116,19 +117,9 @@ func Logger() logr.Logger {
 // timeout it fails the test with the last error and a dump of the state.
 func (s *Suite) Eventually(t *testing.T, timeout time.Duration, what string, check func(ctx context.Context) error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var last error
-	for {
-		if last = check(ctx); last == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			s.DumpState(t)
-			t.Fatalf("waiting %v for %s: %v", timeout, what, last)
-		case <-time.After(PollEvery):
-		}
+	if err := testenv.Poll(context.Background(), timeout, check); err != nil {
+		s.DumpState(t)
+		t.Fatalf("%s: %v", what, err)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // TestManagerWiring runs the observer and the endpoint controller in a
@@ -59,7 +60,7 @@ func TestManagerWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	eventually(t, "the observer sets the NLB name and the endpoint becomes available", func() bool {
+	testenv.Eventually(t, "the observer sets the NLB name and the endpoint becomes available", func() bool {
 		x.clk.Advance(5 * time.Second)
 		cr := x.get()
 		c := meta.FindStatusCondition(cr.Status.Conditions, hcplinkv1beta1.AWSEndpointAvailableCondition)
@@ -71,7 +72,7 @@ func TestManagerWiring(t *testing.T) {
 	if err := env.Client.Delete(x.ctx, svc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the CR is cleaned up and released", func() bool {
+	testenv.Eventually(t, "the CR is cleaned up and released", func() bool {
 		x.clk.Advance(5 * time.Second)
 		err := env.Client.Get(x.ctx, client.ObjectKeyFromObject(x.cr), &hcplinkv1beta1.AWSEndpointService{})
 		if apierrors.IsNotFound(err) {
@@ -81,19 +82,5 @@ func TestManagerWiring(t *testing.T) {
 	})
 	if n := len(x.endpoints()) + len(x.securityGroups()) + len(x.records()); n != 0 {
 		t.Fatalf("%d cloud resources left after deletion", n)
-	}
-}
-
-// eventually polls cond every 100 ms for up to 30 s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		<-tick.C
 	}
 }

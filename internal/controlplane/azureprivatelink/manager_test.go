@@ -19,6 +19,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // TestManagerWiring runs the observer and the endpoint controller in a
@@ -78,14 +79,14 @@ func TestManagerWiring(t *testing.T) {
 		}
 		return cr
 	}
-	eventually(t, "the observer creates the CR and the controller waits for the alias", func() bool {
+	testenv.Eventually(t, "the observer creates the CR and the controller waits for the alias", func() bool {
 		cr := get()
 		return cr != nil && condition(cr, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition).Reason == hcplinkv1beta1.WaitingForPrivateLinkServiceReason
 	})
 	// The operator's part: the PLS and its alias in status.
 	c := &cluster{w: w, hcp: hcp, cr: get()}
 	c.publishAlias(w.plsFor("pls-demo"))
-	eventually(t, "the path becomes available", func() bool {
+	testenv.Eventually(t, "the path becomes available", func() bool {
 		w.clk.Advance(5 * time.Second)
 		cr := get()
 		return cr != nil && available(cr)
@@ -101,7 +102,7 @@ func TestManagerWiring(t *testing.T) {
 		}
 		return n
 	}
-	eventually(t, "Private has ExternalName Services", func() bool { return externalNames() == 2 })
+	testenv.Eventually(t, "Private has ExternalName Services", func() bool { return externalNames() == 2 })
 	setTopology := func(topology hcplinkv1beta1.AzureTopology) {
 		t.Helper()
 		cur := &hcplinkv1beta1.HostedControlPlane{}
@@ -115,35 +116,21 @@ func TestManagerWiring(t *testing.T) {
 		}
 	}
 	setTopology(hcplinkv1beta1.AzureTopologyPublicAndPrivate)
-	eventually(t, "PublicAndPrivate has none", func() bool { return externalNames() == 0 })
+	testenv.Eventually(t, "PublicAndPrivate has none", func() bool { return externalNames() == 0 })
 	setTopology(hcplinkv1beta1.AzureTopologyPrivate)
-	eventually(t, "Private has them again", func() bool { return externalNames() == 2 })
+	testenv.Eventually(t, "Private has them again", func() bool { return externalNames() == 2 })
 
 	// The Service goes: the observer deletes the CR, whose finalizer
 	// cleans the customer's side.
 	if err := env.Client.Delete(w.ctx, svc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the CR is cleaned up and released", func() bool {
+	testenv.Eventually(t, "the CR is cleaned up and released", func() bool {
 		w.clk.Advance(5 * time.Second)
 		err := env.Client.Get(w.ctx, key, &hcplinkv1beta1.AzurePrivateLinkService{})
 		return apierrors.IsNotFound(err)
 	})
 	if eps, zones := w.endpoints(), w.zones(); len(eps) != 0 || len(zones) != 0 {
 		t.Errorf("left after deletion: endpoints %v, zones %v", eps, zones)
-	}
-}
-
-// eventually polls cond every 100 ms for up to 30 s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		<-tick.C
 	}
 }

@@ -503,7 +503,7 @@ func TestRunning(t *testing.T) {
 	awsSvc := createService(t, ns, "private-router", map[string]string{internalAnnot: "true"})
 	azure := createService(t, ns, "azure-router", map[string]string{"service.beta.kubernetes.io/azure-load-balancer-internal": "true"})
 
-	eventually(t, "the AWS Service gets an address", func(ctx context.Context) error {
+	testenv.Eventually(t, "the AWS Service gets an address", func(ctx context.Context) error {
 		if ing := get(t, awsSvc).Status.LoadBalancer.Ingress; len(ing) != 1 || ing[0].Hostname == "" {
 			return fmt.Errorf("ingress %+v", ing)
 		}
@@ -511,7 +511,7 @@ func TestRunning(t *testing.T) {
 	})
 	gcp := createService(t, ns, "gcp-router", map[string]string{GCPLoadBalancerTypeAnnotation: GCPInternal})
 	for _, other := range []*corev1.Service{azure, gcp} {
-		eventually(t, "the "+other.Name+" Service gets an Event", func(ctx context.Context) error {
+		testenv.Eventually(t, "the "+other.Name+" Service gets an Event", func(ctx context.Context) error {
 			var list eventsv1.EventList
 			if err := env.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 				return err
@@ -534,7 +534,7 @@ func TestRunning(t *testing.T) {
 	if err := env.Client.Delete(t.Context(), awsSvc); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the AWS Service and its NLB go", func(ctx context.Context) error {
+	testenv.Eventually(t, "the AWS Service and its NLB go", func(ctx context.Context) error {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(awsSvc), &corev1.Service{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("Service still there: %v", err)
 		}
@@ -543,16 +543,4 @@ func TestRunning(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-func eventually(t *testing.T, what string, check func(ctx context.Context) error) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, deadline, true, func(ctx context.Context) (bool, error) {
-		last = check(ctx)
-		return last == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not within %v: %v", what, deadline, last)
-	}
 }

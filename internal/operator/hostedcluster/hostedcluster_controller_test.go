@@ -27,6 +27,7 @@ import (
 	hcpevents "github.com/hcplink/hcplink/internal/events"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // startManager runs the controller for hc in a manager whose cache sees
@@ -172,7 +173,7 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 
 	// The ServiceAccount may manage the private-link objects in its own
 	// namespace, and nothing in any other.
-	eventually(t, "RBAC to allow the control-plane operator its namespace", func() (bool, error) {
+	testenv.Eventually(t, "RBAC to allow the control-plane operator its namespace", func() (bool, error) {
 		return canI(t, cp, cp, "update", hcplinkv1beta1.GroupName, "awsendpointservices", "status"), nil
 	})
 	for _, tt := range []struct {
@@ -212,7 +213,7 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{hcplinkv1beta1.GroupName},
 			Resources: []string{"azureprivatelinkservices", "gcpprivateserviceconnects"}, Verbs: []string{"get", "list", "watch", "create", "delete"}})
 	})
-	eventually(t, "RBAC to allow the wider Role", func() (bool, error) {
+	testenv.Eventually(t, "RBAC to allow the wider Role", func() (bool, error) {
 		return canI(t, cp, cp, "create", hcplinkv1beta1.GroupName, "azureprivatelinkservices", ""), nil
 	})
 	reconcileOnce(t, r, hc)
@@ -220,7 +221,7 @@ func TestPrivateAWSClusterGetsItsControlPlane(t *testing.T) {
 	if !reflect.DeepEqual(role.Rules, desiredRole(hc, testPlatforms()).Rules) {
 		t.Errorf("after an upgrade, Role rules = %+v", role.Rules)
 	}
-	eventually(t, "RBAC to deny Azure's objects again", func() (bool, error) {
+	testenv.Eventually(t, "RBAC to deny Azure's objects again", func() (bool, error) {
 		return !canI(t, cp, cp, "create", hcplinkv1beta1.GroupName, "azureprivatelinkservices", ""), nil
 	})
 }
@@ -544,7 +545,7 @@ func TestChangesReachTheHostedControlPlane(t *testing.T) {
 
 	waitForPools := func(what string, want ...hcplinkv1beta1.HostedControlPlaneNodePool) {
 		t.Helper()
-		eventually(t, what, func() (bool, error) {
+		testenv.Eventually(t, what, func() (bool, error) {
 			spec, ok := hcpSpec(t, hc)
 			return ok && reflect.DeepEqual(spec.NodePools, want), nil
 		})
@@ -558,14 +559,14 @@ func TestChangesReachTheHostedControlPlane(t *testing.T) {
 		hc.Spec.Networking.MachineNetwork = append(hc.Spec.Networking.MachineNetwork, hcplinkv1beta1.MachineNetworkEntry{CIDR: "10.1.0.0/16"})
 		hc.Spec.Platform.AWS.AdditionalAllowedPrincipals = append(hc.Spec.Platform.AWS.AdditionalAllowedPrincipals, "arn:aws:iam::210987654321:role/ops")
 	})
-	eventually(t, "endpoint access, tag, CIDR and principal to reach the HostedControlPlane", func() (bool, error) {
+	testenv.Eventually(t, "endpoint access, tag, CIDR and principal to reach the HostedControlPlane", func() (bool, error) {
 		spec, ok := hcpSpec(t, hc)
 		return ok && spec.Platform.AWS.EndpointAccess == hcplinkv1beta1.AWSEndpointAccessPublicAndPrivate &&
 			reflect.DeepEqual(spec.Platform.AWS.ResourceTags, hc.Spec.Platform.AWS.ResourceTags) &&
 			reflect.DeepEqual(spec.Networking, hc.Spec.Networking) &&
 			reflect.DeepEqual(spec.Platform.AWS.AdditionalAllowedPrincipals, hc.Spec.Platform.AWS.AdditionalAllowedPrincipals), nil
 	})
-	eventually(t, "the conditions to observe the new generation", func() (bool, error) {
+	testenv.Eventually(t, "the conditions to observe the new generation", func() (bool, error) {
 		get(t, hc)
 		c := condition(hc, hcplinkv1beta1.ValidConfigurationCondition)
 		return c != nil && c.ObservedGeneration == hc.Generation, nil
@@ -597,7 +598,7 @@ func TestChangesReachTheHostedControlPlane(t *testing.T) {
 	update(t, role, func() {
 		role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}
 	})
-	eventually(t, "the Role to be repaired", func() (bool, error) {
+	testenv.Eventually(t, "the Role to be repaired", func() (bool, error) {
 		get(t, role)
 		return reflect.DeepEqual(role.Rules, desiredRole(hc, testPlatforms()).Rules), nil
 	})
@@ -607,7 +608,7 @@ func TestChangesReachTheHostedControlPlane(t *testing.T) {
 	if err := env.Client.Delete(t.Context(), deploy); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the Deployment to be recreated", func() (bool, error) {
+	testenv.Eventually(t, "the Deployment to be recreated", func() (bool, error) {
 		d := &appsv1.Deployment{ObjectMeta: deploy.ObjectMeta}
 		return exists(t, d) && d.UID != uid, nil
 	})
@@ -618,12 +619,12 @@ func TestChangesReachTheHostedControlPlane(t *testing.T) {
 		t.Fatal(err)
 	}
 	hcp := &hcplinkv1beta1.HostedControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: cp, Name: "demo"}}
-	eventually(t, "the HostedControlPlane to be marked deleting", func() (bool, error) {
+	testenv.Eventually(t, "the HostedControlPlane to be marked deleting", func() (bool, error) {
 		return exists(t, hcp) && !hcp.DeletionTimestamp.IsZero(), nil
 	})
 	setHCPCondition(t, hcp, metav1.Condition{Type: hcplinkv1beta1.CloudCleanupCompleteCondition, Status: metav1.ConditionTrue,
 		Reason: hcplinkv1beta1.AsExpectedReason, Message: hcplinkv1beta1.AllIsWellMessage})
-	eventually(t, "the cluster to be deleted", func() (bool, error) {
+	testenv.Eventually(t, "the cluster to be deleted", func() (bool, error) {
 		return !exists(t, &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo"}}), nil
 	})
 	assertNoControlPlaneObjects(t, cp)
@@ -638,7 +639,7 @@ func TestPrivateLinkConditionsAreAggregated(t *testing.T) {
 
 	waitFor := func(what string, check func(hc *hcplinkv1beta1.HostedCluster) bool) {
 		t.Helper()
-		eventually(t, what, func() (bool, error) {
+		testenv.Eventually(t, what, func() (bool, error) {
 			current := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "demo"}}
 			get(t, current)
 			return check(current), nil

@@ -13,6 +13,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // azMgmtSubscription is the management subscription in the Azure leak test.
@@ -73,7 +74,7 @@ func TestAzureLeakReportNamesNoSubscription(t *testing.T) {
 	if strings.Contains(leak.Message, azSubscription) || strings.Contains(leak.Message, "/subscriptions/") {
 		t.Errorf("CloudResourcesMayHaveLeaked names a subscription: %q", leak.Message)
 	}
-	eventually(t, "a Warning event naming what may have leaked", func() (bool, error) {
+	testenv.Eventually(t, "a Warning event naming what may have leaked", func() (bool, error) {
 		var list eventsv1.EventList
 		if err := env.Client.List(t.Context(), &list, client.InNamespace(ns)); err != nil {
 			return false, err

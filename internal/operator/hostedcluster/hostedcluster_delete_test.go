@@ -18,6 +18,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // cleanupFinalizers are the control-plane operator's and the operator's
@@ -308,7 +309,7 @@ func (f *deletionFixture) assertLeak(t *testing.T, ids, absent []string) {
 			t.Errorf("CloudResourcesMayHaveLeaked message %q names %s, which is still being cleaned up", leak.Message, id)
 		}
 	}
-	eventually(t, "a Warning event naming what may have leaked", func() (bool, error) {
+	testenv.Eventually(t, "a Warning event naming what may have leaked", func() (bool, error) {
 		var list eventsv1.EventList
 		if err := env.Client.List(t.Context(), &list, client.InNamespace(f.hc.Namespace)); err != nil {
 			return false, err

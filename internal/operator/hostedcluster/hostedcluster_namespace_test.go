@@ -14,6 +14,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	awsplatform "github.com/hcplink/hcplink/internal/operator/platform/aws"
 	azureplatform "github.com/hcplink/hcplink/internal/operator/platform/azure"
+	"github.com/hcplink/hcplink/internal/testenv"
 )
 
 // cpObjects are the objects the operator makes in control-plane namespace
@@ -61,7 +62,7 @@ func forceDeleteNamespace(t *testing.T, cp, name string) {
 	if _, err := cs.CoreV1().Namespaces().Finalize(t.Context(), ns, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the namespace to be gone", func() (bool, error) {
+	testenv.Eventually(t, "the namespace to be gone", func() (bool, error) {
 		return !exists(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cp}}), nil
 	})
 	for _, o := range cpObjects(cp, name) {
