@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -192,6 +193,29 @@ func gcpCluster(change func(g *hcv1.GCPPlatformSpec)) corpus.Act {
 	return corpus.CreateCluster(func(_ *corpus.Run, hc *hcv1.HostedCluster) { change(hc.Spec.Platform.GCP) })
 }
 
+// preparedGCPCluster is gcpCluster for a case whose cluster the operator
+// accepts and whose control-plane operator must sign in: its service
+// account is made first, as the customer would.
+func preparedGCPCluster(change func(g *hcv1.GCPPlatformSpec)) corpus.Act {
+	var mu sync.Mutex
+	accounts := map[string]string{}
+	return corpus.Act{
+		Prepare: func(ctx context.Context, c *corpus.Run) error {
+			f, err := c.Env.PrepareGCPCluster(ctx, c.Namespace, c.Name, c.InfraID)
+			mu.Lock()
+			defer mu.Unlock()
+			accounts[c.Name] = f.ControlPlaneOperatorServiceAccount
+			return err
+		},
+		Run: corpus.CreateCluster(func(c *corpus.Run, hc *hcv1.HostedCluster) {
+			mu.Lock()
+			defer mu.Unlock()
+			hc.Spec.Platform.GCP.WorkloadIdentity.ServiceAccountsEmails.ControlPlaneOperator = hcv1.GCPServiceAccountEmail(accounts[c.Name])
+			change(hc.Spec.Platform.GCP)
+		}).Run,
+	}
+}
+
 func healthyGCP(change func(g *hcv1.GCPPlatformSpec)) corpus.Act {
 	return corpus.UpdateHealthy(func(hc *hcv1.HostedCluster) { change(hc.Spec.Platform.GCP) })
 }
@@ -264,6 +288,16 @@ func gcpCases(env *devenv.Env, fx gcpFixture) []corpus.Case {
 		}), corpus.Refused(sub+".subnet", "must be a subnet name")},
 		{"subnet ending with a hyphen", gcpCluster(func(g *hcv1.GCPPlatformSpec) { g.Subnet = "workers-" }),
 			corpus.Refused(sub+".subnet", "must be a subnet name")},
+		{"subnet that does not exist", preparedGCPCluster(func(g *hcv1.GCPPlatformSpec) { g.Subnet = "no-such-subnet" }),
+			corpus.Condition(hcv1.GCPConfigurationValidCondition, hcv1.GCPSubnetNotFoundReason, "no-such-subnet")},
+		{"subnet of another region", preparedGCPCluster(func(g *hcv1.GCPPlatformSpec) { g.Subnet = fx.otherRegionSubnet }),
+			corpus.Condition(hcv1.GCPConfigurationValidCondition, hcv1.GCPSubnetNotFoundReason, "does not exist in region "+devenv.GCPRegion)},
+		{"subnet of another network", preparedGCPCluster(func(g *hcv1.GCPPlatformSpec) { g.Subnet = fx.otherNetworkSubnet }),
+			corpus.Condition(hcv1.GCPConfigurationValidCondition, hcv1.GCPSubnetNotInNetworkReason, "is in network "+fx.otherNetwork)},
+		{"network that does not exist", preparedGCPCluster(func(g *hcv1.GCPPlatformSpec) { g.Network = "no-such-network" }),
+			corpus.Condition(hcv1.GCPConfigurationValidCondition, hcv1.GCPSubnetNotInNetworkReason, "not in network no-such-network")},
+		{"project that does not exist", preparedGCPCluster(func(g *hcv1.GCPPlatformSpec) { g.Project = "no-such-project-1" }),
+			corpus.Condition(hcv1.GCPConfigurationValidCondition, hcv1.GCPSubnetNotFoundReason, "no-such-project-1")},
 		{"private without a network", gcpCluster(func(g *hcv1.GCPPlatformSpec) { g.Network = "" }),
 			corpus.Refused(sub+".network", "network is required")},
 		{"private without a subnet", gcpCluster(func(g *hcv1.GCPPlatformSpec) { g.Subnet = "" }),
