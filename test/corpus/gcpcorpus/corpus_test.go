@@ -349,6 +349,14 @@ func gcpCases(env *devenv.Env, fx gcpFixture) []corpus.Case {
 		{"pool provider with Google's prefix", gcpCluster(func(g *hcv1.GCPPlatformSpec) {
 			workloadIdentity(g).PoolProvider = pool[:strings.LastIndex(pool, "/")+1] + "gcp-provider"
 		}), corpus.Refused(wi+".poolProvider", "Google reserves that prefix")},
+		// Well formed but not there: the sign-in is refused, and nothing is
+		// made while the settings cannot be checked.
+		{"service account that does not exist", gcpCluster(func(g *hcv1.GCPPlatformSpec) {
+			workloadIdentity(g).ServiceAccountsEmails.ControlPlaneOperator = "no-such-account@" + hcv1.GCPServiceAccountEmail(g.Project) + ".iam.gserviceaccount.com"
+		}), corpus.Condition(hcv1.ValidCloudCredentialsCondition, hcv1.InvalidCredentialsReason, "spec.platform.gcp.workloadIdentity.poolProvider")},
+		{"pool provider that does not exist", preparedGCPCluster(func(g *hcv1.GCPPlatformSpec) {
+			workloadIdentity(g).PoolProvider = pool[:strings.LastIndex(pool, "/")+1] + "no-such-provider"
+		}), corpus.Condition(hcv1.ValidCloudCredentialsCondition, hcv1.InvalidCredentialsReason, "spec.platform.gcp.workloadIdentity.poolProvider")},
 		{"service account that is not an email", gcpCluster(func(g *hcv1.GCPPlatformSpec) {
 			workloadIdentity(g).ServiceAccountsEmails.ControlPlaneOperator = "control-plane-operator"
 		}), corpus.Refused(wi+".serviceAccountsEmails.controlPlaneOperator", "must be a service account email")},
