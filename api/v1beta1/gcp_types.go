@@ -36,6 +36,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.endpointAccess) || self.endpointAccess == 'Public' || has(self.subnet)",message="subnet is required when endpointAccess is PublicAndPrivate or Private: the Private Service Connect endpoint takes its address from that subnet",fieldPath=".subnet"
 // +kubebuilder:validation:XValidation:rule="!has(self.endpointAccess) || self.endpointAccess == 'Public' || has(self.workloadIdentity)",message="workloadIdentity is required when endpointAccess is PublicAndPrivate or Private: it is how the control-plane operator signs in to create the Private Service Connect endpoint and private DNS zone",fieldPath=".workloadIdentity"
 // +kubebuilder:validation:XValidation:rule="(has(self.endpointAccess) && self.endpointAccess != 'Public') || !has(self.private)",message="private must not be set when endpointAccess is Public",fieldPath=".private"
+// +kubebuilder:validation:XValidation:rule="!has(self.private) || !has(self.private.additionalAllowedProjects) || !self.private.additionalAllowedProjects.exists(p, p == self.project)",message="private.additionalAllowedProjects must not list the cluster's own project: the service attachment always accepts it",fieldPath=".private.additionalAllowedProjects"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.network) || (has(self.network) && self.network == oldSelf.network)",message="network is immutable once set",fieldPath=".network"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.subnet) || (has(self.subnet) && self.subnet == oldSelf.subnet)",message="subnet is immutable once set: the Private Service Connect endpoint's address is in it",fieldPath=".subnet"
 // +kubebuilder:validation:XValidation:rule="(has(self.private) && has(self.private.natSubnet)) == (has(oldSelf.private) && has(oldSelf.private.natSubnet)) && (!has(self.private) || !has(self.private.natSubnet) || self.private.natSubnet == oldSelf.private.natSubnet)",message="private.natSubnet is immutable: it cannot be added, changed or removed after creation",fieldPath=".private.natSubnet"
@@ -118,8 +119,8 @@ type GCPPrivateSpec struct {
 	// project number. A set of at most 49: the accept list holds at most
 	// 50 projects (the reference system's bound; GCP limits the list's
 	// size: https://cloud.google.com/vpc/docs/about-controlling-access-published-services),
-	// and the cluster's own project is always one. It may change at any
-	// time.
+	// and the cluster's own project is always one, so the list must not
+	// name it. It may change at any time.
 	//
 	// +optional
 	// +listType=set

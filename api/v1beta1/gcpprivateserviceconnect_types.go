@@ -30,6 +30,26 @@ const (
 	GCPPrivateServiceConnectAvailableCondition = "GCPPrivateServiceConnectAvailable"
 )
 
+// GCPConfigurationValidCondition (on a HostedControlPlane, by the
+// control-plane operator): True when the cluster's subnet
+// (spec.platform.gcp.subnet) exists in its project and region, in its
+// network (spec.platform.gcp.network), as the control-plane operator's
+// service account sees it. Checked once per generation, before anything is
+// created: until it is True the private router gets no load balancer, so
+// no forwarding rule, service attachment, address or endpoint is made for
+// invalid settings.
+const GCPConfigurationValidCondition = "GCPConfigurationValid"
+
+// Reasons of GCPConfigurationValid=False: each names the field to fix.
+const (
+	// GCPSubnetNotFoundReason: spec.platform.gcp.subnet does not exist in
+	// the cluster's project and region.
+	GCPSubnetNotFoundReason = "GCPSubnetNotFound"
+	// GCPSubnetNotInNetworkReason: spec.platform.gcp.subnet belongs to
+	// another network than spec.platform.gcp.network.
+	GCPSubnetNotInNetworkReason = "GCPSubnetNotInNetwork"
+)
+
 // Reasons of GCPPrivateServiceConnect conditions, besides the shared ones
 // in conditions.go (Throttled, AccessDenied, InvalidParameter, CloudError,
 // Dependency, ReconciliationPaused, Deleting, InternalError) and those other

@@ -10,7 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
@@ -23,7 +25,9 @@ import (
 // operator grants it: the private router is an internal GKE load
 // balancer, its address reaches a new GCPPrivateServiceConnect accepting
 // the cluster's projects, and the endpoint controller reports on it (here
-// that it has no workload identity token to sign in with).
+// that it has no workload identity token to sign in with). Before any of
+// it, the router waits for the check of the cluster's settings, which
+// cannot sign in either.
 func TestRunServesAGCPControlPlane(t *testing.T) {
 	t.Setenv("HCPLINK_GCP_TOKEN_FILE", t.TempDir()+"/no-token")
 	ns := env.NewNamespace(t)
@@ -49,6 +53,25 @@ func TestRunServesAGCPControlPlane(t *testing.T) {
 		}
 	})
 
+	// Without a token the settings check cannot read the cluster's subnet,
+	// so nothing is made: the router waits for the check.
+	testenv.Eventually(t, "the settings check to fail", func(ctx context.Context) error {
+		got := &hcplinkv1beta1.HostedControlPlane{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(hcp), got); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, hcplinkv1beta1.GCPConfigurationValidCondition)
+		if c == nil || c.Status != metav1.ConditionFalse {
+			return fmt.Errorf("%s is %+v, want False", hcplinkv1beta1.GCPConfigurationValidCondition, c)
+		}
+		return nil
+	})
+	if err := serviceExists(ns, hcplinkv1beta1.PrivateRouterServiceName, false)(t.Context()); err != nil {
+		t.Fatalf("the router was made before the cluster's settings were checked: %v", err)
+	}
+	// This test has no cloud: the check's True verdict, as it would write it
+	// on finding the subnet, opens the gate.
+	markSettingsValid(t, hcp)
 	testenv.Eventually(t, "private-router is created", serviceExists(ns, hcplinkv1beta1.PrivateRouterServiceName, true))
 	svc := &corev1.Service{}
 	if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: hcplinkv1beta1.PrivateRouterServiceName}, svc); err != nil {
@@ -75,6 +98,25 @@ func TestRunServesAGCPControlPlane(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// markSettingsValid writes GCPConfigurationValid=True for hcp's current
+// generation, as the settings check does when it finds the subnet.
+func markSettingsValid(t *testing.T, hcp *hcplinkv1beta1.HostedControlPlane) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got := &hcplinkv1beta1.HostedControlPlane{}
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(hcp), got); err != nil {
+			return err
+		}
+		meta.SetStatusCondition(&got.Status.Conditions, metav1.Condition{Type: hcplinkv1beta1.GCPConfigurationValidCondition,
+			Status: metav1.ConditionTrue, Reason: hcplinkv1beta1.GCPSuccessReason, Message: "Subnet workers exists in network customer in us-central1",
+			ObservedGeneration: got.Generation})
+		return env.Client.Status().Update(t.Context(), got)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // privateGCPHCP is a Private GCP HostedControlPlane in namespace with one

@@ -210,6 +210,8 @@ func setNodePoolSubnet(np *hcplinkv1beta1.NodePool, subnet string) {
 		np.Spec.Platform.AWS.Subnet = &hcplinkv1beta1.AWSSubnetReference{ID: subnet}
 	case np.Spec.Platform.Azure != nil:
 		np.Spec.Platform.Azure.SubnetID = subnet
+	case np.Spec.Platform.GCP != nil:
+		np.Spec.Platform.GCP.Subnet = subnet
 	}
 }
 

@@ -140,6 +140,9 @@ func TestGCPInvalidObjectsAreRefused(t *testing.T) {
 		{"an additional project twice", with(gcpPrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects = []string{otherGCPProject, otherGCPProject}
 		}), []string{"spec.platform.gcp.private.additionalAllowedProjects[1]", "Duplicate value"}},
+		{"the cluster's own project as an additional project", with(gcpPrivate, func(hc *hcv1.HostedCluster) {
+			hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects = []string{otherGCPProject, hc.Spec.Platform.GCP.Project}
+		}), []string{"spec.platform.gcp.private.additionalAllowedProjects", "must not list the cluster's own project"}},
 		{"50 additional projects", with(gcpPrivate, func(hc *hcv1.HostedCluster) {
 			hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects = gcpProjects(50)
 		}), []string{"spec.platform.gcp.private.additionalAllowedProjects", "Too many"}},
@@ -290,6 +293,11 @@ func TestGCPHostedClusterUpdates(t *testing.T) {
 		{name: "GCP Public to PublicAndPrivate", base: publicGCP, want: []string{"spec.platform.gcp.endpointAccess", "not supported"},
 			mutate: func(hc *hcv1.HostedCluster) {
 				hc.Spec.Platform.GCP.EndpointAccess = hcv1.GCPEndpointAccessPublicAndPrivate
+			}},
+		{name: "GCP own project added to the additional projects", base: gcpPrivate,
+			want: []string{"spec.platform.gcp.private.additionalAllowedProjects", "must not list the cluster's own project"},
+			mutate: func(hc *hcv1.HostedCluster) {
+				hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects = append(hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects, hc.Spec.Platform.GCP.Project)
 			}},
 		{name: "GCP NAT subnet changed", base: gcpPrivate, want: []string{"spec.platform.gcp.private.natSubnet", "natSubnet is immutable"},
 			mutate: func(hc *hcv1.HostedCluster) { hc.Spec.Platform.GCP.Private.NATSubnet = "psc-nat-2" }},

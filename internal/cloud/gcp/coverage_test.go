@@ -72,6 +72,7 @@ var providerComponents = map[string][]gcpcloud.Component{
 	"RouterRules":        {gcpcloud.ManagementOperator},
 	"NATSubnets":         {gcpcloud.ManagementOperator},
 	"ServiceAttachments": {gcpcloud.ManagementOperator},
+	"Subnetworks":        {gcpcloud.ControlPlaneOperator},
 	"Addresses":          {gcpcloud.ControlPlaneOperator},
 	"Endpoints":          {gcpcloud.ControlPlaneOperator},
 	"Zones":              {gcpcloud.ControlPlaneOperator},

@@ -33,6 +33,7 @@ func (w *world) managementSide() managementSide {
 
 // controlPlaneSide is the control-plane operator's providers.
 type controlPlaneSide struct {
+	subnets   *gcpcloud.Subnetworks
 	addresses *gcpcloud.Addresses
 	endpoints *gcpcloud.Endpoints
 	zones     *gcpcloud.Zones
@@ -43,6 +44,7 @@ type controlPlaneSide struct {
 func (w *world) controlPlaneSide() controlPlaneSide {
 	p := gcpcloud.NewControlPlaneProviders(w.cpo, w.customerLocation(), gcpcloud.Timeouts{})
 	return controlPlaneSide{
+		subnets:   p.Subnetworks.(*gcpcloud.Subnetworks),
 		addresses: p.Addresses.(*gcpcloud.Addresses),
 		endpoints: p.Endpoints.(*gcpcloud.Endpoints),
 		zones:     p.Zones.(*gcpcloud.Zones),
@@ -95,6 +97,14 @@ func (w *world) publish(m managementSide) *compute.ServiceAttachment {
 func (w *world) connect(c controlPlaneSide, attachment *compute.ServiceAttachment) (*compute.ForwardingRule, *dns.ManagedZone) {
 	t := w.t
 	t.Helper()
+	// The cluster's settings are checked first: its subnet, in its network.
+	subnet, err := c.subnets.Get(w.ctx, w.workers.Name)
+	if err != nil || subnet == nil || !sameLink(subnet.Network, w.customerNetwork) {
+		t.Fatalf("reading the cluster's subnet: %+v, %v", subnet, err)
+	}
+	if missing, err := c.subnets.Get(w.ctx, "no-such-subnet"); missing != nil || err != nil {
+		t.Fatalf("a subnet that does not exist: %+v, %v; want nil, nil", missing, err)
+	}
 	addrName := gcpcloud.EndpointAddressName(owner)
 	op, err := c.addresses.Reserve(w.ctx, owner, w.workers.SelfLink)
 	w.settle(c.ops, op, err)

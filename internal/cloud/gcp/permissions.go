@@ -49,6 +49,7 @@ var Permissions = []Permission{
 	{ControlPlaneOperator, "compute.forwardingRules.pscDelete", "delete a forwarding rule that is a PSC endpoint (beside delete)"},
 	{ControlPlaneOperator, "compute.networks.use", "place the endpoint in the customer's VPC network"},
 	{ControlPlaneOperator, "compute.regionOperations.get", "wait on the address and endpoint operations"},
+	{ControlPlaneOperator, "compute.subnetworks.get", "check, before anything is made, that the cluster's subnet exists in its region and network"},
 	{ControlPlaneOperator, "compute.subnetworks.use", "reserve the address in the customer's subnetwork"},
 	{ControlPlaneOperator, "dns.changes.create", "write and delete the api and *.apps records in one change"},
 	{ControlPlaneOperator, "dns.managedZones.create", "create the <name>.hypershift.local. private zone"},

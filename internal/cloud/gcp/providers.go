@@ -22,20 +22,22 @@ func NewManagementProviders(c *Clients, at Location, network string, t Timeouts)
 // ControlPlaneProviders are the control-plane operator's providers in the
 // customer's project and region.
 type ControlPlaneProviders struct {
-	Addresses  AddressesAPI
-	Endpoints  EndpointsAPI
-	Zones      ZonesAPI
-	Records    RecordsAPI
-	Operations *Operations
+	Subnetworks SubnetworksAPI
+	Addresses   AddressesAPI
+	Endpoints   EndpointsAPI
+	Zones       ZonesAPI
+	Records     RecordsAPI
+	Operations  *Operations
 }
 
 // NewControlPlaneProviders builds them over one sign-in's clients.
 func NewControlPlaneProviders(c *Clients, at Location, t Timeouts) ControlPlaneProviders {
 	return ControlPlaneProviders{
-		Addresses:  &Addresses{Compute: c.Compute, Location: at, Timeouts: t},
-		Endpoints:  &Endpoints{Compute: c.Compute, Location: at, Timeouts: t},
-		Zones:      &Zones{DNS: c.DNS, Project: at.Project, Timeouts: t},
-		Records:    &Records{DNS: c.DNS, Project: at.Project, Timeouts: t},
-		Operations: &Operations{Compute: c.Compute, Timeouts: t},
+		Subnetworks: &Subnetworks{Compute: c.Compute, Location: at, Timeouts: t},
+		Addresses:   &Addresses{Compute: c.Compute, Location: at, Timeouts: t},
+		Endpoints:   &Endpoints{Compute: c.Compute, Location: at, Timeouts: t},
+		Zones:       &Zones{DNS: c.DNS, Project: at.Project, Timeouts: t},
+		Records:     &Records{DNS: c.DNS, Project: at.Project, Timeouts: t},
+		Operations:  &Operations{Compute: c.Compute, Timeouts: t},
 	}
 }

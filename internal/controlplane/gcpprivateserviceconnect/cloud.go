@@ -17,11 +17,12 @@ import (
 // providers (reads return nil for what does not exist; changes return the
 // Operation to wait on; errors are classified).
 type Providers struct {
-	Addresses  gcpcloud.AddressesAPI
-	Endpoints  gcpcloud.EndpointsAPI
-	Zones      gcpcloud.ZonesAPI
-	Records    gcpcloud.RecordsAPI
-	Operations Waiter
+	Subnetworks gcpcloud.SubnetworksAPI
+	Addresses   gcpcloud.AddressesAPI
+	Endpoints   gcpcloud.EndpointsAPI
+	Zones       gcpcloud.ZonesAPI
+	Records     gcpcloud.RecordsAPI
+	Operations  Waiter
 }
 
 // Waiter waits once on a Compute Engine operation (gcpcloud.Operations).
@@ -142,7 +143,7 @@ func (f *WIFFactory) For(id Identity, at gcpcloud.Location) (Providers, error) {
 		return Providers{}, err
 	}
 	p := gcpcloud.NewControlPlaneProviders(c, at, f.Timeouts)
-	return Providers{Addresses: p.Addresses, Endpoints: p.Endpoints, Zones: p.Zones, Records: p.Records, Operations: p.Operations}, nil
+	return Providers{Subnetworks: p.Subnetworks, Addresses: p.Addresses, Endpoints: p.Endpoints, Zones: p.Zones, Records: p.Records, Operations: p.Operations}, nil
 }
 
 // CheckSignIn asks for a token as id (the credentials library keeps it

@@ -37,11 +37,17 @@ func TestCredentialsCheck(t *testing.T) {
 	}{
 		{"the cluster's identity", w.wi.Email, metav1.ConditionTrue, hcplinkv1beta1.AsExpectedReason, ""},
 		{"a service account the principal may not impersonate", stranger.Email, metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, gcpcloud.SignInRole},
+		{"a pool provider that does not exist", "provider:no-such-provider", metav1.ConditionFalse, hcplinkv1beta1.InvalidCredentialsReason, "spec.platform.gcp.workloadIdentity.poolProvider"},
 		{"no identity", "", metav1.ConditionFalse, hcplinkv1beta1.IdentityNotConfiguredReason, "spec.platform.gcp.workloadIdentity"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wiSpec.ServiceAccountsEmails.ControlPlaneOperator = hcplinkv1beta1.GCPServiceAccountEmail(tt.account)
+			wiSpec.PoolProvider, wiSpec.ServiceAccountsEmails.ControlPlaneOperator = w.wi.Provider.Name(), hcplinkv1beta1.GCPServiceAccountEmail(tt.account)
+			if provider, ok := strings.CutPrefix(tt.account, "provider:"); ok {
+				// The cluster's service account, through a provider that is not there.
+				wiSpec.PoolProvider = w.wi.Provider.Name()[:strings.LastIndex(w.wi.Provider.Name(), "/")+1] + provider
+				wiSpec.ServiceAccountsEmails.ControlPlaneOperator = hcplinkv1beta1.GCPServiceAccountEmail(w.wi.Email)
+			}
 			checker := &CredentialsChecker{Cloud: w.factory}
 			ctx, cancel := context.WithTimeout(w.ctx, 30*time.Second)
 			defer cancel()

@@ -31,8 +31,10 @@ type SetupOptions struct {
 }
 
 // Setup registers the customer side of GCP Private Service Connect: the
-// observer of the private router, the endpoint controller and the check of
-// the GCP identity (ValidCloudCredentials). They act only when the
+// observer of the private router, the endpoint controller, the check of the
+// cluster's GCP settings (GCPConfigurationValid, which holds back the router
+// Services until they are valid) and the check of the GCP identity
+// (ValidCloudCredentials). They act only when the
 // namespace's HostedControlPlane is on GCP and served through Private
 // Service Connect, and cost nothing otherwise; no sign-in happens before a
 // cluster needs one.
@@ -49,6 +51,9 @@ func Setup(mgr ctrl.Manager, opts SetupOptions) error {
 	if err := (&Reconciler{Client: mgr.GetClient(), Cloud: factory, DriftInterval: opts.DriftInterval,
 		OperationPoll: opts.OperationPoll, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Events: opts.Events}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the GCP endpoint controller: %w", err)
+	}
+	if err := (&Validator{Client: mgr.GetClient(), Cloud: factory}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the GCP settings check: %w", err)
 	}
 	if err := (&credentials.Reconciler{Client: mgr.GetClient(), Checker: &CredentialsChecker{Cloud: factory}, Events: opts.Events}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the GCP credentials check: %w", err)

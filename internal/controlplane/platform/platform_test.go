@@ -60,7 +60,7 @@ func TestRegistry(t *testing.T) {
 		{hcp(hcplinkv1beta1.AWSPlatform, false), "", true, "public AWS"},
 		{hcp(hcplinkv1beta1.AzurePlatform, true), "Azure", false, "Azure with the private configuration, settings not yet validated"},
 		{hcp(hcplinkv1beta1.AzurePlatform, false), "", true, "Azure without the private configuration"},
-		{hcp(hcplinkv1beta1.GCPPlatform, true), "GCP", true, "private GCP"},
+		{hcp(hcplinkv1beta1.GCPPlatform, true), "GCP", false, "private GCP, settings not yet validated"},
 		{hcp(hcplinkv1beta1.GCPPlatform, false), "", true, "public GCP"},
 		{nil, "", true, "no HostedControlPlane"},
 	} {

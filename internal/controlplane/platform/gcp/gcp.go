@@ -1,6 +1,8 @@
 // Package gcp registers GCP Private Service Connect with the control-plane
 // operator's platform registry: the observer of the private router, the
-// PSC endpoint controller and the check of the workload identity
+// PSC endpoint controller, the check of the cluster's GCP settings (which
+// holds back the router Services until they are valid) and the check of
+// the workload identity
 // (gcpprivateserviceconnect.Setup), and the router Services' load-balancer
 // annotations (internal/cloud/gcp).
 package gcp
@@ -29,6 +31,7 @@ func Platform() platform.Platform {
 		// three reads (see gcpprivateserviceconnect.DefaultDriftInterval).
 		DefaultDriftInterval: gcpprivateserviceconnect.DefaultDriftInterval,
 		IsPrivate:            gcpprivateserviceconnect.PrivateConfigured,
+		MayCreateRouters:     gcpprivateserviceconnect.MayCreateRouters,
 		RouterAnnotations: func(_ *hcplinkv1beta1.HostedControlPlane, internal bool) map[string]string {
 			return gcpcloud.RouterAnnotations(internal)
 		},

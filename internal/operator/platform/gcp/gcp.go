@@ -55,7 +55,10 @@ func Platform(opts Options) platform.Platform {
 			hcplinkv1beta1.GCPServiceAttachmentAvailableCondition,
 			hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition,
 		},
-		List: list,
+		// The control-plane operator's check of the cluster's subnet and
+		// network, which holds back everything until they are valid.
+		SettingsCondition: hcplinkv1beta1.GCPConfigurationValidCondition,
+		List:              list,
 		// Five minutes, the reference's drift check; the fleet's checks
 		// share one listing of attachments.
 		DriftDefault: gcpprivateserviceconnect.DefaultDriftInterval,
