@@ -121,3 +121,72 @@ func deleteARecord(ctx context.Context, zone, fqdn string) error {
 		}
 	}
 }
+
+// change is one mutation in a project's history: a Compute Engine
+// operation that finished without an error.
+type change struct {
+	kind       string // insert, delete, patch...
+	collection string // serviceAttachments, forwardingRules...
+	name       string
+	user       string
+	at         string // insertTime, RFC 3339
+}
+
+// history is every finished, successful Compute Engine operation of the
+// project's region on a resource whose name mine accepts, oldest first:
+// Google's own record of who made and deleted what, read through the
+// regionOperations API as an administrator would.
+func history(ctx context.Context, project string, mine func(name string) bool) ([]change, error) {
+	cc, err := computeClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []change
+	if err := cc.RegionOperations.List(project, devenv.GCPRegion).Pages(ctx, func(l *compute.OperationList) error {
+		for _, op := range l.Items {
+			if op.Status != "DONE" || op.Error != nil {
+				continue
+			}
+			segs := strings.Split(rel(op.TargetLink), "/")
+			if len(segs) < 2 || !mine(segs[len(segs)-1]) {
+				continue
+			}
+			out = append(out, change{kind: op.OperationType, collection: segs[len(segs)-2], name: segs[len(segs)-1], user: op.User, at: op.InsertTime})
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b change) int { return strings.Compare(a.at, b.at) })
+	return out, nil
+}
+
+// mostAlive is the most resources of the collection the history ever had
+// alive at once: inserts add one, deletes take one away.
+func mostAlive(h []change, collection string) int {
+	alive, most := 0, 0
+	for _, c := range h {
+		if c.collection != collection {
+			continue
+		}
+		switch c.kind {
+		case "insert":
+			alive++
+		case "delete":
+			alive--
+		}
+		most = max(most, alive)
+	}
+	return most
+}
+
+// count is how many changes of the kind the history has on the collection.
+func count(h []change, collection, kind string) int {
+	n := 0
+	for _, c := range h {
+		if c.collection == collection && c.kind == kind {
+			n++
+		}
+	}
+	return n
+}

@@ -29,6 +29,14 @@ type cluster struct {
 // given endpoint access.
 func createCluster(t *testing.T, prefix string, access hcplinkv1beta1.GCPEndpointAccessType) *cluster {
 	t.Helper()
+	return createClusterWith(t, prefix, access, nil)
+}
+
+// createClusterWith is createCluster with a step between preparing the
+// customer's side and creating the HostedCluster (nil: none), as a
+// customer changing what was prepared would.
+func createClusterWith(t *testing.T, prefix string, access hcplinkv1beta1.GCPEndpointAccessType, beforeCreate func(c *cluster)) *cluster {
+	t.Helper()
 	ctx := context.Background()
 	c := &cluster{namespace: suite.CreateNamespace(t, prefix), name: prefix}
 	c.hcpNamespace = hcplinkv1beta1.HostedControlPlaneNamespace(c.namespace, c.name)
@@ -36,6 +44,9 @@ func createCluster(t *testing.T, prefix string, access hcplinkv1beta1.GCPEndpoin
 	var err error
 	if c.fixture, err = env.PrepareGCPCluster(ctx, c.namespace, c.name, c.infraID); err != nil {
 		t.Fatalf("preparing the customer's project: %v", err)
+	}
+	if beforeCreate != nil {
+		beforeCreate(c)
 	}
 	domain := c.name + ".example.test"
 	route := func(s hcplinkv1beta1.ServiceType, host string) hcplinkv1beta1.ServicePublishingStrategyMapping {

@@ -247,6 +247,14 @@ func (c *cluster) checkExternalNames(ctx context.Context, private bool) error {
 // checks that nothing at all is left at the end.)
 func (c *cluster) deleteAndCheckNothingLeft(t *testing.T) {
 	t.Helper()
+	c.deleteAndCheckNothingLeftBut(t)
+}
+
+// deleteAndCheckNothingLeftBut is deleteAndCheckNothingLeft for a cluster
+// whose infra ID also names resources of another management cluster,
+// which must stay: those named in others are not the cluster's.
+func (c *cluster) deleteAndCheckNothingLeftBut(t *testing.T, others ...string) {
+	t.Helper()
 	c.deleteAndWait(t)
 	// The router's forwarding rule goes with the control-plane namespace,
 	// which ends after the HostedCluster.
@@ -257,7 +265,7 @@ func (c *cluster) deleteAndCheckNothingLeft(t *testing.T) {
 		}
 		var mine []resource
 		for _, r := range left {
-			if c.owns(r) {
+			if c.owns(r) && !slices.Contains(others, r.name) {
 				mine = append(mine, r)
 			}
 		}

@@ -413,6 +413,29 @@ func TestANewRouterRuleReplacesTheAttachment(t *testing.T) {
 	}
 }
 
+// A router's rule deleted and made again at the same address under
+// another name (a load balancer replaced: GKE names a rule for its
+// Service's UID, and the nodes' subnetwork gives the freed address out
+// again) while the shared listing still holds the old one: the next
+// cluster at that address is served from the new rule, not stuck on the
+// old one for as long as its address stays.
+func TestARuleRemadeAtTheSameAddressWithinTheListingIsFound(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	first := w.cluster()
+	w.settle(r, first.cr) // lists the router's rules, shared for ruleListingTTL
+	w.deleteAndSettle(r, first.cr)
+	w.adminDone(w.admin.ForwardingRules.Delete(mgmtProject, region, w.router.Name).Do())
+	remade := w.internalRule("router-remade", "management", "nodes", routerIP)
+
+	second := w.cluster()
+	w.settle(r, second.cr)
+	sa := w.attachment(second.cr.Status.ServiceAttachmentName)
+	if sa == nil || gcpcloud.RelativeName(sa.TargetService) != gcpcloud.RelativeName(remade.SelfLink) || second.cr.Status.ForwardingRuleName != remade.Name {
+		t.Fatalf("the second cluster's attachment %+v, status %+v; want it in front of %s", sa, second.cr.Status, remade.Name)
+	}
+}
+
 // The cluster's own natSubnet is taken whatever the pool's order; one that
 // is not a PSC subnetwork of the management network is a condition saying
 // so, and nothing is created.

@@ -227,6 +227,14 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 	if err != nil {
 		r.claims.release(s.cr.UID)
 		r.natSubnets.drop() // the subnetwork may be gone: list afresh
+		if gcpcloud.IsNotFound(err) {
+			// The rule found for the router may be gone, its address
+			// given to a rule made since (a load balancer replaced): the
+			// remembered rule and the shared listing would name the old
+			// one for as long as the address stays. Find it afresh.
+			r.rules.Delete(s.cr.UID)
+			r.routerRules.drop()
+		}
 		if ce, ok := cloud.AsError(err); ok && ce.Code == gcpcloud.CodeNotOurs {
 			return notOurs(name, "it does not carry this cluster's hcplink marker")
 		}
