@@ -49,6 +49,13 @@ func (e *Env) startGCP(ctx context.Context, natSubnets int) error {
 // state through the real clients (GCPComputeEndpoint, GCPDNSEndpoint).
 func (e *Env) GCPAdminTokens() oauth2.TokenSource { return gcpAdminTokens() }
 
+// GCPCloudResourceManagerEndpoint is cloudsim's Cloud Resource Manager
+// (project IAM policies), for cloudresourcemanager.NewService's
+// option.WithEndpoint, as GCPComputeEndpoint is Compute Engine's.
+func (e *Env) GCPCloudResourceManagerEndpoint() string {
+	return e.gcp.cloudURL + "/cloudresourcemanager/"
+}
+
 // gcpOperatorOptions are the management operator's GCP options as its
 // flags give them: the management project, region and network, and its
 // key (--gcp-credentials-file) against cloudsim's endpoints.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"google.golang.org/api/cloudresourcemanager/v1"
+	"google.golang.org/api/option"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
 	"github.com/hcplink/hcplink/internal/devenv"
@@ -194,6 +197,65 @@ func revokeAzureAssignments(ctx context.Context, env *devenv.Env, c *cluster) (f
 	}
 	if len(held) == 0 {
 		return restore, fmt.Errorf("no role assignment of %s's identity at %s to revoke", c.name, scope)
+	}
+	return restore, nil
+}
+
+// revokeGCPBinding removes the cluster's control-plane operator service
+// account from the customer project's IAM policy, as the project's owner
+// would with `gcloud projects remove-iam-policy-binding`: it keeps its
+// sign-in (it may still impersonate the account) but holds no permission
+// in the project. restore adds it back to the roles it held. Both are a
+// read-modify-write under the policy's etag, so a concurrent change of the
+// policy is never lost (a conflict fails the call; the revoker retries).
+func revokeGCPBinding(ctx context.Context, env *devenv.Env, c *cluster) (func(context.Context) error, error) {
+	crm, err := cloudresourcemanager.NewService(ctx, option.WithEndpoint(env.GCPCloudResourceManagerEndpoint()), option.WithTokenSource(env.GCPAdminTokens()))
+	if err != nil {
+		return nil, err
+	}
+	project, member := c.gcp.Project, "serviceAccount:"+c.gcp.ControlPlaneOperatorServiceAccount
+	change := func(ctx context.Context, edit func(*cloudresourcemanager.Policy) []string) ([]string, error) {
+		policy, err := crm.Projects.GetIamPolicy(project, &cloudresourcemanager.GetIamPolicyRequest{}).Context(ctx).Do()
+		if err != nil {
+			return nil, err
+		}
+		roles := edit(policy)
+		if _, err := crm.Projects.SetIamPolicy(project, &cloudresourcemanager.SetIamPolicyRequest{Policy: policy}).Context(ctx).Do(); err != nil {
+			return nil, err
+		}
+		return roles, nil
+	}
+	held, err := change(ctx, func(p *cloudresourcemanager.Policy) []string {
+		var roles []string
+		for _, b := range p.Bindings {
+			if i := slices.Index(b.Members, member); i >= 0 {
+				b.Members = slices.Delete(b.Members, i, i+1)
+				roles = append(roles, b.Role)
+			}
+		}
+		return roles
+	})
+	if err != nil {
+		return nil, err
+	}
+	restore := func(ctx context.Context) error {
+		_, err := change(ctx, func(p *cloudresourcemanager.Policy) []string {
+			for _, role := range held {
+				i := slices.IndexFunc(p.Bindings, func(b *cloudresourcemanager.Binding) bool { return b.Role == role && b.Condition == nil })
+				if i < 0 {
+					p.Bindings = append(p.Bindings, &cloudresourcemanager.Binding{Role: role})
+					i = len(p.Bindings) - 1
+				}
+				if !slices.Contains(p.Bindings[i].Members, member) {
+					p.Bindings[i].Members = append(p.Bindings[i].Members, member)
+				}
+			}
+			return nil
+		})
+		return err
+	}
+	if len(held) == 0 {
+		return restore, fmt.Errorf("no role of %s in project %s to revoke", member, project)
 	}
 	return restore, nil
 }
