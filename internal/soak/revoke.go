@@ -18,6 +18,7 @@ import (
 	"google.golang.org/api/option"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
 
@@ -32,6 +33,9 @@ type revoker struct {
 	p        platform
 	rng      *rand.Rand
 	clusters []*cluster
+
+	// retryEvery spaces attempts to revoke that changed nothing (restoreRetry when zero).
+	retryEvery time.Duration
 
 	mu      sync.Mutex
 	windows map[string][]window // cluster namespace → when its credentials were revoked
@@ -56,13 +60,9 @@ func (r *revoker) run(ctx context.Context, start, until time.Time, log *lockedWr
 		return
 	case <-time.After(time.Until(at)):
 	}
-	from := time.Now()
-	restore, err := r.p.revoke(ctx, r.env, c)
-	if err != nil {
-		log.printf("revoking %s's credentials: %v", c.name, err)
-		if restore == nil {
-			return
-		}
+	restore, from := r.revokeOnce(ctx, c, until.Add(-hold), log)
+	if restore == nil {
+		return
 	}
 	log.printf("revoked %s's cloud credentials for %v", c.name, hold)
 	select {
@@ -94,6 +94,37 @@ func (r *revoker) run(ctx context.Context, start, until time.Time, log *lockedWr
 	}
 	r.windows[c.namespace] = append(r.windows[c.namespace], window{from: from, to: time.Now()})
 	r.done++
+}
+
+// revokeOnce revokes c's credentials and returns how to restore them and
+// when the revocation began. The soak's own IAM calls meet the faults and
+// the cloud's throttling too (ARM's read bucket of the subscription's
+// owner, whom every drift spends), so an attempt that changed nothing is
+// tried again every retryEvery until latest; a nil restore means none
+// took.
+func (r *revoker) revokeOnce(ctx context.Context, c *cluster, latest time.Time, log *lockedWriter) (func(context.Context) error, time.Time) {
+	every := r.retryEvery
+	if every <= 0 {
+		every = restoreRetry
+	}
+	for {
+		from := time.Now()
+		restore, err := r.p.revoke(ctx, r.env, c)
+		if err == nil || restore != nil {
+			if err != nil {
+				log.printf("revoking %s's credentials (in part): %v", c.name, err)
+			}
+			return restore, from
+		}
+		if time.Now().Add(every).After(latest) {
+			log.printf("revoking %s's credentials: gave up: %v", c.name, err)
+			return nil, from
+		}
+		log.printf("revoking %s's credentials, again in %v: %v", c.name, every, err)
+		if !sim.SleepContext(ctx, every) {
+			return nil, from
+		}
+	}
 }
 
 // revokeFor is the longest a cluster's credentials stay revoked.
