@@ -561,3 +561,29 @@ func TestAMadeAttachmentIsNotReadAgain(t *testing.T) {
 		t.Fatalf("status URI %q does not name the attachment made", c.cr.Status.ServiceAttachmentURI)
 	}
 }
+
+// A router's rule deleted and made again at the same address (a cluster
+// deleted and made again, its Service's load balancer with it) while the
+// fleet's shared listing still holds the old one: the attachment's insert
+// answers that the old rule is gone, and the next pass lists afresh and
+// fronts the new rule, instead of naming the old one for ever (the GCP
+// soak's clusters stuck on "Creating service attachment …: notFound").
+func TestARouterRuleMadeAgainAtItsAddressIsFoundAgain(t *testing.T) {
+	w := newWorld(t)
+	r := w.reconciler(managerID, mgmtNetwork)
+	const ip = "10.0.0.70"
+	w.internalRule("router-old", "management", "nodes", ip)
+	if _, _, err := r.routerRules.get(w.ctx, r.Cloud.RouterRules.ListInternal, r.Now(), ruleListingTTL, true); err != nil {
+		t.Fatal(err) // another cluster's lookup lists the rules now
+	}
+	w.adminDone(w.admin.ForwardingRules.Delete(mgmtProject, region, "router-old").Do())
+	renewed := w.internalRule("router-new", "management", "nodes", ip)
+	c := w.cluster(func(_ *hcplinkv1beta1.HostedCluster, cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
+		cr.Spec.LoadBalancerIP = ip
+	})
+	w.settle(r, c.cr)
+	sa := w.attachment(c.cr.Status.ServiceAttachmentName)
+	if sa == nil || gcpcloud.RelativeName(sa.TargetService) != gcpcloud.RelativeName(renewed.SelfLink) || c.cr.Status.ForwardingRuleName != "router-new" {
+		t.Fatalf("attachment %+v, status %+v; want one fronting router-new", sa, c.cr.Status)
+	}
+}

@@ -226,6 +226,13 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 	if err != nil {
 		r.claims.release(s.cr.UID)
 		r.natSubnets.drop() // the subnetwork may be gone: list afresh
+		if gcpcloud.IsNotFound(err) {
+			// The router's rule may be gone too: found in a shared listing
+			// made before its Service's load balancer was replaced at the
+			// same address, it would otherwise be asked for again for ever.
+			r.rules.Delete(s.cr.UID)
+			r.routerRules.drop()
+		}
 		if ce, ok := cloud.AsError(err); ok && ce.Code == gcpcloud.CodeNotOurs {
 			return notOurs(name, "it does not carry this cluster's hcplink marker")
 		}
