@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.1
 LDFLAGS := -X github.com/hcplink/hcplink/internal/version.Version=$(VERSION)
 BIN := bin/hcplink
 # Every package's tests, envtest suites, the end-to-end tests, the bad-input corpus
-# (test/corpus/...) and the short soak (test/soak: both clouds, every fault, about 2.5
+# (test/corpus/...) and the short soak (test/soak: the three clouds, every fault, about 2.5
 # minutes) included. The race detector runs on cloudsim.
 TEST_FLAGS ?= -count=1 -timeout 30m
 
@@ -55,7 +55,7 @@ bench: build
 	@./hack/envtest-assets.sh >/dev/null
 	./$(BIN) bench --clusters $(CLUSTERS) $(BENCH_FLAGS)
 
-## soak: a fleet of clusters on both clouds through many faults at once; fails on any unconverged cluster, duplicate, leak, foreign resource touched or hot loop. SOAK_FLAGS="--platform aws --clusters 4 --duration 2m" passes flags through.
+## soak: a fleet of clusters on the three clouds through many faults at once; fails on any unconverged cluster, duplicate, leak, foreign resource touched or hot loop. SOAK_FLAGS="--platform aws --clusters 4 --duration 2m" passes flags through.
 soak: build
 	@./hack/envtest-assets.sh >/dev/null
 	./$(BIN) soak $(SOAK_FLAGS)

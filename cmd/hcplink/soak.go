@@ -24,11 +24,12 @@ func newSoakCommand() *cobra.Command {
 		Long: `soak starts devenv (with --platform all, one per cloud at once, each in its
 own process) and gives each
 of --clusters hosted clusters a random life for --duration: created; endpoint
-access (AWS) or topology (Azure) switched; NodePools added, moved to another
-subnet and removed; another principal or subscription allowed and removed;
-drift made through the cloud's API as a customer would (a record deleted, a
-security group rule revoked, a VNet link removed); deleted, sometimes while
-still being created. All the while cloudsim throttles at the cloud's rates
+access (AWS, GCP) or topology (Azure) switched; NodePools added, moved to
+another subnet and removed; another principal, subscription or project
+allowed and removed; drift made through the cloud's API as a customer would
+(a record deleted, a security group rule revoked, a VNet link removed, a
+Private Service Connect endpoint deleted); deleted, sometimes while still
+being created. All the while cloudsim throttles at the cloud's rates
 and 10 % more, fails 2 % of calls with 500s and 503s, stalls 1 % for 3 s,
 resets connections, loses replies to calls it did, and shows new and deleted
 resources late (EC2's eventual consistency); the management operator runs
@@ -36,7 +37,8 @@ as two replicas with leader election on, and its replicas and the
 control-plane operators are killed and restarted at random (the leader once
 on purpose, so that the other takes over); the API server is restarted once;
 and one cluster's cloud credentials (its AWS role's policies, its Azure
-identity's role assignments) are revoked for a while, then restored. Then the faults
+identity's role assignments, its GCP service account's roles in the
+project) are revoked for a while, then restored. Then the faults
 stop, the fleet settles, every cluster is deleted, and it prints: the actions
 done, the clusters converged and how long after the faults that took, hot
 loops, restarts and memory, conditions that said the cloud refused the
@@ -67,7 +69,7 @@ or touched, no condition said something untrue and nothing looped.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&opts.Platform, "platform", soak.PlatformAll, "the clouds: aws, azure or all (at once, each in its own process on its own devenv)")
+	cmd.Flags().StringVar(&opts.Platform, "platform", soak.PlatformAll, "the clouds: aws, azure, gcp or all (at once, each in its own process on its own devenv)")
 	cmd.Flags().IntVar(&opts.Clusters, "clusters", 30, "clusters per cloud")
 	cmd.Flags().IntVar(&opts.CustomerAccounts, "customer-accounts", 1, "AWS: spread the clusters over this many customer accounts (cluster i in account i mod n)")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 10*time.Minute, "how long the faults run")

@@ -6,7 +6,7 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
-// The ledger, JSON under /_cloudsim/ (AWS and Azure; GCP is not followed yet):
+// The ledger, JSON under /_cloudsim/ (all three clouds):
 //
 //	PUT    /_cloudsim/ledger  start a history afresh (sim.LedgerConfig): what exists now is the baseline
 //	GET    /_cloudsim/ledger  its report (sim.LedgerReport): duplicates, leaks by account, foreign resources touched
@@ -32,7 +32,7 @@ func (s *Server) registerLedgerControl(mux *http.ServeMux) {
 
 // StartLedger begins a history with every cloud's resources as its baseline.
 func (s *Server) StartLedger(cfg sim.LedgerConfig) {
-	s.Ledger.Start(cfg, s.Clock.Now(), s.AWS.Inventory(), s.Azure.Inventory())
+	s.Ledger.Start(cfg, s.Clock.Now(), s.AWS.Inventory(), s.Azure.Inventory(), s.GCP.Inventory())
 }
 
 // LedgerReport brings the history up to date (deletions that completed
@@ -42,5 +42,6 @@ func (s *Server) LedgerReport() sim.LedgerReport {
 	now := s.Clock.Now()
 	s.Ledger.Observe("aws", s.AWS.Inventory(), "", now)
 	s.Ledger.Observe("azure", s.Azure.Inventory(), "", now)
+	s.Ledger.Observe("gcp", s.GCP.Inventory(), "", now)
 	return s.Ledger.Report()
 }

@@ -73,7 +73,7 @@ func New(opts Options) *Server {
 	}
 	s.AWS = aws.New(aws.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: delays, Ledger: s.Ledger})
 	s.Azure = azure.New(azure.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.AzureDelays, IssuerKeys: opts.IssuerKeys, Ledger: s.Ledger})
-	s.GCP = gcp.New(gcp.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.GCPDelays, IssuerKeys: opts.IssuerKeys})
+	s.GCP = gcp.New(gcp.Deps{Clock: clock, Faults: s.Faults, Counters: s.Counters, Delays: opts.GCPDelays, IssuerKeys: opts.IssuerKeys, Ledger: s.Ledger})
 	s.mux = http.NewServeMux()
 	s.transport = &transportFaults{faults: s.Faults, next: http.HandlerFunc(s.serveCloud)}
 	s.registerControl(s.mux)

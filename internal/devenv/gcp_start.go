@@ -52,6 +52,13 @@ func (e *Env) startGCP(ctx context.Context, natSubnets int) error {
 // state through the real clients (GCPComputeEndpoint, GCPDNSEndpoint).
 func (e *Env) GCPAdminTokens() oauth2.TokenSource { return gcpAdminTokens() }
 
+// GCPCloudResourceManagerEndpoint is cloudsim's Cloud Resource Manager
+// (project IAM policies), for cloudresourcemanager.NewService's
+// option.WithEndpoint, as GCPComputeEndpoint is Compute Engine's.
+func (e *Env) GCPCloudResourceManagerEndpoint() string {
+	return e.gcp.cloudURL + "/cloudresourcemanager/"
+}
+
 // gcpOperatorOptions are the management operator's GCP options as the
 // flags of install's Deployment give them (gcp_operator.go), against
 // cloudsim's endpoints.

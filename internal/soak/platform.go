@@ -51,6 +51,8 @@ type cluster struct {
 	// Azure
 	azure devenv.AzureClusterFixture
 	cidr  string
+	// GCP
+	gcp devenv.GCPClusterFixture
 }
 
 func (c *cluster) hcpNamespace() string {

@@ -84,7 +84,7 @@ type CloudReport struct {
 
 // notDone: the faults that are not made yet.
 var notDone = []string{
-	"GCP (hcplink's operators do not run it yet)",
+	"GCP reads a few seconds behind: Google documents Compute Engine's changes as operations (cloudsim's are asynchronous, and hcplink waits on them) but no lag of its reads, so none is made; nor the minutes an IAM change takes to propagate",
 }
 
 // judge sets Pass and Problems.

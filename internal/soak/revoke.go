@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,8 +14,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"google.golang.org/api/cloudresourcemanager/v1"
+	"google.golang.org/api/option"
 
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
 
@@ -29,6 +33,9 @@ type revoker struct {
 	p        platform
 	rng      *rand.Rand
 	clusters []*cluster
+
+	// retryEvery spaces attempts to revoke that changed nothing (restoreRetry when zero).
+	retryEvery time.Duration
 
 	mu      sync.Mutex
 	windows map[string][]window // cluster namespace → when its credentials were revoked
@@ -53,13 +60,9 @@ func (r *revoker) run(ctx context.Context, start, until time.Time, log *lockedWr
 		return
 	case <-time.After(time.Until(at)):
 	}
-	from := time.Now()
-	restore, err := r.p.revoke(ctx, r.env, c)
-	if err != nil {
-		log.printf("revoking %s's credentials: %v", c.name, err)
-		if restore == nil {
-			return
-		}
+	restore, from := r.revokeOnce(ctx, c, until.Add(-hold), log)
+	if restore == nil {
+		return
 	}
 	log.printf("revoked %s's cloud credentials for %v", c.name, hold)
 	select {
@@ -91,6 +94,37 @@ func (r *revoker) run(ctx context.Context, start, until time.Time, log *lockedWr
 	}
 	r.windows[c.namespace] = append(r.windows[c.namespace], window{from: from, to: time.Now()})
 	r.done++
+}
+
+// revokeOnce revokes c's credentials and returns how to restore them and
+// when the revocation began. The soak's own IAM calls meet the faults and
+// the cloud's throttling too (ARM's read bucket of the subscription's
+// owner, whom every drift spends), so an attempt that changed nothing is
+// tried again every retryEvery until latest; a nil restore means none
+// took.
+func (r *revoker) revokeOnce(ctx context.Context, c *cluster, latest time.Time, log *lockedWriter) (func(context.Context) error, time.Time) {
+	every := r.retryEvery
+	if every <= 0 {
+		every = restoreRetry
+	}
+	for {
+		from := time.Now()
+		restore, err := r.p.revoke(ctx, r.env, c)
+		if err == nil || restore != nil {
+			if err != nil {
+				log.printf("revoking %s's credentials (in part): %v", c.name, err)
+			}
+			return restore, from
+		}
+		if time.Now().Add(every).After(latest) {
+			log.printf("revoking %s's credentials: gave up: %v", c.name, err)
+			return nil, from
+		}
+		log.printf("revoking %s's credentials, again in %v: %v", c.name, every, err)
+		if !sim.SleepContext(ctx, every) {
+			return nil, from
+		}
+	}
 }
 
 // revokeFor is the longest a cluster's credentials stay revoked.
@@ -194,6 +228,65 @@ func revokeAzureAssignments(ctx context.Context, env *devenv.Env, c *cluster) (f
 	}
 	if len(held) == 0 {
 		return restore, fmt.Errorf("no role assignment of %s's identity at %s to revoke", c.name, scope)
+	}
+	return restore, nil
+}
+
+// revokeGCPBinding removes the cluster's control-plane operator service
+// account from the customer project's IAM policy, as the project's owner
+// would with `gcloud projects remove-iam-policy-binding`: it keeps its
+// sign-in (it may still impersonate the account) but holds no permission
+// in the project. restore adds it back to the roles it held. Both are a
+// read-modify-write under the policy's etag, so a concurrent change of the
+// policy is never lost (a conflict fails the call; the revoker retries).
+func revokeGCPBinding(ctx context.Context, env *devenv.Env, c *cluster) (func(context.Context) error, error) {
+	crm, err := cloudresourcemanager.NewService(ctx, option.WithEndpoint(env.GCPCloudResourceManagerEndpoint()), option.WithTokenSource(env.GCPAdminTokens()))
+	if err != nil {
+		return nil, err
+	}
+	project, member := c.gcp.Project, "serviceAccount:"+c.gcp.ControlPlaneOperatorServiceAccount
+	change := func(ctx context.Context, edit func(*cloudresourcemanager.Policy) []string) ([]string, error) {
+		policy, err := crm.Projects.GetIamPolicy(project, &cloudresourcemanager.GetIamPolicyRequest{}).Context(ctx).Do()
+		if err != nil {
+			return nil, err
+		}
+		roles := edit(policy)
+		if _, err := crm.Projects.SetIamPolicy(project, &cloudresourcemanager.SetIamPolicyRequest{Policy: policy}).Context(ctx).Do(); err != nil {
+			return nil, err
+		}
+		return roles, nil
+	}
+	held, err := change(ctx, func(p *cloudresourcemanager.Policy) []string {
+		var roles []string
+		for _, b := range p.Bindings {
+			if i := slices.Index(b.Members, member); i >= 0 {
+				b.Members = slices.Delete(b.Members, i, i+1)
+				roles = append(roles, b.Role)
+			}
+		}
+		return roles
+	})
+	if err != nil {
+		return nil, err
+	}
+	restore := func(ctx context.Context) error {
+		_, err := change(ctx, func(p *cloudresourcemanager.Policy) []string {
+			for _, role := range held {
+				i := slices.IndexFunc(p.Bindings, func(b *cloudresourcemanager.Binding) bool { return b.Role == role && b.Condition == nil })
+				if i < 0 {
+					p.Bindings = append(p.Bindings, &cloudresourcemanager.Binding{Role: role})
+					i = len(p.Bindings) - 1
+				}
+				if !slices.Contains(p.Bindings[i].Members, member) {
+					p.Bindings[i].Members = append(p.Bindings[i].Members, member)
+				}
+			}
+			return nil
+		})
+		return err
+	}
+	if len(held) == 0 {
+		return restore, fmt.Errorf("no role of %s in project %s to revoke", member, project)
 	}
 	return restore, nil
 }

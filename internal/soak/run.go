@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
 )
@@ -57,8 +58,8 @@ func runCloud(ctx context.Context, p platform, opts Options, log *lockedWriter) 
 		return rep, err
 	}
 	env.Cloud.StartLedger(sim.LedgerConfig{Principals: p.principals(env, clusters),
-		OwnerTagPrefixes: []string{hcplinkv1beta1.ClusterTagKeyPrefix, "kubernetes.io_cluster_"},
-		PurposeTagKeys:   []string{hcplinkv1beta1.EndpointServiceTagKey, "hcplink.io_private-link-service"}})
+		OwnerTagPrefixes: []string{hcplinkv1beta1.ClusterTagKeyPrefix, "kubernetes.io_cluster_", gcpcloud.ClusterLabelKeyPrefix},
+		PurposeTagKeys:   []string{hcplinkv1beta1.EndpointServiceTagKey, "hcplink.io_private-link-service", gcpcloud.PrivateServiceConnectLabelKey}})
 	env.Cloud.Counters.Reset()
 
 	faults := sim.FaultConfig{Throttling: p.throttling(), Chaos: chaos(opts.Intense), Seed: opts.Seed}

@@ -29,6 +29,7 @@ import (
 const (
 	PlatformAWS   = "aws"
 	PlatformAzure = "azure"
+	PlatformGCP   = "gcp"
 	PlatformAll   = "all"
 )
 
@@ -37,7 +38,7 @@ type Options struct {
 	Out      io.Writer
 	Progress io.Writer // running commentary (Out when nil)
 	JSON     bool
-	// Platform: aws, azure or all (at once, each cloud in its own process
+	// Platform: aws, azure, gcp or all (at once, each cloud in its own process
 	// on its own devenv).
 	Platform string
 	// Clusters per cloud.
@@ -134,10 +135,12 @@ func platformsFor(opts Options) ([]platform, error) {
 		return []platform{aws}, nil
 	case PlatformAzure:
 		return []platform{&azurePlatform{}}, nil
+	case PlatformGCP:
+		return []platform{&gcpPlatform{}}, nil
 	case PlatformAll:
-		return []platform{aws, &azurePlatform{}}, nil
+		return []platform{aws, &azurePlatform{}, &gcpPlatform{}}, nil
 	}
-	return nil, fmt.Errorf("--platform must be aws, azure or all, not %q", opts.Platform)
+	return nil, fmt.Errorf("--platform must be aws, azure, gcp or all, not %q", opts.Platform)
 }
 
 // lockedWriter prefixes the commentary with the time and the cloud, and

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,31 @@ func TestRefusalsAreDatedWhenFirstSeen(t *testing.T) {
 	tw.observe(t0.Add(time.Hour), "HostedCluster soak-001/hc", "soak-001", cond(hcplinkv1beta1.AccessDeniedReason))
 	if u := tw.untrue(windows); len(u) != 1 {
 		t.Errorf("a refusal that came back an hour later: untrue = %q, want it alone", u)
+	}
+}
+
+// --platform names one cloud or all three; all runs AWS, Azure and GCP.
+func TestPlatformsFor(t *testing.T) {
+	for _, tc := range []struct {
+		flag string
+		want []string
+	}{
+		{"", []string{"aws"}}, {"aws", []string{"aws"}}, {"Azure", []string{"azure"}}, {"gcp", []string{"gcp"}},
+		{"all", []string{"aws", "azure", "gcp"}},
+	} {
+		ps, err := platformsFor(Options{Platform: tc.flag})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.flag, err)
+		}
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.name())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("--platform %q soaks %v, want %v", tc.flag, got, tc.want)
+		}
+	}
+	if _, err := platformsFor(Options{Platform: "ibm"}); err == nil || !strings.Contains(err.Error(), "aws, azure, gcp or all") {
+		t.Errorf("--platform ibm: %v, want an error naming the choices", err)
 	}
 }

@@ -93,6 +93,12 @@ func (t *truthWatch) sample(ctx context.Context) {
 			note("AWSEndpointService", o.Namespace, o.Name, o.Status.Conditions)
 		}
 	}
+	var pscs hcplinkv1beta1.GCPPrivateServiceConnectList
+	if t.client.List(ctx, &pscs) == nil {
+		for _, o := range pscs.Items {
+			note("GCPPrivateServiceConnect", o.Namespace, o.Name, o.Status.Conditions)
+		}
+	}
 	var pls hcplinkv1beta1.AzurePrivateLinkServiceList
 	if t.client.List(ctx, &pls) == nil {
 		for _, o := range pls.Items {

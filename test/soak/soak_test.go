@@ -1,4 +1,4 @@
-// Package soak_test is the short soak of make test: both clouds at once, a
+// Package soak_test is the short soak of make test: the three clouds at once, a
 // few clusters each, a minute of faults.
 package soak_test
 
@@ -20,7 +20,7 @@ import (
 // untrue. The 10-minute, 30-cluster run is `make soak`.
 func TestShortSoak(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the short soak takes about two minutes")
+		t.Skip("the short soak takes about two minutes and a half")
 	}
 	progress := &syncBuilder{}
 	rep, err := soak.Soak(t.Context(), soak.Options{
@@ -38,8 +38,8 @@ func TestShortSoak(t *testing.T) {
 			c.APIServerRestarts, c.CredentialRevocations, c.CloudCalls.Total, c.CloudCalls.Throttled, c.CloudCalls.Failed, c.ReconcilesPerClusterMinute)
 	}
 	t.Logf("the soak's commentary:\n%s", progress.String())
-	if len(rep.Clouds) != 2 {
-		t.Fatalf("%d clouds soaked, want AWS and Azure", len(rep.Clouds))
+	if len(rep.Clouds) != 3 {
+		t.Fatalf("%d clouds soaked, want AWS, Azure and GCP", len(rep.Clouds))
 	}
 	for _, c := range rep.Clouds {
 		for fault, n := range map[string]int64{
@@ -59,7 +59,7 @@ func TestShortSoak(t *testing.T) {
 	}
 }
 
-// syncBuilder collects the commentary both clouds' processes write at once.
+// syncBuilder collects the commentary the clouds' processes write at once.
 type syncBuilder struct {
 	mu sync.Mutex
 	b  strings.Builder

@@ -126,7 +126,7 @@ func NewClients(ctx context.Context, c Config) (*Clients, error) {
 		return nil, err
 	}
 	tokens = &signInTokens{source: tokens, recorder: recorder}
-	httpClient := &http.Client{Transport: &oauth2.Transport{Source: tokens, Base: instrumented}}
+	httpClient := &http.Client{Transport: &oauth2.Transport{Source: tokens, Base: retryingTransport{next: instrumented}}}
 	computeOpts := []option.ClientOption{option.WithHTTPClient(httpClient)}
 	if c.ComputeEndpoint != "" {
 		computeOpts = append(computeOpts, option.WithEndpoint(withSlash(c.ComputeEndpoint)))

@@ -156,11 +156,21 @@ func TestFailedOperationsAreClassified(t *testing.T) {
 	wantClass(t, err, cloud.ClassNotFound, "RESOURCE_NOT_FOUND")
 }
 
+// A 503 that lasts is a server fault once the call's retries are spent; a
+// single one is retried within the call and never seen.
 func TestServerErrorsAreTransient(t *testing.T) {
 	w := newWorld(t)
-	w.f.Server.Faults.Set(sim.FaultConfig{Errors: []sim.ErrorRule{{Service: "compute.googleapis.com", Operation: "serviceAttachments.get", Nth: 1, Code: "backendError", HTTPStatus: 503}}})
+	w.f.Server.Faults.Set(sim.FaultConfig{Errors: []sim.ErrorRule{{Service: "compute.googleapis.com", Operation: "serviceAttachments.get", Rate: 1, Code: "backendError", HTTPStatus: 503}}})
 	_, err := w.managementSide().attachments.Get(w.ctx, "x")
 	wantClass(t, err, cloud.ClassServerError)
+
+	w.f.Server.Faults.Set(sim.FaultConfig{})
+	m := w.managementSide()
+	sa := w.publish(m)
+	w.f.Server.Faults.Set(sim.FaultConfig{Errors: []sim.ErrorRule{{Service: "compute.googleapis.com", Operation: "serviceAttachments.get", Nth: 1, Code: "backendError", HTTPStatus: 503}}})
+	if got, err := m.attachments.Get(w.ctx, sa.Name); err != nil || got == nil {
+		t.Fatalf("reading an attachment whose first answer is a 503: %+v, %v; want it, retried within the call", got, err)
+	}
 }
 
 // A ServiceAccount token STS refuses is an access denial, and nothing is called.

@@ -26,6 +26,7 @@ type Cloud struct {
 	clock    sim.Clock
 	faults   *sim.Faults
 	counters *sim.Counters
+	ledger   *sim.Ledger
 	// byPrincipal counts calls per principal (the member string IAM
 	// evaluates), beside counters' per-project counts.
 	byPrincipal *sim.Counters
@@ -77,6 +78,8 @@ type Deps struct {
 	Counters *sim.Counters
 	Delays   *Delays
 	Limits   Limits
+	// Ledger keeps the history of resources (nil: none kept).
+	Ledger *sim.Ledger
 	// IssuerKeys finds a workload identity issuer's JWKS; nil fetches it
 	// from the issuer's discovery document.
 	IssuerKeys sim.KeySource
@@ -103,7 +106,7 @@ func RealisticDelays() Delays {
 
 // New returns an empty cloud: no projects, the bootstrap administrator.
 func New(deps Deps) *Cloud {
-	c := &Cloud{clock: deps.Clock, faults: deps.Faults, counters: deps.Counters, PageSize: DefaultPageSize,
+	c := &Cloud{clock: deps.Clock, faults: deps.Faults, counters: deps.Counters, ledger: deps.Ledger, PageSize: DefaultPageSize,
 		byPrincipal: sim.NewCounters(), quotas: newQuotaWindows(), limits: deps.Limits}
 	if c.clock == nil {
 		c.clock = sim.RealClock{}

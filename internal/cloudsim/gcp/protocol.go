@@ -138,7 +138,11 @@ func (c *Cloud) run(x *call, h handler) (any, *Error) {
 			return nil, err
 		}
 	}
-	return h(x)
+	reply, err := h(x)
+	if err == nil {
+		x.c.record(x)
+	}
+	return reply, err
 }
 
 // resourceName is the resource a permission is checked on, as Google names

@@ -22,7 +22,8 @@ import (
 type LedgerConfig struct {
 	// Principals are the product's callers: AWS ARNs (assumed-role
 	// sessions as arn:aws:sts::<account>:assumed-role/<role>/<session>;
-	// a trailing * matches any rest) and Azure principals' object IDs.
+	// a trailing * matches any rest), Azure principals' object IDs and
+	// Google members (serviceAccount:<email>).
 	Principals []string `json:"principals"`
 	// OwnerTagPrefixes start the tag key that names the owning cluster
 	// (the rest of the key is the cluster): "kubernetes.io/cluster/".
@@ -38,6 +39,10 @@ type InventoryItem struct {
 	Kind    string // "ec2:security-group", "Microsoft.Network/privateEndpoints", ...
 	ID      string
 	Tags    map[string]string
+	// Owner, when set, is the resource's owner as the cloud itself knows
+	// it, for a resource that takes no tags (a GCP service attachment:
+	// the forwarding rule it publishes); otherwise the tags name it.
+	Owner string
 	// CreatedBy is the creator when the cloud keeps it (Azure); otherwise
 	// the ledger takes the caller of the call that made it appear.
 	CreatedBy string
@@ -202,7 +207,10 @@ func (l *Ledger) Touched(cloud, operation, caller string, targets []string, now 
 
 // add records a resource seen for the first time. Callers hold l.mu.
 func (l *Ledger) add(it InventoryItem, creator string, now time.Time, baseline bool) {
-	owner := l.ownerOf(it.Tags)
+	owner := it.Owner
+	if owner == "" {
+		owner = l.ownerOf(it.Tags)
+	}
 	e := &LedgerEntry{Cloud: it.Cloud, Account: it.Account, Kind: it.Kind, ID: it.ID, Owner: owner,
 		Ours: !baseline && l.isProduct(creator), CreatedBy: creator, CreatedAt: now, Baseline: baseline}
 	if it.Deleting {
