@@ -72,10 +72,10 @@ var predefinedRoles = map[string][]string{
 	"roles/iam.serviceAccountTokenCreator":  {"iam.serviceAccounts.getAccessToken"},
 	"roles/resourcemanager.projectIamAdmin": {"resourcemanager.projects.get", "resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"},
 	// The administrators of IAM's own resources, as create iam gcp needs them.
-	"roles/iam.roleAdmin":                   append(withPrefix("iam.roles."), "resourcemanager.projects.get"),
-	"roles/iam.serviceAccountAdmin":         append(withPrefix("iam.serviceAccounts.", "create", "delete", ".get", "list", "IamPolicy"), "resourcemanager.projects.get"),
-	"roles/iam.serviceAccountKeyAdmin":      append(withPrefix("iam.serviceAccountKeys."), "iam.serviceAccounts.get", "iam.serviceAccounts.list"),
-	"roles/iam.workloadIdentityPoolAdmin":   append(withPrefix("iam.workloadIdentityPool"), "resourcemanager.projects.get"),
+	"roles/iam.roleAdmin":                 append(withPrefix("iam.roles."), "resourcemanager.projects.get"),
+	"roles/iam.serviceAccountAdmin":       append(withPrefix("iam.serviceAccounts.", "create", "delete", ".get", "list", "IamPolicy"), "resourcemanager.projects.get"),
+	"roles/iam.serviceAccountKeyAdmin":    append(withPrefix("iam.serviceAccountKeys."), "iam.serviceAccounts.get", "iam.serviceAccounts.list"),
+	"roles/iam.workloadIdentityPoolAdmin": append(withPrefix("iam.workloadIdentityPool"), "resourcemanager.projects.get"),
 }
 
 // AddCustomRole creates projects/{project}/roles/{id}; every permission
