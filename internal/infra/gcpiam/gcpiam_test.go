@@ -66,7 +66,8 @@ func writes(f *cloudsimtest.Fixture) int {
 	n := 0
 	for _, ops := range f.Server.GCP.PrincipalCalls() {
 		for op, c := range ops {
-			if strings.Contains(op, "iam") && !strings.HasSuffix(op, ".get") && !strings.HasSuffix(op, ".list") && !strings.HasSuffix(op, "getIamPolicy") {
+			admin := strings.HasPrefix(op, "iam.googleapis.com:") || strings.HasPrefix(op, "cloudresourcemanager.googleapis.com:")
+			if admin && !strings.HasSuffix(op, ".get") && !strings.HasSuffix(op, ".list") && !strings.HasSuffix(op, ".getIamPolicy") {
 				n += int(c.Total)
 			}
 		}
