@@ -77,18 +77,22 @@ func Destroy(ctx context.Context, c Clients, log io.Writer, o Options) error {
 		return err
 	}
 	sa, err := ownedAccount(ctx, c, log, o.ProjectID, ServiceAccountID(o.InfraID), func(d string) bool { return ownsCPO(d, o.InfraID) })
-	if err != nil || sa == nil {
+	if err != nil {
 		return err
 	}
-	for _, project := range o.projects() {
-		role := "projects/" + project + "/roles/" + gcpcloud.RoleID(gcpcloud.ControlPlaneOperator)
-		if err := setProjectBinding(ctx, c, log, project, binding{role, "serviceAccount:" + sa.Email}, false); err != nil {
+	if sa != nil {
+		for _, project := range o.projects() {
+			role := "projects/" + project + "/roles/" + gcpcloud.RoleID(gcpcloud.ControlPlaneOperator)
+			if err := setProjectBinding(ctx, c, log, project, binding{role, "serviceAccount:" + sa.Email}, false); err != nil {
+				return err
+			}
+		}
+		if err := deleteAccount(ctx, c, log, sa); err != nil {
 			return err
 		}
 	}
-	if err := deleteAccount(ctx, c, log, sa); err != nil {
-		return err
-	}
+	// Also when the account was already gone: a destroy stopped after
+	// deleting it finishes here when run again.
 	return deleteSharedWhenUnused(ctx, c, log, o)
 }
 

@@ -306,3 +306,28 @@ func roleMembers(t *testing.T, c gcpiam.Clients, project, role string) []string 
 	}
 	return nil
 }
+
+// A destroy that stopped after deleting the account (here: the account
+// deleted behind its back) finishes when run again: the shared role,
+// provider and pool it made go.
+func TestDestroyFinishesWhenRunAgain(t *testing.T) {
+	f := cloudsimtest.StartGCP(t, cloudsim.Options{})
+	p := cloudsimtest.CustomerProject
+	admin := clients(t, f, cloudsimtest.GCPAdminTokens())
+	out, err := gcpiam.Create(ctx, admin, io.Discard, clusterOptions("half-1", "half"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.IAM.Projects.ServiceAccounts.Delete("projects/-/serviceAccounts/" + out.ServiceAccount).Do(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gcpiam.Destroy(ctx, admin, io.Discard, clusterOptions("half-1", "half")); err != nil {
+		t.Fatal(err)
+	}
+	if role, err := admin.IAM.Projects.Roles.Get("projects/" + p + "/roles/hcplinkControlPlaneOperator").Do(); err != nil || !role.Deleted {
+		t.Fatalf("the role after destroy without the account: %+v, %v; want it deleted", role, err)
+	}
+	if got, err := admin.IAM.Projects.Locations.WorkloadIdentityPools.Providers.Get(out.PoolProvider).Do(); err != nil || got.State != "DELETED" {
+		t.Fatalf("the provider after destroy without the account: %+v, %v; want DELETED", got, err)
+	}
+}
