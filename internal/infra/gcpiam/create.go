@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	crm "google.golang.org/api/cloudresourcemanager/v1"
+
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 )
 
@@ -110,7 +112,7 @@ func deleteSharedWhenUnused(ctx context.Context, c Clients, log io.Writer, o Opt
 		}
 	}
 	for _, project := range o.projects() {
-		if err := deleteRole(ctx, c, log, project, gcpcloud.ControlPlaneOperator); err != nil {
+		if err := deleteRoleWhenUnbound(ctx, c, log, project); err != nil {
 			return err
 		}
 	}
@@ -135,4 +137,27 @@ func projectNumber(ctx context.Context, c Clients, project string) (string, erro
 		return "", fmt.Errorf("project %s has no number", project)
 	}
 	return fmt.Sprint(p.ProjectNumber), nil
+}
+
+// deleteRoleWhenUnbound deletes the control-plane operator's role in
+// project unless the project's policy still grants it to someone: a Shared
+// VPC host project's role serves the clusters of every service project.
+func deleteRoleWhenUnbound(ctx context.Context, c Clients, log io.Writer, project string) error {
+	role := "projects/" + project + "/roles/" + gcpcloud.RoleID(gcpcloud.ControlPlaneOperator)
+	policy, err := c.ResourceManager.Projects.GetIamPolicy(project, &crm.GetIamPolicyRequest{}).Context(ctx).Do()
+	if err != nil {
+		return gcpcloud.Wrap("reading project "+project+"'s IAM policy", err)
+	}
+	for _, b := range policy.Bindings {
+		if b.Role != role {
+			continue
+		}
+		for _, m := range b.Members {
+			if !strings.HasPrefix(m, "deleted:") {
+				logf(log, "custom role %s stays: %s still holds it", role, m)
+				return nil
+			}
+		}
+	}
+	return deleteRole(ctx, c, log, project, gcpcloud.ControlPlaneOperator)
 }

@@ -331,3 +331,33 @@ func TestDestroyFinishesWhenRunAgain(t *testing.T) {
 		t.Fatalf("the provider after destroy without the account: %+v, %v; want DELETED", got, err)
 	}
 }
+
+// Two customer projects' clusters on one Shared VPC host project: the
+// host's role, which both are granted, stays until the last of them goes.
+func TestSharedVPCHostRoleStaysWhileUsed(t *testing.T) {
+	f := cloudsimtest.StartGCP(t, cloudsim.Options{})
+	host := cloudsimtest.ManagementProject // any other project serves as the host
+	f.AddGCPProject(t, "second-customer", "300000000003")
+	admin := clients(t, f, cloudsimtest.GCPAdminTokens())
+	a, b := clusterOptions("shared-a", "a"), clusterOptions("shared-b", "b")
+	b.ProjectID = "second-customer"
+	a.NetworkProjectID, b.NetworkProjectID = host, host
+	for _, o := range []gcpiam.Options{a, b} {
+		if _, err := gcpiam.Create(ctx, admin, io.Discard, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	role := "projects/" + host + "/roles/hcplinkControlPlaneOperator"
+	if err := gcpiam.Destroy(ctx, admin, io.Discard, a); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := admin.IAM.Projects.Roles.Get(role).Do(); err != nil || got.Deleted {
+		t.Fatalf("the host's role after the first project's last cluster went: %+v, %v; want it kept for the other", got, err)
+	}
+	if err := gcpiam.Destroy(ctx, admin, io.Discard, b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := admin.IAM.Projects.Roles.Get(role).Do(); err != nil || !got.Deleted {
+		t.Fatalf("the host's role after both: %+v, %v; want it deleted", got, err)
+	}
+}
