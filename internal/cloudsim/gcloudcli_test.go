@@ -162,6 +162,19 @@ func TestStockGcloudIAM(t *testing.T) {
 	if len(accounts) != 1 || accounts[0].(map[string]any)["email"] != "hcplink-operator@"+mgmt+".iam.gserviceaccount.com" {
 		t.Fatalf("gcloud iam service-accounts list: %v", accounts)
 	}
+	g.run(mgmt, "iam", "service-accounts", "add-iam-policy-binding", "hcplink-operator@"+mgmt+".iam.gserviceaccount.com",
+		"--role=roles/iam.workloadIdentityUser", "--member=serviceAccount:"+mgmt+".svc.id.goog[hcplink/hcplink-operator]")
+	policy := g.run(mgmt, "iam", "service-accounts", "get-iam-policy", "hcplink-operator@"+mgmt+".iam.gserviceaccount.com").(map[string]any)
+	if bindings, _ := policy["bindings"].([]any); len(bindings) != 1 {
+		t.Fatalf("gcloud iam service-accounts get-iam-policy: %v", policy)
+	}
+	g.run(mgmt, "iam", "workload-identity-pools", "create", "hcplink", "--location=global", "--description=made by gcloud")
+	g.run(mgmt, "iam", "workload-identity-pools", "providers", "create-oidc", "mgmt", "--location=global", "--workload-identity-pool=hcplink",
+		"--issuer-uri=https://oidc.example.com", "--attribute-mapping=google.subject=assertion.sub")
+	provider := g.run(mgmt, "iam", "workload-identity-pools", "providers", "describe", "mgmt", "--location=global", "--workload-identity-pool=hcplink").(map[string]any)
+	if provider["state"] != "ACTIVE" {
+		t.Fatalf("gcloud iam workload-identity-pools providers describe: %v", provider)
+	}
 	g.run(mgmt, "iam", "service-accounts", "delete", "hcplink-operator@"+mgmt+".iam.gserviceaccount.com")
 	g.run(mgmt, "iam", "roles", "delete", "hcplinkTester")
 	if got := g.run(mgmt, "iam", "roles", "describe", "hcplinkTester").(map[string]any); got["deleted"] != true {
