@@ -27,8 +27,7 @@ const (
 	gcpIssuer = "https://" + oidcHost + "/gcp"
 	// The customer's workload identity pool and its provider trusting the
 	// management cluster's issuer: every cluster's control-plane operator of
-	// this management cluster signs in through it (gcpiam makes them with
-	// the first cluster).
+	// this management cluster signs in through it.
 	gcpPool         = "hcplink"
 	gcpPoolProvider = "devenv-management-cluster"
 	// gcpOperatorAccount is the management operator's service account.
@@ -114,11 +113,24 @@ func (g *gcpEnv) managementOperator(ctx context.Context, workDir string) error {
 	return nil
 }
 
+// customerTrust makes, as create iam gcp does with a project's first
+// cluster, the customer project's pool and its provider trusting the
+// management cluster's issuer: at start, with cloudsim's fast delays, so
+// that no cluster waits on the pool's operations (the bench prepares its
+// clusters under its own delays).
+func (g *gcpEnv) customerTrust(ctx context.Context) error {
+	_, err := gcpiam.Trust(ctx, g.iam, io.Discard, gcpiam.Options{ProjectID: GCPCustomerProject, IssuerURL: gcpIssuer,
+		Pool: gcpPool, Provider: gcpPoolProvider})
+	if err != nil {
+		return fmt.Errorf("making the customer's workload identity pool provider: %w", err)
+	}
+	return nil
+}
+
 // prepareCluster makes the cluster's control-plane operator identity as a
-// user would, with hcplink create iam gcp over cloudsim's IAM API: the
-// customer project's pool and the provider trusting the management
-// cluster's issuer (made with the first cluster, shared by the next), the
-// control-plane operator's custom role, and the service account
+// user would, with hcplink create iam gcp over cloudsim's IAM API (the
+// pool and provider, made at start, are found): the control-plane
+// operator's custom role, and the service account
 // cpo-<infraID> holding it, which only the cluster's control-plane-operator
 // ServiceAccount may impersonate.
 func (g *gcpEnv) prepareCluster(ctx context.Context, namespace, name, infraID string) (GCPClusterFixture, error) {

@@ -22,10 +22,6 @@ func Create(ctx context.Context, c Clients, log io.Writer, o Options) (*Output, 
 	if err := o.validate(true); err != nil {
 		return nil, err
 	}
-	number, err := projectNumber(ctx, c, o.ProjectID)
-	if err != nil {
-		return nil, err
-	}
 	// The account first: one of its name that is not hcplink's stops
 	// everything before anything is made.
 	owned := func(d string) bool { return ownsCPO(d, o.InfraID) }
@@ -33,11 +29,7 @@ func Create(ctx context.Context, c Clients, log io.Writer, o Options) (*Output, 
 	if err != nil {
 		return nil, err
 	}
-	pool := "projects/" + number + "/locations/global/workloadIdentityPools/" + o.Pool
-	if err := ensurePool(ctx, c, log, number, o.Pool); err != nil {
-		return nil, err
-	}
-	provider, err := ensureProvider(ctx, c, log, pool, o.Provider, o.IssuerURL)
+	provider, err := trust(ctx, c, log, o)
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +45,41 @@ func Create(ctx context.Context, c Clients, log io.Writer, o Options) (*Output, 
 		}
 		out.Role, out.BoundProjects = role, append(out.BoundProjects, project)
 	}
-	member := "principal://iam.googleapis.com/" + pool + "/subject/" + out.Subject
+	member := "principal://iam.googleapis.com/" + strings.TrimSuffix(provider, "/providers/"+o.Provider) + "/subject/" + out.Subject
 	if err := setAccountBinding(ctx, c, log, sa.Email, binding{gcpcloud.SignInRole, member}, true); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// Trust makes, or finds, the pool of o.ProjectID and its provider trusting
+// o.IssuerURL — what Create makes with a project's first cluster — and
+// returns the provider's name. devenv calls it at start, so that its
+// clusters do not wait on the pool's operations.
+func Trust(ctx context.Context, c Clients, log io.Writer, o Options) (string, error) {
+	o = o.withDefaults()
+	switch {
+	case !projectPattern.MatchString(o.ProjectID):
+		return "", fmt.Errorf("--project-id must be a project ID")
+	case !poolPattern.MatchString(o.Pool) || !poolPattern.MatchString(o.Provider):
+		return "", fmt.Errorf("--pool and --pool-provider must be 4 to 32 lower-case letters, digits or hyphens")
+	}
+	if err := checkIssuer(o.IssuerURL); err != nil {
+		return "", err
+	}
+	return trust(ctx, c, log, o)
+}
+
+func trust(ctx context.Context, c Clients, log io.Writer, o Options) (string, error) {
+	number, err := projectNumber(ctx, c, o.ProjectID)
+	if err != nil {
+		return "", err
+	}
+	pool := "projects/" + number + "/locations/global/workloadIdentityPools/" + o.Pool
+	if err := ensurePool(ctx, c, log, number, o.Pool); err != nil {
+		return "", err
+	}
+	return ensureProvider(ctx, c, log, pool, o.Provider, o.IssuerURL)
 }
 
 // projects are where the control-plane operator's role is granted.
