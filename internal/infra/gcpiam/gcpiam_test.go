@@ -361,3 +361,25 @@ func TestSharedVPCHostRoleStaysWhileUsed(t *testing.T) {
 		t.Fatalf("the host's role after both: %+v, %v; want it deleted", got, err)
 	}
 }
+
+// Trust, as devenv calls it at start, makes the pool and provider a
+// cluster's Create then finds: Create makes no pool or provider of its own.
+func TestTrustIsWhatCreateFinds(t *testing.T) {
+	f := cloudsimtest.StartGCP(t, cloudsim.Options{})
+	admin := clients(t, f, cloudsimtest.GCPAdminTokens())
+	o := clusterOptions("trusted-1", "trusted")
+	provider, err := gcpiam.Trust(ctx, admin, io.Discard, gcpiam.Options{ProjectID: o.ProjectID, IssuerURL: issuer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gcpiam.Create(ctx, admin, io.Discard, o)
+	if err != nil || out.PoolProvider != provider {
+		t.Fatalf("create after trust: %+v, %v; want the provider %s", out, err, provider)
+	}
+	calls := f.Server.GCP.PrincipalCalls()[gcp.AdminPrincipal]
+	for _, op := range []string{"projects.locations.workloadIdentityPools.create", "projects.locations.workloadIdentityPools.providers.create"} {
+		if n := calls["iam.googleapis.com:"+op].Total; n != 1 {
+			t.Errorf("%s called %d times; want once, by Trust", op, n)
+		}
+	}
+}
