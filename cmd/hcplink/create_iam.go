@@ -14,13 +14,13 @@ import (
 
 func newCreateIAMCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "iam", Short: "Create a cluster's IAM in a cloud account"}
-	cmd.AddCommand(newCreateIAMAWSCommand(), newCreateIAMAzureCommand())
+	cmd.AddCommand(newCreateIAMAWSCommand(), newCreateIAMAzureCommand(), newCreateIAMGCPCommand())
 	return cmd
 }
 
 func newDestroyIAMCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "iam", Short: "Destroy a cluster's IAM"}
-	cmd.AddCommand(newDestroyIAMAWSCommand(), newDestroyIAMAzureCommand())
+	cmd.AddCommand(newDestroyIAMAWSCommand(), newDestroyIAMAzureCommand(), newDestroyIAMGCPCommand())
 	return cmd
 }
 

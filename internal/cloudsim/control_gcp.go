@@ -7,10 +7,11 @@ import (
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 )
 
-// The GCP half's control API, JSON under /_cloudsim/gcp/. Projects,
-// service accounts and workload identity pools are made here (Cloud
-// Resource Manager's and IAM's admin APIs are not emulated); the
-// administrator's access token is gcp.AdminToken.
+// The GCP half's control API, JSON under /_cloudsim/gcp/. Projects are
+// made here (creating a project through Cloud Resource Manager is not
+// emulated); service accounts, custom roles and workload identity pools may
+// be made here too, or over IAM's admin API (/iam/v1/) as a client would.
+// The administrator's access token is gcp.AdminToken.
 //
 //	GET  /_cloudsim/gcp/delays            operation and DNS change delays
 //	PUT  /_cloudsim/gcp/delays            replace them (gcp.Delays)

@@ -43,6 +43,7 @@ func newGcloudCLI(t *testing.T, f *cloudsimtest.Fixture) *gcloudCLI {
 		"CLOUDSDK_AUTH_ACCESS_TOKEN=" + gcp.AdminToken,
 		"CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE=" + f.URL + "/compute/v1/",
 		"CLOUDSDK_API_ENDPOINT_OVERRIDES_DNS=" + f.URL + "/dns/v1/",
+		"CLOUDSDK_API_ENDPOINT_OVERRIDES_IAM=" + f.URL + "/iam/",
 		"CLOUDSDK_CORE_DISABLE_PROMPTS=1",
 		"CLOUDSDK_CORE_DISABLE_USAGE_REPORTING=1",
 		"CLOUDSDK_COMPONENT_MANAGER_DISABLE_UPDATE_CHECK=1",
@@ -142,6 +143,42 @@ func TestStockGcloudScenario(t *testing.T) {
 	if calls[customer]["compute.googleapis.com:forwardingRules.insert"].Total != 1 || calls[mgmt]["compute.googleapis.com:serviceAttachments.insert"].Total != 1 ||
 		calls[customer]["compute.googleapis.com:forwardingRules.aggregatedList"].Total != 1 {
 		t.Fatalf("per-project counters missed gcloud's calls: %v", calls)
+	}
+}
+
+// TestStockGcloudIAM: gcloud reads and writes IAM's custom roles and
+// service accounts on cloudsim, as a person checks what create iam gcp made.
+func TestStockGcloudIAM(t *testing.T) {
+	f := cloudsimtest.StartGCP(t, cloudsim.Options{})
+	g := newGcloudCLI(t, f)
+	mgmt := cloudsimtest.ManagementProject
+	g.run(mgmt, "iam", "roles", "create", "hcplinkTester", "--permissions=compute.networks.list,compute.networks.get", "--stage=GA", "--title=tester")
+	role := g.run(mgmt, "iam", "roles", "describe", "hcplinkTester").(map[string]any)
+	if perms, _ := role["includedPermissions"].([]any); len(perms) != 2 || role["name"] != "projects/"+mgmt+"/roles/hcplinkTester" {
+		t.Fatalf("gcloud iam roles describe: %v", role)
+	}
+	g.run(mgmt, "iam", "service-accounts", "create", "hcplink-operator", "--display-name=operator")
+	accounts := g.run(mgmt, "iam", "service-accounts", "list").([]any)
+	if len(accounts) != 1 || accounts[0].(map[string]any)["email"] != "hcplink-operator@"+mgmt+".iam.gserviceaccount.com" {
+		t.Fatalf("gcloud iam service-accounts list: %v", accounts)
+	}
+	g.run(mgmt, "iam", "service-accounts", "add-iam-policy-binding", "hcplink-operator@"+mgmt+".iam.gserviceaccount.com",
+		"--role=roles/iam.workloadIdentityUser", "--member=serviceAccount:"+mgmt+".svc.id.goog[hcplink/hcplink-operator]")
+	policy := g.run(mgmt, "iam", "service-accounts", "get-iam-policy", "hcplink-operator@"+mgmt+".iam.gserviceaccount.com").(map[string]any)
+	if bindings, _ := policy["bindings"].([]any); len(bindings) != 1 {
+		t.Fatalf("gcloud iam service-accounts get-iam-policy: %v", policy)
+	}
+	g.run(mgmt, "iam", "workload-identity-pools", "create", "hcplink", "--location=global", "--description=made by gcloud")
+	g.run(mgmt, "iam", "workload-identity-pools", "providers", "create-oidc", "mgmt", "--location=global", "--workload-identity-pool=hcplink",
+		"--issuer-uri=https://oidc.example.com", "--attribute-mapping=google.subject=assertion.sub")
+	provider := g.run(mgmt, "iam", "workload-identity-pools", "providers", "describe", "mgmt", "--location=global", "--workload-identity-pool=hcplink").(map[string]any)
+	if provider["state"] != "ACTIVE" {
+		t.Fatalf("gcloud iam workload-identity-pools providers describe: %v", provider)
+	}
+	g.run(mgmt, "iam", "service-accounts", "delete", "hcplink-operator@"+mgmt+".iam.gserviceaccount.com")
+	g.run(mgmt, "iam", "roles", "delete", "hcplinkTester")
+	if got := g.run(mgmt, "iam", "roles", "describe", "hcplinkTester").(map[string]any); got["deleted"] != true {
+		t.Fatalf("the role after gcloud iam roles delete: %v, want deleted", got)
 	}
 }
 

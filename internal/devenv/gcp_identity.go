@@ -3,9 +3,9 @@ package devenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -13,11 +13,11 @@ import (
 	"google.golang.org/api/compute/v1"
 	"google.golang.org/api/option"
 
-	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim"
 	simgcp "github.com/hcplink/hcplink/internal/cloudsim/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/infra/gcpiam"
 )
 
 const (
@@ -48,7 +48,9 @@ type gcpEnv struct {
 	// operatorKeyFile the path of its key file.
 	operatorEmail, operatorKeyFile string
 	operatorKey                    []byte
-	provider                       simgcp.Provider
+	// iam makes both operators' identities as hcplink create iam gcp
+	// does, over cloudsim's IAM API, as the administrator.
+	iam gcpiam.Clients
 
 	mu       sync.Mutex
 	clusters map[string]GCPClusterFixture // by namespace/name
@@ -75,6 +77,9 @@ func newGCPEnv(ctx context.Context, server *cloudsim.Server) (*gcpEnv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the administrator's Compute Engine client: %w", err)
 	}
+	if g.iam, err = gcpiam.NewClients(ctx, gcpAdminTokens(), g.cloudURL+"/iam/", g.cloudURL+"/cloudresourcemanager/"); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -87,95 +92,63 @@ func (g *gcpEnv) config(c gcpcloud.Config) gcpcloud.Config {
 	return c
 }
 
-// grantCustomRole makes component's custom role in project, exactly the
-// permissions table's, and grants it to member on the project.
-func (g *gcpEnv) grantCustomRole(project string, component gcpcloud.Component, member string) error {
-	role, err := g.server.GCP.AddCustomRole(project, gcpcloud.RoleID(component), gcpcloud.PermissionsOf(component))
-	if err != nil {
-		return fmt.Errorf("custom role of the %s: %w", component, err)
-	}
-	return g.server.GCP.Grant(project, role.Name, member, nil)
-}
-
 // managementOperator makes the management operator's identity as a user
-// would with gcloud: a service account in the management project holding
-// exactly the management operator's custom role there, and a key for it,
-// written to workDir (what install's --gcp-credentials-file takes).
-func (g *gcpEnv) managementOperator(workDir string) error {
-	sa, err := g.server.GCP.AddServiceAccount(GCPManagementProject, gcpOperatorAccount, "hcplink management operator")
+// would, with hcplink create iam gcp --operator --key-file over cloudsim's
+// IAM API: a service account in the management project holding exactly
+// the management operator's custom role there, and its key written to
+// workDir (what install's --gcp-creds and the operator's
+// --gcp-credentials-file take).
+func (g *gcpEnv) managementOperator(ctx context.Context, workDir string) error {
+	keyFile := filepath.Join(workDir, "management-operator-gcp-key.json")
+	out, err := gcpiam.CreateOperator(ctx, g.iam, io.Discard, gcpiam.OperatorOptions{ProjectID: GCPManagementProject,
+		AccountID: gcpOperatorAccount, KeyFile: keyFile})
 	if err != nil {
-		return fmt.Errorf("creating the management operator's service account: %w", err)
+		return fmt.Errorf("making the management operator's identity: %w", err)
 	}
-	if err := g.grantCustomRole(GCPManagementProject, gcpcloud.ManagementOperator, "serviceAccount:"+sa.Email); err != nil {
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
 		return err
 	}
-	key, err := g.server.GCP.AddServiceAccountKey(sa.Email, g.cloudURL+"/oauth2/token")
-	if err != nil {
-		return fmt.Errorf("creating the management operator's key: %w", err)
-	}
-	g.operatorEmail, g.operatorKey = sa.Email, key
-	g.operatorKeyFile = filepath.Join(workDir, "management-operator-gcp-key.json")
-	return os.WriteFile(g.operatorKeyFile, key, 0o600)
+	g.operatorEmail, g.operatorKey, g.operatorKeyFile = out.ServiceAccount, key, keyFile
+	return nil
 }
 
-// customerTrust makes, in the customer's project, the workload identity
-// pool provider trusting the management cluster's issuer and the
-// control-plane operator's custom role, which every cluster's service
-// account is granted.
-func (g *gcpEnv) customerTrust() error {
-	g.provider = simgcp.Provider{ProjectNumber: GCPCustomerProjectNumber, PoolID: gcpPool, ProviderID: gcpPoolProvider, IssuerURI: gcpIssuer}
-	if err := g.server.GCP.AddProvider(g.provider); err != nil {
-		return fmt.Errorf("creating the workload identity pool provider: %w", err)
-	}
-	if _, err := g.server.GCP.AddCustomRole(GCPCustomerProject, gcpcloud.RoleID(gcpcloud.ControlPlaneOperator),
-		gcpcloud.PermissionsOf(gcpcloud.ControlPlaneOperator)); err != nil {
-		return fmt.Errorf("custom role of the control-plane operator: %w", err)
+// customerTrust makes, as create iam gcp does with a project's first
+// cluster, the customer project's pool and its provider trusting the
+// management cluster's issuer: at start, with cloudsim's fast delays, so
+// that no cluster waits on the pool's operations (the bench prepares its
+// clusters under its own delays).
+func (g *gcpEnv) customerTrust(ctx context.Context) error {
+	_, err := gcpiam.Trust(ctx, g.iam, io.Discard, gcpiam.Options{ProjectID: GCPCustomerProject, IssuerURL: gcpIssuer,
+		Pool: gcpPool, Provider: gcpPoolProvider})
+	if err != nil {
+		return fmt.Errorf("making the customer's workload identity pool provider: %w", err)
 	}
 	return nil
 }
 
-// prepareCluster makes the cluster's control-plane operator identity: a
-// service account holding the control-plane operator's custom role on the
-// customer's project, which the cluster's control-plane-operator
-// ServiceAccount may impersonate through the pool (roles/iam.workloadIdentityUser).
-func (g *gcpEnv) prepareCluster(_ context.Context, namespace, name, infraID string) (GCPClusterFixture, error) {
+// prepareCluster makes the cluster's control-plane operator identity as a
+// user would, with hcplink create iam gcp over cloudsim's IAM API (the
+// pool and provider, made at start, are found): the control-plane
+// operator's custom role, and the service account
+// cpo-<infraID> holding it, which only the cluster's control-plane-operator
+// ServiceAccount may impersonate.
+func (g *gcpEnv) prepareCluster(ctx context.Context, namespace, name, infraID string) (GCPClusterFixture, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if f, ok := g.clusters[namespace+"/"+name]; ok {
 		return f, nil
 	}
-	f := GCPClusterFixture{Project: GCPCustomerProject, Region: GCPRegion, Network: g.customer.Network,
-		Subnet: g.customer.Subnets[0], SecondSubnet: g.customer.Subnets[1], PoolProvider: g.provider.Name()}
-	sa, err := g.server.GCP.AddServiceAccount(GCPCustomerProject, gcpServiceAccountID(infraID), "control-plane operator of "+namespace+"/"+name)
+	out, err := gcpiam.Create(ctx, g.iam, io.Discard, gcpiam.Options{InfraID: infraID, Namespace: namespace, Name: name,
+		IssuerURL: gcpIssuer, ProjectID: GCPCustomerProject, Pool: gcpPool, Provider: gcpPoolProvider})
 	if err != nil {
-		return f, fmt.Errorf("creating the control-plane operator's service account: %w", err)
+		return GCPClusterFixture{}, fmt.Errorf("making the control-plane operator's identity: %w", err)
 	}
-	role := "projects/" + GCPCustomerProject + "/roles/" + gcpcloud.RoleID(gcpcloud.ControlPlaneOperator)
-	if err := g.server.GCP.Grant(GCPCustomerProject, role, "serviceAccount:"+sa.Email, nil); err != nil {
-		return f, err
-	}
-	subject := "system:serviceaccount:" + hcplinkv1beta1.HostedControlPlaneNamespace(namespace, name) + ":" + cpoName
-	if err := g.server.GCP.GrantOnServiceAccount(sa.Email, gcpcloud.SignInRole, g.principal(subject)); err != nil {
-		return f, err
-	}
-	f.ControlPlaneOperatorServiceAccount = sa.Email
+	f := GCPClusterFixture{Project: GCPCustomerProject, Region: GCPRegion, Network: g.customer.Network,
+		Subnet: g.customer.Subnets[0], SecondSubnet: g.customer.Subnets[1], PoolProvider: out.PoolProvider,
+		ControlPlaneOperatorServiceAccount: out.ServiceAccount}
 	g.clusters[namespace+"/"+name] = f
 	return f, nil
-}
-
-// principal is the pool's principal of a Kubernetes ServiceAccount.
-func (g *gcpEnv) principal(subject string) string {
-	return "principal://iam.googleapis.com/projects/" + g.provider.ProjectNumber + "/locations/global/workloadIdentityPools/" +
-		g.provider.PoolID + "/subject/" + subject
-}
-
-// gcpServiceAccountID is a service account ID for a cluster: "cpo-" and
-// its infraID, cut to 30 characters (Google's limit,
-// https://cloud.google.com/iam/docs/reference/rest/v1/projects.serviceAccounts/create)
-// without a trailing hyphen.
-func gcpServiceAccountID(infraID string) string {
-	id := "cpo-" + strings.ToLower(infraID)
-	return strings.TrimRight(id[:min(len(id), 30)], "-")
 }
 
 // serviceAccountToken signs the token the kubelet would project for a

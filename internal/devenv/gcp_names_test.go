@@ -8,10 +8,6 @@ func TestGCPNames(t *testing.T) {
 		{gcpNATSubnetCIDR(1), "10.1.0.0/28"},
 		{gcpNATSubnetCIDR(2), "10.1.0.16/28"},
 		{gcpNATSubnetCIDR(17), "10.1.1.0/28"},
-		{gcpServiceAccountID("private-ab12c"), "cpo-private-ab12c"},
-		// 30 characters at most, no trailing hyphen.
-		{gcpServiceAccountID("a-very-long-infra-id-of-a-cluster"), "cpo-a-very-long-infra-id-of-a"},
-		{gcpServiceAccountID("Upper"), "cpo-upper"},
 		{gcpOperation("GET", "/compute/v1/projects/p/regions/r/forwardingRules/a1"), "forwardingRules.get"},
 		{gcpOperation("GET", "/compute/v1/projects/p/regions/r/forwardingRules"), "forwardingRules.list"},
 		{gcpOperation("POST", "/compute/v1/projects/p/regions/r/forwardingRules"), "forwardingRules.insert"},

@@ -18,7 +18,8 @@ import (
 // startGCP sets up the GCP side of a started cloudsim: the projects, the
 // management and customer networks, the management operator's service
 // account and key, and the customer's workload identity pool provider
-// trusting the management cluster's issuer. It fills the Env's GCP fields
+// trusting the management cluster's issuer (each cluster's own identity is
+// made when the cluster is prepared). It fills the Env's GCP fields
 // and returns nothing to start: the operators start later.
 func (e *Env) startGCP(ctx context.Context, natSubnets int) error {
 	g, err := newGCPEnv(ctx, e.Cloud)
@@ -33,10 +34,10 @@ func (e *Env) startGCP(ctx context.Context, natSubnets int) error {
 		return fmt.Errorf("seeding the GCP networks: %w", err)
 	}
 	g.customer = e.GCPCustomer
-	if err := g.managementOperator(e.workDir); err != nil {
+	if err := g.managementOperator(ctx, e.workDir); err != nil {
 		return err
 	}
-	if err := g.customerTrust(); err != nil {
+	if err := g.customerTrust(ctx); err != nil {
 		return err
 	}
 	e.GCPOperatorServiceAccount, e.GCPIssuerURL = g.operatorEmail, gcpIssuer

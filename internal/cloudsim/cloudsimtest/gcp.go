@@ -10,8 +10,10 @@ import (
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
+	crm "google.golang.org/api/cloudresourcemanager/v1"
 	"google.golang.org/api/compute/v1"
 	dns "google.golang.org/api/dns/v1"
+	iam "google.golang.org/api/iam/v1"
 	"google.golang.org/api/option"
 
 	"github.com/hcplink/hcplink/internal/cloudsim"
@@ -67,6 +69,26 @@ func (f *Fixture) DNS(t testing.TB, tokens oauth2.TokenSource) *dns.Service {
 	svc, err := dns.NewService(context.Background(), option.WithEndpoint(f.URL+"/"), option.WithTokenSource(tokens))
 	if err != nil {
 		t.Fatalf("dns client: %v", err)
+	}
+	return svc
+}
+
+// IAM is an iam/v1 client (roles, service accounts, keys, pools) on cloudsim.
+func (f *Fixture) IAM(t testing.TB, tokens oauth2.TokenSource) *iam.Service {
+	t.Helper()
+	svc, err := iam.NewService(context.Background(), option.WithEndpoint(f.URL+"/iam/"), option.WithTokenSource(tokens))
+	if err != nil {
+		t.Fatalf("iam client: %v", err)
+	}
+	return svc
+}
+
+// ResourceManager is a cloudresourcemanager/v1 client on cloudsim.
+func (f *Fixture) ResourceManager(t testing.TB, tokens oauth2.TokenSource) *crm.Service {
+	t.Helper()
+	svc, err := crm.NewService(context.Background(), option.WithEndpoint(f.URL+"/cloudresourcemanager/"), option.WithTokenSource(tokens))
+	if err != nil {
+		t.Fatalf("cloudresourcemanager client: %v", err)
 	}
 	return svc
 }

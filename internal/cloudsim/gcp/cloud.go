@@ -21,7 +21,7 @@ var Regions = []string{"us-central1", "us-east1", "us-east4", "us-west1", "europ
 const DefaultPageSize = 500
 
 // Cloud is the emulated Google Cloud: Compute Engine, Cloud DNS, Security
-// Token Service, IAM Credentials and project IAM policies.
+// Token Service, IAM Credentials, IAM's admin API and project IAM policies.
 type Cloud struct {
 	clock    sim.Clock
 	faults   *sim.Faults
@@ -64,6 +64,8 @@ type state struct {
 	pending         map[string]bool
 	serviceAccounts map[string]*ServiceAccount // by email
 	providers       map[string]*Provider       // by full provider name
+	pools           map[string]*Pool           // by full pool name
+	lros            map[string]*lro            // IAM's long-running operations, by name
 	customRoles     map[string]Role            // by "projects/{p}/roles/{id}"
 	tokens          map[string]*accessToken
 	evaluations     sim.EvaluationLog
@@ -140,6 +142,7 @@ func (c *Cloud) Reset() {
 		forwardingRules: map[string]*compute.ForwardingRule{}, ruleAddress: map[string]string{}, attachments: map[string]*compute.ServiceAttachment{},
 		zones: map[string]*managedZone{}, operations: map[string]*operation{}, pending: map[string]bool{},
 		serviceAccounts: map[string]*ServiceAccount{}, providers: map[string]*Provider{},
+		pools: map[string]*Pool{}, lros: map[string]*lro{},
 		customRoles: map[string]Role{}, tokens: map[string]*accessToken{}, evaluations: sim.EvaluationLog{},
 		nextID: 1_000_000_000_000_000, nextConnection: 10_000_000,
 	}
@@ -169,8 +172,9 @@ func (c *Cloud) PrincipalCalls() map[string]map[string]sim.CallCount { return c.
 // has its own prefix, the path its real host serves under: Compute Engine
 // /compute/v1/, Cloud DNS /dns/v1/; the APIs served at the root of their
 // own hosts take the host's name as prefix: /sts/v1/, /iamcredentials/v1/,
-// /cloudresourcemanager/v1/, /oauth2/ (oauth2.googleapis.com's token
-// endpoint for service account keys).
+// /iam/v1/ (IAM's admin API: roles, service accounts, keys, pools),
+// /cloudresourcemanager/v1/ and v3/, /oauth2/ (oauth2.googleapis.com's
+// token endpoint for service account keys).
 func IsGCPPath(path string) bool {
 	for _, p := range apiPrefixes {
 		if strings.HasPrefix(path, p) {
@@ -180,7 +184,8 @@ func IsGCPPath(path string) bool {
 	return false
 }
 
-var apiPrefixes = []string{"/compute/v1/", "/dns/v1/", "/sts/v1/", "/iamcredentials/v1/", "/cloudresourcemanager/v1/", "/oauth2/"}
+var apiPrefixes = []string{"/compute/v1/", "/dns/v1/", "/sts/v1/", "/iamcredentials/v1/", "/iam/v1/",
+	"/cloudresourcemanager/v1/", "/cloudresourcemanager/v3/", "/oauth2/"}
 
 // Snapshot returns the state as JSON for the control API's dump:
 // {"resources": {project: [resource...]}, "projects": [...],
@@ -219,7 +224,7 @@ func (c *Cloud) Snapshot() (json.RawMessage, error) {
 	for _, k := range sortedKeys(c.st.operations) {
 		ops = append(ops, c.st.operations[k].render(now))
 	}
-	var projects, accounts, providers []any
+	var projects, accounts, providers, pools []any
 	for _, k := range sortedKeys(c.st.projects) {
 		projects = append(projects, c.st.projects[k])
 	}
@@ -229,8 +234,11 @@ func (c *Cloud) Snapshot() (json.RawMessage, error) {
 	for _, k := range sortedKeys(c.st.providers) {
 		providers = append(providers, c.st.providers[k])
 	}
+	for _, k := range sortedKeys(c.st.pools) {
+		pools = append(pools, c.st.pools[k])
+	}
 	return json.Marshal(map[string]any{"resources": resources, "projects": projects,
-		"serviceAccounts": accounts, "providers": providers, "operations": ops})
+		"serviceAccounts": accounts, "providers": providers, "pools": pools, "operations": ops})
 }
 
 // ServeHTTP answers one GCP request.

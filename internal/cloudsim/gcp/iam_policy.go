@@ -90,24 +90,21 @@ func projectIamPolicy(x *call) (any, *Error) {
 }
 
 func setProjectPolicy(x *call, p *Project) (any, *Error) {
-	var req struct {
-		Policy Policy `json:"policy"`
-	}
-	if err := x.decode(&req); err != nil {
+	policy, err := x.newPolicy(p.Policy.Etag)
+	if err != nil {
 		return nil, err
 	}
-	if req.Policy.Etag != "" && req.Policy.Etag != p.Policy.Etag {
-		return nil, &Error{Code: http.StatusConflict, Reason: "aborted",
-			Message: "There were concurrent policy changes. Please retry the whole read-modify-write with exponential backoff."}
-	}
-	for _, b := range req.Policy.Bindings {
-		if err := x.c.checkRole(b.Role); err != nil {
-			return nil, errInvalid("Role %s is not supported for this resource.", b.Role)
-		}
-		if b.Condition != nil && !b.Condition.valid() {
-			return nil, errInvalid("Condition %q: cloudsim evaluates only resource.name.startsWith(\"...\") and resource.name == \"...\" joined by ||.", b.Condition.Expression)
-		}
-	}
-	p.Policy = Policy{Version: max(req.Policy.Version, 1), Bindings: req.Policy.Bindings, Etag: x.c.etag()}
+	p.Policy = policy
 	return p.Policy, nil
+}
+
+// getProject is Cloud Resource Manager's projects.get: v1 answers the
+// project's ID and number, v3 names it by its number
+// (https://cloud.google.com/resource-manager/reference/rest/v3/projects#Project).
+func getProject(x *call) (any, *Error) {
+	p := x.project
+	if strings.HasPrefix(x.r.URL.Path, "/cloudresourcemanager/v3/") {
+		return map[string]any{"name": "projects/" + p.Number, "projectId": p.ID, "state": "ACTIVE", "displayName": p.ID}, nil
+	}
+	return map[string]any{"projectId": p.ID, "projectNumber": p.Number, "name": p.ID, "lifecycleState": "ACTIVE"}, nil
 }

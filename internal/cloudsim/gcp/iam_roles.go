@@ -6,10 +6,18 @@ import (
 	"strings"
 )
 
-// Role is a set of permissions; custom roles are "projects/{p}/roles/{id}".
+// Role is a set of permissions; custom roles are "projects/{p}/roles/{id}"
+// (https://cloud.google.com/iam/docs/reference/rest/v1/organizations.roles#Role).
+// A deleted custom role grants nothing but keeps its ID until it is
+// undeleted (iam_admin_roles.go).
 type Role struct {
 	Name                string   `json:"name"`
+	Title               string   `json:"title,omitempty"`
+	Description         string   `json:"description,omitempty"`
+	Stage               string   `json:"stage,omitempty"`
 	IncludedPermissions []string `json:"includedPermissions"`
+	Etag                string   `json:"etag,omitempty"`
+	Deleted             bool     `json:"deleted,omitempty"`
 }
 
 // permissions lists every permission cloudsim checks. Predefined roles
@@ -31,7 +39,15 @@ var permissions = []string{
 	"dns.resourceRecordSets.create", "dns.resourceRecordSets.delete", "dns.resourceRecordSets.get",
 	"dns.resourceRecordSets.list", "dns.resourceRecordSets.update", "dns.networks.bindPrivateDNSZone",
 	"iam.serviceAccounts.getAccessToken",
-	"resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy",
+	"iam.roles.create", "iam.roles.delete", "iam.roles.get", "iam.roles.list", "iam.roles.undelete", "iam.roles.update",
+	"iam.serviceAccounts.create", "iam.serviceAccounts.delete", "iam.serviceAccounts.get", "iam.serviceAccounts.getIamPolicy",
+	"iam.serviceAccounts.list", "iam.serviceAccounts.setIamPolicy",
+	"iam.serviceAccountKeys.create", "iam.serviceAccountKeys.delete", "iam.serviceAccountKeys.get", "iam.serviceAccountKeys.list",
+	"iam.workloadIdentityPools.create", "iam.workloadIdentityPools.delete", "iam.workloadIdentityPools.get",
+	"iam.workloadIdentityPools.list", "iam.workloadIdentityPools.undelete",
+	"iam.workloadIdentityPoolProviders.create", "iam.workloadIdentityPoolProviders.delete", "iam.workloadIdentityPoolProviders.get",
+	"iam.workloadIdentityPoolProviders.list", "iam.workloadIdentityPoolProviders.undelete",
+	"resourcemanager.projects.get", "resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy",
 }
 
 func withPrefix(prefix string, suffixes ...string) []string {
@@ -54,7 +70,12 @@ var predefinedRoles = map[string][]string{
 	"roles/dns.reader":                      withPrefix("dns.", ".get", ".list"),
 	"roles/iam.workloadIdentityUser":        {"iam.serviceAccounts.getAccessToken"},
 	"roles/iam.serviceAccountTokenCreator":  {"iam.serviceAccounts.getAccessToken"},
-	"roles/resourcemanager.projectIamAdmin": {"resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"},
+	"roles/resourcemanager.projectIamAdmin": {"resourcemanager.projects.get", "resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"},
+	// The administrators of IAM's own resources, as create iam gcp needs them.
+	"roles/iam.roleAdmin":                 append(withPrefix("iam.roles."), "resourcemanager.projects.get"),
+	"roles/iam.serviceAccountAdmin":       append(withPrefix("iam.serviceAccounts.", "create", "delete", ".get", "list", "IamPolicy"), "resourcemanager.projects.get"),
+	"roles/iam.serviceAccountKeyAdmin":    append(withPrefix("iam.serviceAccountKeys."), "iam.serviceAccounts.get", "iam.serviceAccounts.list"),
+	"roles/iam.workloadIdentityPoolAdmin": append(withPrefix("iam.workloadIdentityPool"), "resourcemanager.projects.get"),
 }
 
 // AddCustomRole creates projects/{project}/roles/{id}; every permission
@@ -70,7 +91,7 @@ func (c *Cloud) AddCustomRole(projectID, id string, included []string) (Role, er
 			return Role{}, fmt.Errorf("permission %s is not valid (or not modelled by cloudsim)", p)
 		}
 	}
-	role := Role{Name: "projects/" + projectID + "/roles/" + id, IncludedPermissions: slices.Clone(included)}
+	role := Role{Name: "projects/" + projectID + "/roles/" + id, IncludedPermissions: slices.Clone(included), Stage: "GA", Etag: c.etag()}
 	c.st.customRoles[role.Name] = role
 	return role, nil
 }
@@ -79,7 +100,10 @@ func (c *Cloud) rolePermissions(role string) []string {
 	if perms, ok := predefinedRoles[role]; ok {
 		return perms
 	}
-	return c.st.customRoles[role].IncludedPermissions
+	if r := c.st.customRoles[role]; !r.Deleted {
+		return r.IncludedPermissions
+	}
+	return nil
 }
 
 func (c *Cloud) checkRole(role string) error {

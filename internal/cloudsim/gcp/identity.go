@@ -25,6 +25,7 @@ type ServiceAccount struct {
 	ProjectID   string `json:"projectId"`
 	UniqueID    string `json:"uniqueId"`
 	DisplayName string `json:"displayName,omitempty"`
+	Description string `json:"description,omitempty"`
 	Policy      Policy `json:"iamPolicy"`
 	// keys are the public halves of the account's keys (identity_oauth2.go).
 	keys sim.JWKS
@@ -42,6 +43,39 @@ type Provider struct {
 	// AttributeMapping maps google.subject and attribute.* to assertion.CLAIM;
 	// without google.subject, assertion.sub.
 	AttributeMapping map[string]string `json:"attributeMapping,omitempty"`
+	DisplayName      string            `json:"displayName,omitempty"`
+	Description      string            `json:"description,omitempty"`
+	Disabled         bool              `json:"disabled,omitempty"`
+	// Deleted providers sign nobody in and keep their ID until undeleted.
+	Deleted bool `json:"deleted,omitempty"`
+}
+
+func (p *Provider) state() string {
+	if p.Deleted {
+		return "DELETED"
+	}
+	return "ACTIVE"
+}
+
+// check refuses what cloudsim cannot honour: no issuer URL, or a mapping
+// other than google.subject and attribute.NAME from assertion.CLAIM.
+func (p *Provider) check() error {
+	if p.PoolID == "" || p.ProviderID == "" || !strings.HasPrefix(p.IssuerURI, "https://") && !strings.HasPrefix(p.IssuerURI, "http://") {
+		return fmt.Errorf("a provider needs poolId, providerId and an issuerUri URL")
+	}
+	for target, expr := range p.AttributeMapping {
+		if !strings.HasPrefix(expr, "assertion.") || (target != "google.subject" && !strings.HasPrefix(target, "attribute.")) {
+			return fmt.Errorf("attribute mapping %s=%s: cloudsim maps google.subject and attribute.NAME from assertion.CLAIM only", target, expr)
+		}
+	}
+	return nil
+}
+
+// signsIn tells whether STS may exchange tokens at the provider: it and its
+// pool are neither deleted nor disabled.
+func (c *Cloud) signsIn(p *Provider) bool {
+	pool := c.st.pools[strings.TrimSuffix(p.Name(), "/providers/"+p.ProviderID)]
+	return !p.Deleted && !p.Disabled && (pool == nil || pool.State == "ACTIVE" && !pool.Disabled)
 }
 
 // Name is the provider's resource name, as STS's audience names it after "//iam.googleapis.com/".
@@ -156,19 +190,18 @@ func (c *Cloud) AddProvider(p Provider) error {
 	if c.project(p.ProjectNumber) == nil {
 		return fmt.Errorf("no project numbered %s", p.ProjectNumber)
 	}
-	if p.PoolID == "" || p.ProviderID == "" || !strings.HasPrefix(p.IssuerURI, "https://") && !strings.HasPrefix(p.IssuerURI, "http://") {
-		return fmt.Errorf("a provider needs poolId, providerId and an issuerUri URL")
+	if err := p.check(); err != nil {
+		return err
 	}
 	p.ProjectNumber = c.project(p.ProjectNumber).Number
-	for target, expr := range p.AttributeMapping {
-		if !strings.HasPrefix(expr, "assertion.") || (target != "google.subject" && !strings.HasPrefix(target, "attribute.")) {
-			return fmt.Errorf("attribute mapping %s=%s: cloudsim maps google.subject and attribute.NAME from assertion.CLAIM only", target, expr)
-		}
-	}
 	if c.st.providers[p.Name()] != nil {
 		return fmt.Errorf("provider %s exists", p.Name())
 	}
 	c.st.providers[p.Name()] = &p
+	pool := strings.TrimSuffix(p.Name(), "/providers/"+p.ProviderID)
+	if c.st.pools[pool] == nil {
+		c.st.pools[pool] = &Pool{Name: pool, State: "ACTIVE"}
+	}
 	return nil
 }
 

@@ -36,32 +36,39 @@ const maxAssertionLifetime = time.Hour
 // key file, as gcloud iam service-accounts keys create writes it, whose
 // token_uri is tokenURI (cloudsim's URL + "/oauth2/token").
 func (c *Cloud) AddServiceAccountKey(email, tokenURI string) ([]byte, error) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		return nil, err
-	}
-	id := make([]byte, 20)
-	_, _ = rand.Read(id)
-	keyID := hex.EncodeToString(id)
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, err
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sa := c.st.serviceAccounts[email]
 	if sa == nil {
 		return nil, fmt.Errorf("no service account %s", email)
 	}
+	file, _, err := c.newKey(sa, tokenURI)
+	return file, err
+}
+
+// newKey adds a key to sa (under the lock) and returns its key file and ID.
+func (c *Cloud) newKey(sa *ServiceAccount, tokenURI string) ([]byte, string, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, "", err
+	}
+	id := make([]byte, 20)
+	_, _ = rand.Read(id)
+	keyID := hex.EncodeToString(id)
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, "", err
+	}
 	sa.keys.Keys = append(sa.keys.Keys, sim.JWK{Kty: "RSA", Alg: "RS256", Use: "sig", Kid: keyID,
 		N: base64.RawURLEncoding.EncodeToString(key.PublicKey.N.Bytes()),
 		E: base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.PublicKey.E)).Bytes())})
-	return json.MarshalIndent(map[string]string{
+	file, err := json.MarshalIndent(map[string]string{
 		"type": "service_account", "project_id": sa.ProjectID, "private_key_id": keyID,
 		"private_key":  string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
-		"client_email": email, "client_id": sa.UniqueID, "token_uri": tokenURI,
+		"client_email": sa.Email, "client_id": sa.UniqueID, "token_uri": tokenURI,
 		"auth_uri": "https://accounts.google.com/o/oauth2/auth",
 	}, "", "  ")
+	return file, keyID, err
 }
 
 // exchangeJWTBearer checks a key's signed assertion as Google does —

@@ -89,7 +89,7 @@ func exchangeToken(x *call) (any, *Error) {
 		return nil, oauthError("invalid_request", "Invalid value for \"requested_token_type\".")
 	}
 	provider := x.c.st.providers[strings.TrimPrefix(req.Audience, iamAudiencePrefix)]
-	if provider == nil || !strings.HasPrefix(req.Audience, iamAudiencePrefix) {
+	if provider == nil || !strings.HasPrefix(req.Audience, iamAudiencePrefix) || !x.c.signsIn(provider) {
 		return nil, oauthError("invalid_target", "The target service indicated by the \"audience\" parameters is invalid. This might either be because the pool or provider is disabled or deleted or because it doesn't exist.")
 	}
 	subject, err := x.verifySubjectToken(provider, req.SubjectToken)
