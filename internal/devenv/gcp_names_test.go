@@ -12,7 +12,10 @@ func TestGCPNames(t *testing.T) {
 		{gcpOperation("GET", "/compute/v1/projects/p/regions/r/forwardingRules"), "forwardingRules.list"},
 		{gcpOperation("POST", "/compute/v1/projects/p/regions/r/forwardingRules"), "forwardingRules.insert"},
 		{gcpOperation("DELETE", "/compute/v1/projects/p/regions/r/forwardingRules/a1"), "forwardingRules.delete"},
-		{gcpOperation("GET", "/compute/v1/projects/p/regions/r/operations/op-1"), "operations.get"},
+		{gcpOperation("GET", "/compute/v1/projects/p/regions/r/operations/op-1"), "regionOperations.get"},
+		{gcpOperation("POST", "/compute/v1/projects/p/regions/r/operations/op-1/wait"), "regionOperations.wait"},
+		{gcpOperation("GET", "/compute/v1/projects/p/regions/r/operations"), "regionOperations.list"},
+		{gcpOperation("GET", "/compute/v1/projects/p/global/operations/op-2"), "globalOperations.get"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/oauth2"
@@ -112,6 +113,22 @@ func (c gcpCallCounting) RoundTrip(req *http.Request) (*http.Response, error) {
 // alternates collections and names.
 func gcpOperation(method, path string) string {
 	segs := strings.Split(strings.Trim(strings.TrimPrefix(path, "/compute/v1/"), "/"), "/")
+	// Operations are named as cloudsim and Google's API name them: a
+	// region's are regionOperations, the rest globalOperations; POST
+	// .../operations/NAME/wait is their wait.
+	if i := slices.Index(segs, "operations"); i >= 2 {
+		kind := "globalOperations"
+		if segs[i-2] == "regions" {
+			kind = "regionOperations"
+		}
+		switch {
+		case segs[len(segs)-1] == "wait":
+			return kind + ".wait"
+		case len(segs) > i+1:
+			return kind + ".get"
+		}
+		return kind + ".list"
+	}
 	named := len(segs)%2 == 0
 	collection := segs[len(segs)-1]
 	if named {

@@ -236,7 +236,7 @@ func (c *gcpCloud) disconnect() {
 
 func (c *gcpCloud) zone() {
 	c.t.Helper()
-	zone, err := c.cust.Zones.Create(c.ctx, gcpcloud.ZoneSpec{Owner: gcpOwner, HCPName: gcpCluster, Network: "projects/" + gcpCustProject + "/global/networks/customer"})
+	zone, _, err := c.cust.Zones.Create(c.ctx, gcpcloud.ZoneSpec{Owner: gcpOwner, HCPName: gcpCluster, Network: "projects/" + gcpCustProject + "/global/networks/customer"})
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -192,7 +192,7 @@ func TestNothingItDidNotMakeIsDeleted(t *testing.T) {
 	}
 	err = c.zones.Delete(w.ctx, gcpcloud.ZoneName(owner.InfraID), owner)
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
-	_, err = c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
+	_, _, err = c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
 	if z, _ := c.zones.Get(w.ctx, gcpcloud.ZoneName(owner.InfraID)); z == nil {
 		t.Fatal("a zone hcplink did not create was deleted")

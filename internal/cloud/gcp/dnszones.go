@@ -16,7 +16,7 @@ import (
 // ZonesAPI is what the control-plane operator does with managed zones.
 type ZonesAPI interface {
 	Get(ctx context.Context, name string) (*dns.ManagedZone, error)
-	Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, error)
+	Create(ctx context.Context, spec ZoneSpec) (zone *dns.ManagedZone, made bool, err error)
 	Delete(ctx context.Context, name string, owner Owner) error
 	Bind(ctx context.Context, zone *dns.ManagedZone, network string, owner Owner) error
 }
@@ -53,30 +53,33 @@ func (z *Zones) Get(ctx context.Context, name string) (*dns.ManagedZone, error) 
 	return zone, Wrap("reading DNS zone "+name, err)
 }
 
-// Create makes the cluster's private zone. A zone of the name hcplink
-// created for the owner is adopted (returned as it is); another is refused
-// (CodeNotOurs).
-func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (*dns.ManagedZone, error) {
+// Create makes the cluster's private zone and says whether it made it: a
+// zone of the name hcplink created for the owner is adopted (returned as it
+// is, made false); another is refused (CodeNotOurs).
+func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (zone *dns.ManagedZone, made bool, err error) {
 	callCtx, cancel := z.Timeouts.call(ctx)
 	defer cancel()
 	name := ZoneName(spec.Owner.InfraID)
-	zone := &dns.ManagedZone{
+	want := &dns.ManagedZone{
 		Name: name, DnsName: ZoneDNSName(spec.HCPName), Description: "The cluster's private zone, made by hcplink", Visibility: "private",
 		Labels: spec.Owner.ZoneLabels(),
 		PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{
 			Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: networkURL(spec.Network)}},
 		},
 	}
-	created, err := z.DNS.ManagedZones.Create(z.Project, zone).Context(callCtx).Do()
+	created, err := z.DNS.ManagedZones.Create(z.Project, want).Context(callCtx).Do()
 	if IsAlreadyExists(err) {
 		existing, getErr := z.Get(ctx, name)
 		ours := existing != nil && CreatedByHcplink(existing.Labels) && spec.Owner.OwnsLabels(existing.Labels)
 		if _, err := adopt("creating DNS zone "+name, "DNS zone", name, err, getErr, existing != nil, ours, ""); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return existing, nil
+		return existing, false, nil
 	}
-	return created, Wrap("creating DNS zone "+name, err)
+	if err != nil {
+		return nil, false, Wrap("creating DNS zone "+name, err)
+	}
+	return created, true, nil
 }
 
 // Delete deletes the zone when hcplink created it for owner (its labels);

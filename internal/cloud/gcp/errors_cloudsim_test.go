@@ -63,7 +63,7 @@ func TestRateQuotasAreThrottling(t *testing.T) {
 	if got := testCounter(cloud.RequestCounter("operator", "compute", "GET forwardingRules", cloud.OutcomeThrottled)); got != throttledBefore+1 {
 		t.Fatalf("throttled Compute Engine requests counted %v, want %v (a 403 rateLimitExceeded)", got, throttledBefore+1)
 	}
-	zone, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "z", Network: w.customerNetwork})
+	zone, _, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "z", Network: w.customerNetwork})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,9 +114,9 @@ func TestCreatingAgainAdopts(t *testing.T) {
 	if op, err := c.endpoints.Insert(w.ctx, gcpcloud.EndpointSpec{Owner: owner, Network: w.customerNetwork, Address: endpoint.IPAddress, Target: sa.SelfLink}); err != nil || !op.IsZero() {
 		t.Fatalf("creating the endpoint again: %+v, %v; want it adopted", op, err)
 	}
-	again, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
-	if err != nil || again.Id != zone.Id {
-		t.Fatalf("creating the zone again: %v, %v; want the zone adopted", again, err)
+	again, made, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
+	if err != nil || made || again.Id != zone.Id {
+		t.Fatalf("creating the zone again: %v, made %v, %v; want the zone adopted", again, made, err)
 	}
 	if owned, _ := m.attachments.ListOwned(w.ctx, managementID); len(owned) != 1 {
 		t.Fatalf("attachments after creating again: %v, want no duplicate", names(owned))

@@ -119,9 +119,9 @@ func (w *world) connect(c controlPlaneSide, attachment *compute.ServiceAttachmen
 	if err != nil || endpoint == nil {
 		t.Fatalf("reading the endpoint: %v, %v", endpoint, err)
 	}
-	zone, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
-	if err != nil {
-		t.Fatalf("creating the zone: %v", err)
+	zone, made, err := c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
+	if err != nil || !made {
+		t.Fatalf("creating the zone: made %v, %v", made, err)
 	}
 	w.writeRecords(c, zone, endpoint.IPAddress)
 	return endpoint, zone

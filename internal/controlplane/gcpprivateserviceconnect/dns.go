@@ -18,21 +18,30 @@ import (
 func (r *Reconciler) reconcileDNS(ctx context.Context, s *scope, ip string) outcome.Outcome {
 	cr := s.cr
 	name := gcpcloud.ZoneName(s.owner.InfraID)
-	cr.Status.DNSZoneName = name
-	zone, err := s.cloud.Zones.Get(ctx, name)
-	if err != nil {
-		return outcome.FromError(err)
+	// A zone the status does not name yet is made straight away (Create
+	// adopts one that exists and is ours, after a restart before the
+	// status was written): the read before it would find nothing on
+	// every new cluster.
+	var zone *dns.ManagedZone
+	if cr.Status.DNSZoneName == name {
+		var err error
+		if zone, err = s.cloud.Zones.Get(ctx, name); err != nil {
+			return outcome.FromError(err)
+		}
 	}
+	cr.Status.DNSZoneName = name
+	var err error
 	created := false
 	if zone == nil {
-		if zone, err = s.cloud.Zones.Create(ctx, gcpcloud.ZoneSpec{Owner: s.owner, HCPName: s.hcp.Name, Network: s.network()}); err != nil {
+		if zone, created, err = s.cloud.Zones.Create(ctx, gcpcloud.ZoneSpec{Owner: s.owner, HCPName: s.hcp.Name, Network: s.network()}); err != nil {
 			if isNotOurs(err) {
 				return zoneConflict(name)
 			}
 			return outcome.FromError(err)
 		}
-		created = true
-		r.Events.Created(cr, "private DNS zone", name)
+		if created {
+			r.Events.Created(cr, "private DNS zone", name)
+		}
 	}
 	if !ZoneIsOurs(zone, s.owner) {
 		return zoneConflict(name)

@@ -333,17 +333,21 @@ func (w *world) callsByOp() map[string]int64 {
 // missing, so the address almost always is) or after (the finished
 // operation's targetLink is its link), and the rule is made without a
 // read first. Address calls: the insert only; rule reads: the one after
-// its insert, and the one that sees it accepted.
+// its insert, and the one that sees it accepted. The private zone is made
+// without a read first (the status names no zone yet).
 func TestCreateCallsAddressNotRead(t *testing.T) {
 	w := newWorld(t)
 	c := w.newCluster("quiet", hcplinkv1beta1.GCPEndpointAccessPrivate)
 	c.until("available", available)
 	byOp := w.callsByOp()
-	var total, addressReads, ruleReads int64
+	var total, addressReads, ruleReads, zoneReads int64
 	for op, n := range byOp {
 		total += n
 		if strings.HasSuffix(op, "addresses.get") {
 			addressReads += n
+		}
+		if strings.HasSuffix(op, "managedZones.get") {
+			zoneReads += n
 		}
 		if strings.HasSuffix(op, "forwardingRules.get") {
 			ruleReads += n
@@ -355,5 +359,8 @@ func TestCreateCallsAddressNotRead(t *testing.T) {
 	}
 	if ruleReads > 2 {
 		t.Fatalf("the create path read the endpoint's forwarding rule %d times; want 2 (not before its insert)", ruleReads)
+	}
+	if zoneReads != 0 {
+		t.Fatalf("the create path read the private zone %d times; want 0 (made straight away, the create answers with the zone)", zoneReads)
 	}
 }
