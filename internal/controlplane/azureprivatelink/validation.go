@@ -13,7 +13,6 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	azurecloud "github.com/hcplink/hcplink/internal/cloud/azure"
-	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/outcome"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
@@ -62,20 +61,14 @@ func (v *Validator) SetupWithManager(mgr ctrl.Manager) error {
 	return reconcilekit.OnControlPlaneSpec(mgr, "azurevalidation", v)
 }
 
-// Reconcile checks the cluster's Azure settings unless this generation was
-// found valid already.
+// Reconcile checks the cluster's settings unless this generation was
+// found valid already (reconcilekit.SettingsCheck).
 func (v *Validator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	hcp := &hcplinkv1beta1.HostedControlPlane{}
-	if err := v.Client.Get(ctx, req.NamespacedName, hcp); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !PrivateConfigured(hcp) || !hcp.DeletionTimestamp.IsZero() || ConfigurationValidated(hcp) {
-		return ctrl.Result{}, nil
-	}
-	o := v.check(ctx, hcp)
-	finisher := reconcilekit.Finisher{Tracker: v.Tracker, Type: hcplinkv1beta1.AzureConfigurationValidCondition,
-		Writer: conditions.Writer{Client: v.Client, FieldOwner: ValidatorFieldOwner, Now: v.Tracker.Now}}
-	return finisher.Finish(ctx, reconcilekit.Target{Object: hcp, Conditions: &hcp.Status.Conditions, Key: string(hcp.UID) + "/validation"}, o)
+	return reconcilekit.SettingsCheck{Client: v.Client, Tracker: v.Tracker, Condition: hcplinkv1beta1.AzureConfigurationValidCondition, FieldOwner: ValidatorFieldOwner,
+		Due: func(hcp *hcplinkv1beta1.HostedControlPlane) bool {
+			return PrivateConfigured(hcp) && !ConfigurationValidated(hcp)
+		},
+		Check: v.check}.Reconcile(ctx, req)
 }
 
 // check reads the VNet (its subnets inline) and, unless the VNet was

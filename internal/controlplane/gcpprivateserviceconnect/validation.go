@@ -12,7 +12,6 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
-	"github.com/hcplink/hcplink/internal/conditions"
 	"github.com/hcplink/hcplink/internal/outcome"
 	"github.com/hcplink/hcplink/internal/reconcilekit"
 )
@@ -47,20 +46,14 @@ func (v *Validator) SetupWithManager(mgr ctrl.Manager) error {
 	return reconcilekit.OnControlPlaneSpec(mgr, "gcpvalidation", v)
 }
 
-// Reconcile checks the cluster's GCP settings unless this generation was
-// found valid already.
+// Reconcile checks the cluster's settings unless this generation was
+// found valid already (reconcilekit.SettingsCheck).
 func (v *Validator) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	hcp := &hcplinkv1beta1.HostedControlPlane{}
-	if err := v.Client.Get(ctx, req.NamespacedName, hcp); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !PrivateConfigured(hcp) || !hcp.DeletionTimestamp.IsZero() || ConfigurationValidated(hcp) {
-		return ctrl.Result{}, nil
-	}
-	o := v.check(ctx, hcp)
-	finisher := reconcilekit.Finisher{Tracker: v.Tracker, Type: hcplinkv1beta1.GCPConfigurationValidCondition,
-		Writer: conditions.Writer{Client: v.Client, FieldOwner: ValidatorFieldOwner, Now: v.Tracker.Now}}
-	return finisher.Finish(ctx, reconcilekit.Target{Object: hcp, Conditions: &hcp.Status.Conditions, Key: string(hcp.UID) + "/validation"}, o)
+	return reconcilekit.SettingsCheck{Client: v.Client, Tracker: v.Tracker, Condition: hcplinkv1beta1.GCPConfigurationValidCondition, FieldOwner: ValidatorFieldOwner,
+		Due: func(hcp *hcplinkv1beta1.HostedControlPlane) bool {
+			return PrivateConfigured(hcp) && !ConfigurationValidated(hcp)
+		},
+		Check: v.check}.Reconcile(ctx, req)
 }
 
 // check reads the cluster's subnet as the cluster's identity: one read.
