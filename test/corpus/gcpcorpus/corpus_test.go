@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"google.golang.org/api/compute/v1"
 	"google.golang.org/api/googleapi"
@@ -19,6 +18,7 @@ import (
 	hcv1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 	"github.com/hcplink/hcplink/internal/devenv"
+	"github.com/hcplink/hcplink/internal/testenv"
 	"github.com/hcplink/hcplink/test/corpus"
 )
 
@@ -141,20 +141,22 @@ func prepareGCPFixture(t *testing.T, env *devenv.Env) gcpFixture {
 	return fx
 }
 
-// await polls read until what it reads exists.
+// await polls read until what it reads exists; an answer other than
+// notFound fails at once.
 func await(t *testing.T, what string, read func() error) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var failed error
+	testenv.Eventually(t, "waiting for "+what, func(context.Context) error {
 		err := read()
 		var ge *googleapi.Error
-		if err == nil {
-			return
+		if err != nil && (!errors.As(err, &ge) || ge.Code != http.StatusNotFound) {
+			failed = err
+			return nil // stop polling: it will not come
 		}
-		if !errors.As(err, &ge) || ge.Code != http.StatusNotFound || time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err
+	})
+	if failed != nil {
+		t.Fatalf("waiting for %s: %v", what, failed)
 	}
 }
 
