@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -17,11 +15,9 @@ import (
 
 // cluster is one scenario's HostedCluster and what was prepared for it.
 type cluster struct {
-	namespace, name, infraID string
-	fixture                  devenv.AzureClusterFixture
-	// hcpNamespace is the control-plane namespace, where the
-	// AzurePrivateLinkService and the Services live.
-	hcpNamespace string
+	e2eutil.Cluster
+	infraID string
+	fixture devenv.AzureClusterFixture
 }
 
 // createCluster prepares the guest side and creates a private Azure
@@ -36,23 +32,22 @@ func createCluster(t *testing.T, prefix string, topology hcplinkv1beta1.AzureTop
 // operator sees it from its first pass.
 func createClusterWithNodePool(t *testing.T, prefix string, topology hcplinkv1beta1.AzureTopology) *cluster {
 	t.Helper()
-	return createClusterThen(t, prefix, topology, func(c *cluster) { c.createNodePool(t, c.name+"-np1", c.fixture.SecondSubnetID) })
+	return createClusterThen(t, prefix, topology, func(c *cluster) { c.createNodePool(t, c.Name+"-np1", c.fixture.SecondSubnetID) })
 }
 
 func createClusterThen(t *testing.T, prefix string, topology hcplinkv1beta1.AzureTopology, before func(c *cluster)) *cluster {
 	t.Helper()
 	ctx := context.Background()
-	c := &cluster{namespace: suite.CreateNamespace(t, prefix), name: prefix}
-	c.hcpNamespace = hcplinkv1beta1.HostedControlPlaneNamespace(c.namespace, c.name)
-	c.infraID = c.name + "-" + e2eutil.RandomSuffix(5)
+	c := &cluster{Cluster: e2eutil.NewCluster(suite, suite.CreateNamespace(t, prefix), prefix)}
+	c.infraID = c.Name + "-" + e2eutil.RandomSuffix(5)
 	var err error
-	if c.fixture, err = env.PrepareAzureCluster(ctx, c.namespace, c.name, c.infraID); err != nil {
+	if c.fixture, err = env.PrepareAzureCluster(ctx, c.Namespace, c.Name, c.infraID); err != nil {
 		t.Fatalf("preparing the guest subscription: %v", err)
 	}
 	if before != nil {
 		before(c)
 	}
-	domain := c.name + ".example.test"
+	domain := c.Name + ".example.test"
 	route := func(s hcplinkv1beta1.ServiceType, host string) hcplinkv1beta1.ServicePublishingStrategyMapping {
 		m := hcplinkv1beta1.ServicePublishingStrategyMapping{Service: s,
 			ServicePublishingStrategy: hcplinkv1beta1.ServicePublishingStrategy{Type: hcplinkv1beta1.RoutePublishing}}
@@ -62,7 +57,7 @@ func createClusterThen(t *testing.T, prefix string, topology hcplinkv1beta1.Azur
 		return m
 	}
 	hc := &hcplinkv1beta1.HostedCluster{
-		ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name},
 		Spec: hcplinkv1beta1.HostedClusterSpec{
 			InfraID:    c.infraID,
 			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "example.test"},
@@ -85,98 +80,36 @@ func createClusterThen(t *testing.T, prefix string, topology hcplinkv1beta1.Azur
 		},
 	}
 	if err := env.Client.Create(ctx, hc); err != nil {
-		t.Fatalf("creating HostedCluster %s: %v", c.name, err)
+		t.Fatalf("creating HostedCluster %s: %v", c.Name, err)
 	}
 	return c
-}
-
-func (c *cluster) get(ctx context.Context) (*hcplinkv1beta1.HostedCluster, error) {
-	hc := &hcplinkv1beta1.HostedCluster{}
-	return hc, env.Client.Get(ctx, client.ObjectKey{Namespace: c.namespace, Name: c.name}, hc)
-}
-
-// patch applies a merge patch to the HostedCluster's spec (the operators
-// write status meanwhile, so no read-then-update).
-func (c *cluster) patch(t *testing.T, change func(hc *hcplinkv1beta1.HostedCluster)) {
-	t.Helper()
-	ctx := context.Background()
-	hc, err := c.get(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	orig := hc.DeepCopy()
-	change(hc)
-	if err := env.Client.Patch(ctx, hc, client.MergeFrom(orig)); err != nil {
-		t.Fatalf("changing HostedCluster %s: %v", c.name, err)
-	}
 }
 
 // waitAvailable waits until the cluster is Available with its private path.
 func (c *cluster) waitAvailable(t *testing.T) {
 	t.Helper()
-	suite.Eventually(t, e2eutil.LongWait, "HostedCluster "+c.name+" to be available over Private Link", func(ctx context.Context) error {
-		hc, err := c.get(ctx)
-		if err != nil {
-			return err
-		}
-		if err := e2eutil.ConditionIs(hc.Status.Conditions, hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition, metav1.ConditionTrue, ""); err != nil {
-			return err
-		}
-		return e2eutil.ConditionIs(hc.Status.Conditions, hcplinkv1beta1.AvailableCondition, metav1.ConditionTrue, "")
-	})
+	c.WaitAvailable(t, "Private Link", hcplinkv1beta1.AzurePrivateLinkServiceAvailableCondition)
 }
 
 // pls is the cluster's AzurePrivateLinkService.
 func (c *cluster) pls(ctx context.Context) (*hcplinkv1beta1.AzurePrivateLinkService, error) {
 	var list hcplinkv1beta1.AzurePrivateLinkServiceList
-	if err := env.Client.List(ctx, &list, client.InNamespace(c.hcpNamespace)); err != nil {
+	if err := env.Client.List(ctx, &list, client.InNamespace(c.HCPNamespace)); err != nil {
 		return nil, err
 	}
 	if len(list.Items) != 1 {
-		return nil, fmt.Errorf("%d AzurePrivateLinkServices in %s, want 1", len(list.Items), c.hcpNamespace)
+		return nil, fmt.Errorf("%d AzurePrivateLinkServices in %s, want 1", len(list.Items), c.HCPNamespace)
 	}
 	return &list.Items[0], nil
-}
-
-// externalNames lists the names of the ExternalName Services of the
-// control-plane namespace.
-func (c *cluster) externalNames(ctx context.Context) (map[string]string, error) {
-	var list corev1.ServiceList
-	if err := env.Client.List(ctx, &list, client.InNamespace(c.hcpNamespace)); err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for _, s := range list.Items {
-		if s.Spec.Type == corev1.ServiceTypeExternalName {
-			out[s.Name] = s.Spec.ExternalName
-		}
-	}
-	return out, nil
-}
-
-// deleteAndWait deletes the HostedCluster and waits until it is gone.
-func (c *cluster) deleteAndWait(t *testing.T) {
-	t.Helper()
-	ctx := context.Background()
-	hc := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name}}
-	if err := env.Client.Delete(ctx, hc); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatalf("deleting HostedCluster %s: %v", c.name, err)
-	}
-	suite.Eventually(t, e2eutil.LongWait, "HostedCluster "+c.name+" to be deleted", func(ctx context.Context) error {
-		if _, err := c.get(ctx); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("still there (%v)", err)
-		}
-		return nil
-	})
 }
 
 // createNodePool adds a NodePool in a subnet of the cluster's VNet.
 func (c *cluster) createNodePool(t *testing.T, name, subnetID string) {
 	t.Helper()
 	np := &hcplinkv1beta1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: name},
+		ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: name},
 		Spec: hcplinkv1beta1.NodePoolSpec{
-			ClusterName: c.name,
+			ClusterName: c.Name,
 			Platform: hcplinkv1beta1.NodePoolPlatform{
 				Type:  hcplinkv1beta1.AzurePlatform,
 				Azure: &hcplinkv1beta1.AzureNodePoolPlatform{SubnetID: subnetID},

@@ -38,7 +38,7 @@ func TestDiagnose(t *testing.T) {
 	c.waitAvailable(t)
 	p := c.waitPath(t, c.fixture.SubnetID)
 	t.Logf("available after %v", time.Since(began).Round(time.Second))
-	start := suite.StopOperators(t, c.hcpNamespace)
+	start := suite.StopOperators(t, c.HCPNamespace)
 	dgExpectAllPass(t, dgRun(t, c))
 
 	plsName := *p.pls.Name
@@ -143,7 +143,7 @@ func dgUseReadOnlyPrincipal(t *testing.T) {
 }
 
 func dgOptions(c *cluster) diagnose.Options {
-	return diagnose.Options{Kube: env.Client, Namespace: c.namespace, Name: c.name,
+	return diagnose.Options{Kube: env.Client, Namespace: c.Namespace, Name: c.Name,
 		Azure: diagnose.AzureClients{Credential: dgReader, Options: env.AzureClientOptions}}
 }
 

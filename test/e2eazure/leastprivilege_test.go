@@ -87,7 +87,7 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 		topology hcplinkv1beta1.AzureTopology
 		private  bool
 	}{{hcplinkv1beta1.AzureTopologyPrivate, true}, {hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}} {
-		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
+		c.Patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
 		suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
 			return c.checkExternalNames(ctx, step.private)
 		})
@@ -95,10 +95,10 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 
 	// A NodePool added to a running cluster leaves its endpoint where it is
 	// (only a cluster's first pass places it in a NodePool's subnet).
-	c.createNodePool(t, c.name+"-np1", c.fixture.SecondSubnetID)
+	c.createNodePool(t, c.Name+"-np1", c.fixture.SecondSubnetID)
 	c.waitNodePools(t, 1)
 	c.waitPath(t, c.fixture.SubnetID)
-	if err := env.Client.Delete(ctx, &hcplinkv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name + "-np1"}}); err != nil {
+	if err := env.Client.Delete(ctx, &hcplinkv1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name + "-np1"}}); err != nil {
 		t.Fatalf("deleting the NodePool: %v", err)
 	}
 	c.waitNodePools(t, 0)
@@ -150,9 +150,9 @@ func compareUsedWithGranted(t *testing.T, who string, evaluated map[string]simaz
 // waitNodePools waits until the HostedControlPlane mirrors n NodePools.
 func (c *cluster) waitNodePools(t *testing.T, n int) {
 	t.Helper()
-	suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("%d NodePools on the HostedControlPlane of %s", n, c.name), func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("%d NodePools on the HostedControlPlane of %s", n, c.Name), func(ctx context.Context) error {
 		hcp := &hcplinkv1beta1.HostedControlPlane{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.hcpNamespace, Name: c.name}, hcp); err != nil {
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.HCPNamespace, Name: c.Name}, hcp); err != nil {
 			return err
 		}
 		if got := len(hcp.Spec.NodePools); got != n {

@@ -60,7 +60,7 @@ func (c *cluster) checkPath(ctx context.Context, extraSubscriptions []string, en
 func (c *cluster) waitPath(t *testing.T, subnet string) *path {
 	t.Helper()
 	var p *path
-	suite.Eventually(t, e2eutil.ShortWait, "the private path of "+c.name+" in the cloud", func(ctx context.Context) (err error) {
+	suite.Eventually(t, e2eutil.ShortWait, "the private path of "+c.Name+" in the cloud", func(ctx context.Context) (err error) {
 		p, err = c.checkPath(ctx, nil, subnet)
 		return err
 	})
@@ -71,7 +71,7 @@ func (c *cluster) waitPath(t *testing.T, subnet string) *path {
 // address, and the status names that load balancer.
 func (c *cluster) checkFrontend(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService) error {
 	var router corev1.Service
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.hcpNamespace, Name: "private-router"}, &router); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.HCPNamespace, Name: "private-router"}, &router); err != nil {
 		return err
 	}
 	ing := router.Status.LoadBalancer.Ingress
@@ -85,7 +85,7 @@ func (c *cluster) checkFrontend(ctx context.Context, cr *hcplinkv1beta1.AzurePri
 	// The operator placed the cluster on a load-balancer configuration;
 	// the router names it, and the cloud provider put it there.
 	hc := &hcplinkv1beta1.HostedCluster{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.namespace, Name: c.name}, hc); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Name}, hc); err != nil {
 		return err
 	}
 	placed := hc.Status.AzureLoadBalancerConfiguration
@@ -159,8 +159,8 @@ func checkPE(pe *armnetwork.PrivateEndpoint, pls *armnetwork.PrivateLinkService,
 // the api and *.apps records hold the endpoint's address.
 func (c *cluster) checkDNS(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateLinkService) error {
 	zone := cr.Status.DNSZoneName
-	if zone != c.name+".hypershift.local" {
-		return fmt.Errorf("zone %q, want %s.hypershift.local", zone, c.name)
+	if zone != c.Name+".hypershift.local" {
+		return fmt.Errorf("zone %q, want %s.hypershift.local", zone, c.Name)
 	}
 	links, err := vnetLinks(ctx, zone)
 	if err != nil {
@@ -184,13 +184,13 @@ func (c *cluster) checkDNS(ctx context.Context, cr *hcplinkv1beta1.AzurePrivateL
 // checkExternalNames: a Private cluster has the ExternalName Services for
 // its Route hostnames, pointing at the zone's api record; others have none.
 func (c *cluster) checkExternalNames(ctx context.Context, private bool) error {
-	got, err := c.externalNames(ctx)
+	got, err := c.ExternalNames(ctx)
 	if err != nil {
 		return err
 	}
 	want := map[string]string{}
 	if private {
-		target := "api." + c.name + ".hypershift.local"
+		target := "api." + c.Name + ".hypershift.local"
 		want[hcplinkv1beta1.KubeAPIServerPrivateExternalService] = target
 		want[hcplinkv1beta1.OAuthPrivateExternalService] = target
 	}
@@ -206,10 +206,10 @@ func (c *cluster) checkExternalNames(ctx context.Context, private bool) error {
 // TestMain checks that nothing at all is left at the end.)
 func (c *cluster) deleteAndCheckNothingLeft(t *testing.T) {
 	t.Helper()
-	c.deleteAndWait(t)
+	c.DeleteAndWait(t)
 	// The router's load balancer goes with the control-plane namespace,
 	// which ends after the HostedCluster.
-	suite.Eventually(t, e2eutil.ShortWait, "nothing of "+c.name+" left in the cloud", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "nothing of "+c.Name+" left in the cloud", func(ctx context.Context) error {
 		left, err := leftovers(ctx)
 		if err != nil {
 			return err
@@ -231,8 +231,8 @@ func (c *cluster) deleteAndCheckNothingLeft(t *testing.T) {
 func (c *cluster) owns(r resource) bool {
 	id := strings.ToLower(r.id)
 	return strings.Contains(id, strings.ToLower(c.infraID)) ||
-		strings.HasSuffix(id, "/privatednszones/"+strings.ToLower(c.name)+".hypershift.local") ||
-		strings.HasPrefix(deref(r.tags["k8s-azure-service"]), c.hcpNamespace+"/")
+		strings.HasSuffix(id, "/privatednszones/"+strings.ToLower(c.Name)+".hypershift.local") ||
+		strings.HasPrefix(deref(r.tags["k8s-azure-service"]), c.HCPNamespace+"/")
 }
 
 // addThenRemoveOtherSubscription allows another subscription on the
@@ -241,7 +241,7 @@ func (c *cluster) owns(r resource) bool {
 func (c *cluster) addThenRemoveOtherSubscription(t *testing.T) {
 	t.Helper()
 	for _, extra := range [][]string{{devenv.AzureOtherSubscription}, nil} {
-		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
+		c.Patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
 			hc.Spec.Platform.Azure.Private.PrivateLink = &hcplinkv1beta1.AzurePrivateLinkSpec{AdditionalAllowedSubscriptions: extra}
 		})
 		suite.Eventually(t, oneReconcile, fmt.Sprintf("the Private Link Service to allow %v besides the guest", extra), func(ctx context.Context) error {

@@ -81,11 +81,11 @@ func TestRecipeMakesASecondCluster(t *testing.T) {
 	if err := env.Client.Create(ctx, hc); err != nil {
 		t.Fatalf("kubectl apply: %v", err)
 	}
-	c := &cluster{namespace: namespace, name: name, infraID: infraID, hcpNamespace: hcplinkv1beta1.HostedControlPlaneNamespace(namespace, name)}
+	c := &cluster{Cluster: e2eutil.NewCluster(suite, namespace, name), infraID: infraID}
 	c.waitAvailable(t)
 
 	hcp := &hcplinkv1beta1.HostedControlPlane{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.hcpNamespace, Name: name}, hcp); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.HCPNamespace, Name: name}, hcp); err != nil {
 		t.Fatal(err)
 	}
 	if cond := meta.FindStatusCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition); cond == nil || cond.Status != metav1.ConditionTrue {

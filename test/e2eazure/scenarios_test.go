@@ -33,7 +33,7 @@ func TestPrivateClusterEndToEnd(t *testing.T) {
 	c.waitAvailable(t)
 	// Its control-plane operator reached Azure and the API server as its
 	// own ServiceAccount, under the Role the management operator renders.
-	if err := e2eutil.CheckControlPlaneOperatorIdentity(context.Background(), env, c.hcpNamespace, hcplinkv1beta1.AzurePlatform); err != nil {
+	if err := e2eutil.CheckControlPlaneOperatorIdentity(context.Background(), env, c.HCPNamespace, hcplinkv1beta1.AzurePlatform); err != nil {
 		t.Error(err)
 	}
 	c.waitPath(t, c.fixture.SubnetID)
@@ -53,7 +53,7 @@ func TestTopologyChangeMovesExternalNames(t *testing.T) {
 		topology hcplinkv1beta1.AzureTopology
 		private  bool
 	}{{hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}, {hcplinkv1beta1.AzureTopologyPrivate, true}, {hcplinkv1beta1.AzureTopologyPublicAndPrivate, false}} {
-		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
+		c.Patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.Azure.Topology = step.topology })
 		suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("the ExternalName Services of %s", step.topology), func(ctx context.Context) error {
 			if err := c.checkExternalNames(ctx, step.private); err != nil {
 				return err
@@ -122,7 +122,7 @@ func TestDeletedServiceIsRecreatedAndEndpointReplaced(t *testing.T) {
 	// control-plane operator then replaces the endpoint (delete, wait,
 	// create, approve, records), each step one of its polls.
 	suite.Eventually(t, oneDriftCheck+e2eutil.LongWait, "a new Private Link Service and a new endpoint to it", func(ctx context.Context) error {
-		hc, err := c.get(ctx)
+		hc, err := c.Get(ctx)
 		if err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func TestOperatorsLeastPrivilege(t *testing.T) {
 		access  hcplinkv1beta1.GCPEndpointAccessType
 		private bool
 	}{{hcplinkv1beta1.GCPEndpointAccessPrivate, true}, {hcplinkv1beta1.GCPEndpointAccessPublicAndPrivate, false}} {
-		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.GCP.EndpointAccess = step.access })
+		c.Patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.GCP.EndpointAccess = step.access })
 		suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("the ExternalName Services of %s", step.access), func(ctx context.Context) error {
 			return c.checkExternalNames(ctx, step.private)
 		})

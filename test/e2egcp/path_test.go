@@ -65,7 +65,7 @@ func (c *cluster) checkPath(ctx context.Context, extraProjects []string, endpoin
 func (c *cluster) waitPath(t *testing.T, subnet string) *path {
 	t.Helper()
 	var p *path
-	suite.Eventually(t, e2eutil.ShortWait, "the private path of "+c.name+" in the cloud", func(ctx context.Context) (err error) {
+	suite.Eventually(t, e2eutil.ShortWait, "the private path of "+c.Name+" in the cloud", func(ctx context.Context) (err error) {
 		p, err = c.checkPath(ctx, nil, subnet)
 		return err
 	})
@@ -77,7 +77,7 @@ func (c *cluster) waitPath(t *testing.T, subnet string) *path {
 // GCPPrivateServiceConnect names that rule.
 func (c *cluster) checkRouterRule(ctx context.Context, cc *compute.Service, cr *hcplinkv1beta1.GCPPrivateServiceConnect) (*compute.ForwardingRule, error) {
 	var router corev1.Service
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.hcpNamespace, Name: hcplinkv1beta1.PrivateRouterServiceName}, &router); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: c.HCPNamespace, Name: hcplinkv1beta1.PrivateRouterServiceName}, &router); err != nil {
 		return nil, err
 	}
 	ing := router.Status.LoadBalancer.Ingress
@@ -187,7 +187,7 @@ func (c *cluster) checkDNS(ctx context.Context, cr *hcplinkv1beta1.GCPPrivateSer
 	if err != nil {
 		return nil, fmt.Errorf("reading the zone: %w", err)
 	}
-	dnsName := c.name + ".hypershift.local."
+	dnsName := c.Name + ".hypershift.local."
 	if zone.DnsName != dnsName || zone.Visibility != "private" || zone.PrivateVisibilityConfig == nil {
 		return nil, fmt.Errorf("zone %s: %s, %s; want private %s", zone.Name, zone.DnsName, zone.Visibility, dnsName)
 	}
@@ -225,13 +225,13 @@ func aRecord(ctx context.Context, d *dns.Service, zone, fqdn string) ([]string, 
 // checkExternalNames: a Private cluster has the ExternalName Services for
 // its Route hostnames, pointing at the zone's api record; others have none.
 func (c *cluster) checkExternalNames(ctx context.Context, private bool) error {
-	got, err := c.externalNames(ctx)
+	got, err := c.ExternalNames(ctx)
 	if err != nil {
 		return err
 	}
 	want := map[string]string{}
 	if private {
-		target := "api." + c.name + ".hypershift.local"
+		target := "api." + c.Name + ".hypershift.local"
 		want[hcplinkv1beta1.KubeAPIServerPrivateExternalService] = target
 		want[hcplinkv1beta1.OAuthPrivateExternalService] = target
 	}
@@ -255,10 +255,10 @@ func (c *cluster) deleteAndCheckNothingLeft(t *testing.T) {
 // which must stay: those named in others are not the cluster's.
 func (c *cluster) deleteAndCheckNothingLeftBut(t *testing.T, others ...string) {
 	t.Helper()
-	c.deleteAndWait(t)
+	c.DeleteAndWait(t)
 	// The router's forwarding rule goes with the control-plane namespace,
 	// which ends after the HostedCluster.
-	suite.Eventually(t, e2eutil.ShortWait, "nothing of "+c.name+" left in the cloud", func(ctx context.Context) error {
+	suite.Eventually(t, e2eutil.ShortWait, "nothing of "+c.Name+" left in the cloud", func(ctx context.Context) error {
 		left, err := leftovers(ctx)
 		if err != nil {
 			return err
@@ -279,8 +279,8 @@ func (c *cluster) deleteAndCheckNothingLeftBut(t *testing.T, others ...string) {
 // owns reports whether a resource was made for this cluster: named for
 // its infra ID, its zone, or the rule of one of its Services.
 func (c *cluster) owns(r resource) bool {
-	return strings.Contains(r.name, strings.ToLower(c.infraID)) || r.dnsName == c.name+".hypershift.local." ||
-		strings.Contains(r.description, `"`+c.hcpNamespace+"/")
+	return strings.Contains(r.name, strings.ToLower(c.infraID)) || r.dnsName == c.Name+".hypershift.local." ||
+		strings.Contains(r.description, `"`+c.HCPNamespace+"/")
 }
 
 // addThenRemovePartnerProject allows the partner's project on the
@@ -289,7 +289,7 @@ func (c *cluster) owns(r resource) bool {
 func (c *cluster) addThenRemovePartnerProject(t *testing.T) {
 	t.Helper()
 	for _, extra := range [][]string{{devenv.GCPPartnerProject}, nil} {
-		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
+		c.Patch(t, func(hc *hcplinkv1beta1.HostedCluster) {
 			hc.Spec.Platform.GCP.Private = &hcplinkv1beta1.GCPPrivateSpec{AdditionalAllowedProjects: extra}
 		})
 		suite.Eventually(t, oneReconcile, fmt.Sprintf("the attachment to accept %v besides the customer's project", extra), func(ctx context.Context) error {

@@ -137,7 +137,7 @@ func (c *cluster) checkNoDuplicates(t *testing.T, inserts map[string]int) {
 		for _, ch := range h {
 			lines = append(lines, fmt.Sprintf("%s %s %s/%s by %s", ch.at, ch.kind, ch.collection, ch.name, ch.user))
 		}
-		t.Logf("history of %s in %s:\n  %s", c.name, project, strings.Join(lines, "\n  "))
+		t.Logf("history of %s in %s:\n  %s", c.Name, project, strings.Join(lines, "\n  "))
 		for _, collection := range []string{"serviceAttachments", "forwardingRules", "addresses"} {
 			if n := mostAlive(h, collection); n > 1 {
 				t.Errorf("%s: %d %s of the cluster alive at once", project, n, collection)

@@ -29,7 +29,7 @@ func TestPrivateClusterEndToEnd(t *testing.T) {
 	c.waitAvailable(t)
 	// Its control-plane operator runs as its own ServiceAccount, under the
 	// Role rendered for a GCP cluster: no other cloud's objects.
-	if err := e2eutil.CheckControlPlaneOperatorIdentity(context.Background(), env, c.hcpNamespace, hcplinkv1beta1.GCPPlatform); err != nil {
+	if err := e2eutil.CheckControlPlaneOperatorIdentity(context.Background(), env, c.HCPNamespace, hcplinkv1beta1.GCPPlatform); err != nil {
 		t.Error(err)
 	}
 	c.waitPath(t, c.fixture.Subnet)
@@ -49,7 +49,7 @@ func TestEndpointAccessChangeMovesExternalNames(t *testing.T) {
 		access  hcplinkv1beta1.GCPEndpointAccessType
 		private bool
 	}{{hcplinkv1beta1.GCPEndpointAccessPublicAndPrivate, false}, {hcplinkv1beta1.GCPEndpointAccessPrivate, true}, {hcplinkv1beta1.GCPEndpointAccessPublicAndPrivate, false}} {
-		c.patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.GCP.EndpointAccess = step.access })
+		c.Patch(t, func(hc *hcplinkv1beta1.HostedCluster) { hc.Spec.Platform.GCP.EndpointAccess = step.access })
 		suite.Eventually(t, e2eutil.ShortWait, fmt.Sprintf("the ExternalName Services of %s", step.access), func(ctx context.Context) error {
 			if err := c.checkExternalNames(ctx, step.private); err != nil {
 				return err
@@ -96,7 +96,7 @@ func TestDeletedRecordIsRestored(t *testing.T) {
 func TestNodePoolInAnotherSubnetKeepsTheEndpoint(t *testing.T) {
 	t.Parallel()
 	c := createCluster(t, "nodepool", hcplinkv1beta1.GCPEndpointAccessPrivate)
-	c.createNodePool(t, c.name+"-np1", c.fixture.SecondSubnet)
+	c.createNodePool(t, c.Name+"-np1", c.fixture.SecondSubnet)
 	c.waitAvailable(t)
 	c.waitPath(t, c.fixture.Subnet)
 	c.deleteAndCheckNothingLeft(t)

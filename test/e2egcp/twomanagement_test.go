@@ -194,7 +194,7 @@ func startOtherManagement(t *testing.T) *otherManagement {
 func (m *otherManagement) serve(t *testing.T, c *cluster) *hcplinkv1beta1.GCPPrivateServiceConnect {
 	t.Helper()
 	ctx := context.Background()
-	hcA, err := c.get(ctx)
+	hcA, err := c.Get(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,18 +202,18 @@ func (m *otherManagement) serve(t *testing.T, c *cluster) *hcplinkv1beta1.GCPPri
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ns := range []string{c.namespace, c.hcpNamespace} {
+	for _, ns := range []string{c.Namespace, c.HCPNamespace} {
 		if err := m.kube.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	hc := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: c.namespace, Name: c.name}, Spec: *hcA.Spec.DeepCopy()}
+	hc := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name}, Spec: *hcA.Spec.DeepCopy()}
 	if err := m.kube.Client.Create(ctx, hc); err != nil {
 		t.Fatal(err)
 	}
 	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{
-		ObjectMeta: metav1.ObjectMeta{Namespace: c.hcpNamespace, Name: crA.Name, Annotations: map[string]string{
-			hcplinkv1beta1.ClusterAnnotation: hcplinkv1beta1.ClusterAnnotationValue(c.namespace, c.name)}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: c.HCPNamespace, Name: crA.Name, Annotations: map[string]string{
+			hcplinkv1beta1.ClusterAnnotation: hcplinkv1beta1.ClusterAnnotationValue(c.Namespace, c.Name)}},
 		Spec: *crA.Spec.DeepCopy(),
 	}
 	if err := m.kube.Client.Create(ctx, cr); err != nil {
