@@ -122,8 +122,10 @@ type Reconciler struct {
 	// pending holds, by UID, the Compute Engine operation a pass started
 	// and the next waits on.
 	pending sync.Map
-	// created remembers, by UID, the attachment this process started
-	// creating, so that finding it afterwards is not told as an adoption.
+	// created remembers, by UID, that this process's insert was answered:
+	// the attachment's name when it started creating it (finding it
+	// afterwards is not told as an adoption), "" when the insert found
+	// ours already there; either way the next pass reads it.
 	created sync.Map
 	// fresh remembers, by UID, the attachment this process started
 	// creating and with what, so that once made it is recorded without a
@@ -139,6 +141,10 @@ type Reconciler struct {
 	// natSubnets is the NAT subnetworks' listing shared by the attachments
 	// created at about the same time.
 	natSubnets natListing
+	// regionAttachments is the listing of the region's attachments shared
+	// by the attachments created at about the same time: which NAT
+	// subnetworks are in use.
+	regionAttachments regionAttachmentListing
 	// routerRules is the internal forwarding rules' listing shared by the
 	// routers found at about the same time.
 	routerRules ruleListing

@@ -110,6 +110,13 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 	if o, ok := r.freshlyMade(ctx, s, name); ok {
 		return o
 	}
+	if r.unknownAttachment(s) {
+		// Nothing says it exists: insert at once. An insert that meets an
+		// attachment of the name adopts it when it is ours (read on the
+		// next pass) and refuses it when not, so a read first would only
+		// cost a call for every new cluster.
+		return r.createAttachment(ctx, s, name)
+	}
 	sa, err := r.readAttachment(ctx, s, name)
 	if err != nil {
 		return outcome.FromError(err)
@@ -132,7 +139,7 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 		log.Info("adopting the service attachment marked for this object", "serviceAttachment", name)
 		r.Events.Adopted(s.cr, "service attachment", name)
 	}
-	r.claims.release(s.cr.UID)
+	r.claims.made(s.cr.UID, r.Now())
 	s.status.ServiceAttachmentName = sa.Name
 	s.status.ServiceAttachmentURI = gcpcloud.RelativeName(sa.SelfLink)
 	s.status.NATSubnets = lastSegments(sa.NatSubnets)
@@ -160,6 +167,17 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 		r.keep(s, op)
 	}
 	return outcome.Ready(hcplinkv1beta1.GCPSuccessReason, readyMessage(name, s.status.ForwardingRuleName, len(want)), r.DriftInterval)
+}
+
+// unknownAttachment reports whether nothing says the object's
+// attachment exists: status names none, and this process has not
+// inserted one for it (made, or an existing one adopted).
+func (r *Reconciler) unknownAttachment(s *scope) bool {
+	if s.status.ServiceAttachmentName != "" {
+		return false
+	}
+	_, inserted := r.created.Load(s.cr.UID)
+	return !inserted
 }
 
 // readAttachment reads the object's attachment: from the fleet's shared
@@ -226,7 +244,8 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 	op, err := r.Cloud.ServiceAttachments.Insert(ctx, spec)
 	if err != nil {
 		r.claims.release(s.cr.UID)
-		r.natSubnets.drop() // the subnetwork may be gone: list afresh
+		r.natSubnets.drop() // the subnetwork may be gone, or taken: list afresh
+		r.regionAttachments.drop()
 		if gcpcloud.IsNotFound(err) {
 			// The rule found for the router may be gone, its address
 			// given to a rule made since (a load balancer replaced): the
@@ -240,7 +259,11 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 		}
 		return outcome.FromError(err)
 	}
-	if !op.IsZero() {
+	if op.IsZero() {
+		// Ours was there already (made before a lost status write):
+		// adopted; the next pass reads it.
+		r.created.Store(s.cr.UID, "")
+	} else {
 		ctrl.LoggerFrom(ctx).Info("creating the service attachment", "serviceAttachment", name, "natSubnet", nat.Name)
 		r.Events.Created(s.cr, "service attachment", name)
 		r.created.Store(s.cr.UID, name)
@@ -257,19 +280,22 @@ func (r *Reconciler) createAttachment(ctx context.Context, s *scope, name string
 // Private Service Connect subnetworks (those of --gcp-nat-subnets when
 // set). A subnetwork serves one attachment only, so one taken by any
 // attachment of the region, or chosen meanwhile for another object, is
-// not free. The subnetworks' listing is shared by the attachments created
-// within natListingTTL; none fitting from the shared one lists again.
+// not free. The listings of the subnetworks and of the region's
+// attachments are shared by the attachments created within
+// natListingTTL (the claims cover what this process made since); none
+// fitting in the shared ones lists both again.
 func (r *Reconciler) chooseNATSubnet(ctx context.Context, s *scope, name string) (*compute.Subnetwork, outcome.Outcome) {
-	attachments, err := r.Cloud.ServiceAttachments.ListAll(ctx)
-	if err != nil {
-		return nil, outcome.FromError(err)
-	}
 	given := s.cr.Spec.NATSubnet
 	for fresh := false; ; fresh = true {
-		subnets, cached, err := r.natSubnets.get(ctx, r.Cloud.NATSubnets.List, r.Now(), natListingTTL, fresh)
+		attachments, listedAt, attachmentsCached, err := r.regionAttachments.getAt(ctx, r.Cloud.ServiceAttachments.ListAll, r.Now(), natListingTTL, fresh)
 		if err != nil {
 			return nil, outcome.FromError(err)
 		}
+		subnets, subnetsCached, err := r.natSubnets.get(ctx, r.Cloud.NATSubnets.List, r.Now(), natListingTTL, fresh)
+		if err != nil {
+			return nil, outcome.FromError(err)
+		}
+		cached := attachmentsCached || subnetsCached
 		subnets = allowedNATSubnets(subnets, given, r.NATSubnets)
 		if given != "" && len(subnets) == 0 {
 			if cached {
@@ -277,10 +303,10 @@ func (r *Reconciler) chooseNATSubnet(ctx context.Context, s *scope, name string)
 			}
 			return nil, natSubnetNotFound(given, r.Network, r.Region)
 		}
-		nat, err := r.claims.choose(s.cr.UID, subnets, attachments, name)
+		nat, err := r.claims.choose(s.cr.UID, subnets, attachments, listedAt, name)
 		if err != nil {
 			if cached {
-				continue // perhaps one was added since the shared listing
+				continue // perhaps one was added or freed since the shared listing
 			}
 			if given != "" {
 				return nil, natSubnetTaken(given)
@@ -361,7 +387,7 @@ func (r *Reconciler) freshlyMade(ctx context.Context, s *scope, name string) (ou
 		return outcome.Outcome{}, false
 	}
 	r.created.Delete(s.cr.UID)
-	r.claims.release(s.cr.UID)
+	r.claims.made(s.cr.UID, r.Now())
 	s.status.ServiceAttachmentName = name
 	s.status.ServiceAttachmentURI = gcpcloud.RelativeName(f.link)
 	ctrl.LoggerFrom(ctx).V(1).Info("the service attachment is made; recorded from its operation", "serviceAttachment", name)

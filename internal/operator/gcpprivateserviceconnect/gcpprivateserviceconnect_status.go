@@ -83,22 +83,36 @@ func lastSegments(links []string) []string {
 }
 
 // natClaims reserves NAT subnetworks for objects whose attachment is being
-// created: a listing of attachments does not show one whose insert is
-// still running.
+// created, and then for as long as the shared listing of attachments is
+// older than the attachment: a listing does not show one whose insert is
+// still running, nor one made after it was listed.
 type natClaims struct {
 	mu     sync.Mutex
-	claims map[string]types.UID // subnetwork's relative name → object
+	claims map[string]natClaim // subnetwork's relative name → its claim
+}
+
+// natClaim is one object's hold on a NAT subnetwork. made is when its
+// attachment was known to exist (zero while it is being created): a
+// listing made after that shows the attachment itself, and the claim goes.
+type natClaim struct {
+	uid  types.UID
+	made time.Time
 }
 
 // choose picks, under the lock, the subnetwork FreeNATSubnet gives for
 // uid's attachment name, counting other objects' claims as taken, and
-// claims it.
-func (c *natClaims) choose(uid types.UID, subnets []*compute.Subnetwork, attachments []*compute.ServiceAttachment, name string) (*compute.Subnetwork, error) {
+// claims it. attachments were listed at listedAt: claims whose attachment
+// the listing shows are dropped.
+func (c *natClaims) choose(uid types.UID, subnets []*compute.Subnetwork, attachments []*compute.ServiceAttachment, listedAt time.Time, name string) (*compute.Subnetwork, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for link, owner := range c.claims {
-		if owner != uid {
-			attachments = append(attachments, &compute.ServiceAttachment{Name: "claimed-by-" + string(owner), NatSubnets: []string{link}})
+	for link, claim := range c.claims {
+		if !claim.made.IsZero() && claim.made.Before(listedAt) {
+			delete(c.claims, link)
+			continue
+		}
+		if claim.uid != uid {
+			attachments = append(attachments, &compute.ServiceAttachment{Name: "claimed-by-" + string(claim.uid), NatSubnets: []string{link}})
 		}
 	}
 	nat, err := gcpcloud.FreeNATSubnet(subnets, attachments, name)
@@ -106,19 +120,30 @@ func (c *natClaims) choose(uid types.UID, subnets []*compute.Subnetwork, attachm
 		return nil, err
 	}
 	if c.claims == nil {
-		c.claims = map[string]types.UID{}
+		c.claims = map[string]natClaim{}
 	}
-	c.claims[gcpcloud.RelativeName(nat.SelfLink)] = uid
+	c.claims[gcpcloud.RelativeName(nat.SelfLink)] = natClaim{uid: uid}
 	return nat, nil
 }
 
-// release drops uid's claims: its attachment exists (listings show it),
-// or its creation failed.
+// made marks uid's claims as made at now: its attachment exists, and the
+// claim holds until a listing younger than now shows it.
+func (c *natClaims) made(uid types.UID, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for link, claim := range c.claims {
+		if claim.uid == uid && claim.made.IsZero() {
+			c.claims[link] = natClaim{uid: uid, made: now}
+		}
+	}
+}
+
+// release drops uid's claims: its creation failed, or the object goes.
 func (c *natClaims) release(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for link, owner := range c.claims {
-		if owner == uid {
+	for link, claim := range c.claims {
+		if claim.uid == uid {
 			delete(c.claims, link)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/api/compute/v1"
 
@@ -73,23 +74,50 @@ func TestAllowedNATSubnets(t *testing.T) {
 func TestNATClaims(t *testing.T) {
 	pool := []*compute.Subnetwork{{Name: "nat-a", SelfLink: "projects/p/regions/r/subnetworks/nat-a"}, {Name: "nat-b", SelfLink: "projects/p/regions/r/subnetworks/nat-b"}}
 	var c natClaims
-	first, err := c.choose("uid-1", pool, nil, "sa-1")
+	first, err := c.choose("uid-1", pool, nil, time.Time{}, "sa-1")
 	if err != nil || first.Name != "nat-a" {
 		t.Fatalf("first: %v, %v", first, err)
 	}
-	second, err := c.choose("uid-2", pool, nil, "sa-2")
+	second, err := c.choose("uid-2", pool, nil, time.Time{}, "sa-2")
 	if err != nil || second.Name != "nat-b" {
 		t.Fatalf("second: %v, %v", second, err)
 	}
-	if _, err := c.choose("uid-3", pool, nil, "sa-3"); err == nil {
+	if _, err := c.choose("uid-3", pool, nil, time.Time{}, "sa-3"); err == nil {
 		t.Fatal("a third object got a claimed subnetwork")
 	}
-	if again, err := c.choose("uid-1", pool, nil, "sa-1"); err != nil || again.Name != "nat-a" {
+	if again, err := c.choose("uid-1", pool, nil, time.Time{}, "sa-1"); err != nil || again.Name != "nat-a" {
 		t.Fatalf("the first object again: %v, %v", again, err)
 	}
 	c.release("uid-2")
-	if third, err := c.choose("uid-3", pool, nil, "sa-3"); err != nil || third.Name != "nat-b" {
+	if third, err := c.choose("uid-3", pool, nil, time.Time{}, "sa-3"); err != nil || third.Name != "nat-b" {
 		t.Fatalf("after a release: %v, %v", third, err)
+	}
+}
+
+// A claim whose attachment is made holds its subnetwork while the shared
+// listing of attachments is older than the attachment (the listing does
+// not show it), and goes once a younger listing shows the attachment.
+func TestNATClaimsHoldUntilAListingShowsTheAttachment(t *testing.T) {
+	pool := []*compute.Subnetwork{{Name: "nat-a", SelfLink: "projects/p/regions/r/subnetworks/nat-a"}}
+	made := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	var c natClaims
+	if _, err := c.choose("uid-1", pool, nil, made.Add(-time.Minute), "sa-1"); err != nil {
+		t.Fatal(err)
+	}
+	c.made("uid-1", made)
+	if got, err := c.choose("uid-2", pool, nil, made.Add(-time.Second), "sa-2"); err == nil {
+		t.Fatalf("a listing older than sa-1 gave uid-2 its subnetwork %s", got.Name)
+	}
+	shown := []*compute.ServiceAttachment{{Name: "sa-1", NatSubnets: []string{pool[0].SelfLink}}}
+	if got, err := c.choose("uid-2", pool, shown, made.Add(time.Second), "sa-2"); err == nil {
+		t.Fatalf("a listing showing sa-1 gave uid-2 its subnetwork %s", got.Name)
+	}
+	if len(c.claims) != 0 {
+		t.Fatalf("the claim outlived a listing that shows its attachment: %v", c.claims)
+	}
+	c.release("uid-1") // the attachment deleted: the listing decides alone
+	if got, err := c.choose("uid-2", pool, nil, made.Add(2*time.Second), "sa-2"); err != nil || got.Name != "nat-a" {
+		t.Fatalf("with sa-1 gone from the listing: %v, %v", got, err)
 	}
 }
 

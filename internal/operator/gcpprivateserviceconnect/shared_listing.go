@@ -22,8 +22,8 @@ const ruleListingTTL = 30 * time.Second
 
 // sharedListing shares one listing among the clusters created at about
 // the same time (a fleet arriving), instead of a listing per cluster: the
-// management network's Private Service Connect subnetworks, its internal
-// forwarding rules.
+// management network's Private Service Connect subnetworks, the region's
+// attachments that use them, its internal forwarding rules.
 type sharedListing[T any] struct {
 	mu       sync.Mutex
 	items    []T
@@ -34,6 +34,10 @@ type sharedListing[T any] struct {
 // natListing is the NAT subnetworks' shared listing.
 type natListing = sharedListing[*compute.Subnetwork]
 
+// regionAttachmentListing is the shared listing of every attachment of
+// the region, anyone's, where the NAT subnetworks in use are found.
+type regionAttachmentListing = sharedListing[*compute.ServiceAttachment]
+
 // ruleListing is the shared listing of the management network's internal
 // forwarding rules, where the routers' rules are found.
 type ruleListing = sharedListing[*compute.ForwardingRule]
@@ -43,18 +47,25 @@ type ruleListing = sharedListing[*compute.ForwardingRule]
 // now, so that a caller finding it wanting can ask for a fresh one.
 func (l *sharedListing[T]) get(ctx context.Context, list func(context.Context) ([]T, error),
 	now time.Time, ttl time.Duration, fresh bool) (items []T, cached bool, err error) {
+	items, _, cached, err = l.getAt(ctx, list, now, ttl, fresh)
+	return items, cached, err
+}
+
+// getAt is get, also saying when the listing was made.
+func (l *sharedListing[T]) getAt(ctx context.Context, list func(context.Context) ([]T, error),
+	now time.Time, ttl time.Duration, fresh bool) (items []T, listedAt time.Time, cached bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.valid && !fresh && now.Sub(l.listedAt) < ttl && !now.Before(l.listedAt) {
-		return l.items, true, nil
+		return l.items, l.listedAt, true, nil
 	}
 	all, err := list(ctx)
 	if err != nil {
 		l.valid = false
-		return nil, false, err
+		return nil, time.Time{}, false, err
 	}
 	l.items, l.listedAt, l.valid = all, now, true
-	return all, false, nil
+	return all, now, false, nil
 }
 
 // drop forgets the listing: the next choice lists again.
