@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcplink/hcplink/internal/conditions"
+	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -63,6 +64,13 @@ type Target struct {
 // before a failure to record it; without one the next look is the sooner
 // of o's and t.Other's delays.
 func (f Finisher) Finish(ctx context.Context, t Target, o outcome.Outcome, conds ...metav1.Condition) (ctrl.Result, error) {
+	if kubepatch.IsStale(o.Err) {
+		// A finalizer write from a copy older than the cache's says
+		// nothing of the cloud: no condition, no grown delay; the pass
+		// runs again once the cache holds the newer object
+		// (QuietWhenStale).
+		return ctrl.Result{}, o.Err
+	}
 	if len(conds) == 0 && f.Type != "" && o.Reason != "" {
 		conds = []metav1.Condition{o.Condition(f.Type)}
 	}

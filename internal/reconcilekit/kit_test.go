@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/kubepatch"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
 
@@ -127,6 +128,21 @@ func TestFinishWritesNoConditionWithoutReason(t *testing.T) {
 	res, err := f.Finish(t.Context(), Target{Object: cr, Conditions: &cr.Status.Conditions}, outcome.Continue())
 	if err != nil || res != (ctrl.Result{}) || len(cr.Status.Conditions) != 0 {
 		t.Errorf("Finish = %+v, %v with conditions %v; want nothing written", res, err, cr.Status.Conditions)
+	}
+}
+
+// A pass ended by a finalizer write from a stale copy (a delete path's
+// last step) writes no condition — it would say "Unexpected error" about
+// a cache race on an object going away — and hands the error to
+// QuietWhenStale: the Writer here has no client, so a write would fail
+// the test.
+func TestFinishWritesNoConditionForAStaleFinalizerWrite(t *testing.T) {
+	cr := &hcplinkv1beta1.GCPPrivateServiceConnect{}
+	stale := &kubepatch.StaleError{Err: errors.New("the finalizers changed")}
+	f := Finisher{Type: hcplinkv1beta1.GCPServiceAttachmentAvailableCondition, ConflictAfter: time.Second}
+	res, err := f.Finish(t.Context(), Target{Object: cr, Conditions: &cr.Status.Conditions}, outcome.FromError(stale))
+	if !kubepatch.IsStale(err) || res != (ctrl.Result{}) || len(cr.Status.Conditions) != 0 {
+		t.Errorf("Finish = %+v, %v with conditions %v; want the stale error and nothing written", res, err, cr.Status.Conditions)
 	}
 }
 
