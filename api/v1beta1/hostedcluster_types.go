@@ -141,6 +141,16 @@ type HostedClusterStatus struct {
 	// +kubebuilder:validation:MaxLength=63
 	ControlPlaneNamespace string `json:"controlPlaneNamespace,omitempty"`
 
+	// controlPlaneOperatorCreationTime is when the operator went to create
+	// the cluster's control-plane operator: written before its Deployment
+	// can exist, and never cleared. Deletion waits for the control-plane
+	// operator's cleanup of the customer's account only once it is set (or
+	// the Deployment exists): a control-plane operator that was never
+	// created never ran, so it made nothing there to wait for.
+	//
+	// +optional
+	ControlPlaneOperatorCreationTime *metav1.Time `json:"controlPlaneOperatorCreationTime,omitempty"`
+
 	// azureLoadBalancerConfiguration is the Azure cloud provider's
 	// load-balancer configuration (cloud-provider-azure's
 	// multipleStandardLoadBalancerConfigurations) the operator placed the

@@ -605,7 +605,28 @@ func (r *Reconciler) ensureControlPlaneOperator(ctx context.Context, hc *hcplink
 			return err
 		}
 	}
+	if err := r.recordControlPlaneOperatorCreation(ctx, hc); err != nil {
+		return err
+	}
 	return ensure(ctx, r.Client, desiredDeployment(hc, r.Config), &appsv1.Deployment{}, updateDeployment)
+}
+
+// recordControlPlaneOperatorCreation writes
+// status.controlPlaneOperatorCreationTime before the control-plane
+// operator's Deployment can exist, so that a cluster without it never had
+// a control-plane operator and deletion need not wait for one
+// (controlPlaneOperatorMayHaveRun). Once set it is never written again.
+func (r *Reconciler) recordControlPlaneOperatorCreation(ctx context.Context, hc *hcplinkv1beta1.HostedCluster) error {
+	if hc.Status.ControlPlaneOperatorCreationTime != nil {
+		return nil
+	}
+	patch := client.MergeFrom(hc.DeepCopy())
+	now := metav1.NewTime(r.now())
+	hc.Status.ControlPlaneOperatorCreationTime = &now
+	if err := r.Client.Status().Patch(ctx, hc, patch); err != nil {
+		return fmt.Errorf("recording the control-plane operator's creation: %w", err)
+	}
+	return nil
 }
 
 // ensure creates desired, or reads the existing object into existing and

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -698,4 +699,39 @@ func TestPrivateLinkConditionsAreAggregated(t *testing.T) {
 	waitFor("the deleted object to be forgotten", func(hc *hcplinkv1beta1.HostedCluster) bool {
 		return is(hc, hcplinkv1beta1.AWSEndpointAvailableCondition, metav1.ConditionTrue, "", "")
 	})
+}
+
+// status.controlPlaneOperatorCreationTime is written before the
+// control-plane operator's Deployment can exist: a pass whose Deployment
+// the API server refuses (no image) has already recorded it. It is written
+// once.
+func TestControlPlaneOperatorCreationIsRecordedBeforeItsDeployment(t *testing.T) {
+	cfg := awsConfig()
+	cfg.ControlPlaneOperatorImage = ""
+	hc := awsCluster(env.NewNamespace(t), "demo", hcplinkv1beta1.AWSEndpointAccessPrivate)
+	create(t, hc)
+	r, clk := testReconciler(t, cfg)
+	if _, err := r.Reconcile(logged(t), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(hc)}); err == nil {
+		t.Fatal("Reconcile with no control-plane operator image succeeded; want the Deployment refused")
+	}
+	deployment := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: hcpNamespace(hc), Name: ControlPlaneOperatorName}}
+	if exists(t, deployment) {
+		t.Fatal("the Deployment exists although the API server should have refused it")
+	}
+	get(t, hc)
+	recorded := hc.Status.ControlPlaneOperatorCreationTime
+	if recorded == nil {
+		t.Fatal("status.controlPlaneOperatorCreationTime is not set after a pass that went to create the control-plane operator")
+	}
+
+	r.Config.ControlPlaneOperatorImage = testImage
+	clk.Step(time.Hour)
+	reconcileOnce(t, r, hc)
+	if !exists(t, deployment) {
+		t.Fatal("the Deployment was not created")
+	}
+	get(t, hc)
+	if got := hc.Status.ControlPlaneOperatorCreationTime; got == nil || !got.Equal(recorded) {
+		t.Errorf("status.controlPlaneOperatorCreationTime = %v, want %v kept", got, recorded)
+	}
 }

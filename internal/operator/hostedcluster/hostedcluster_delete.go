@@ -82,6 +82,12 @@ const (
 // customer's account by tags, so leftovers of the lost namespace are found
 // and removed; deletion then proceeds as above.
 //
+// A cluster deleted before the operator went to create its control-plane
+// operator (status.controlPlaneOperatorCreationTime unset, see
+// controlPlaneOperatorMayHaveRun) had none, so nothing of its can be in the
+// customer's account: deletion neither waits for its cleanup or final
+// sweep, nor recreates it for one, and reports no leak.
+//
 // A namespace that does not belong to the cluster is never touched.
 func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (time.Duration, error) {
 	log := ctrl.LoggerFrom(ctx)
@@ -96,7 +102,12 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, s *scope) (time.Durati
 	if err != nil {
 		return 0, err
 	}
-	if p := r.Config.Platforms.ForCluster(hc); ns == nil && p != nil && p.FinalSweep {
+	p := r.Config.Platforms.ForCluster(hc)
+	switch {
+	case ns != nil || p == nil || !p.FinalSweep:
+	case !controlPlaneOperatorMayHaveRun(hc, false, nil):
+		log.Info(neverCreatedWhy+"; no final sweep to run", "namespace", s.namespace)
+	default:
 		if err := r.recreateForFinalSweep(ctx, hc); err != nil {
 			return 0, err
 		}
@@ -168,13 +179,20 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 		since = later(since, hcp.CreationTimestamp.Time)
 		credentials = findCondition(hcp.Status.Conditions, hcplinkv1beta1.ValidCloudCredentialsCondition)
 	}
-	cpo := controlPlaneGiveUp(r.now(), since, credentials, r.Config.gracePeriod())
 
 	// 1. Private-link objects, while the control-plane operator still runs.
 	remaining, err := r.deletePrivateLinkObjects(ctx, s)
 	if err != nil {
 		deleting(hcplinkv1beta1.WaitingForPrivateLinkCleanupReason, "deleting the private-link objects failed and will be retried: "+err.Error())
 		return false, 0, err
+	}
+	mayHaveRun, err := r.mayHaveRunControlPlaneOperator(ctx, s, remaining)
+	if err != nil {
+		return false, 0, err
+	}
+	cpo := controlPlaneGiveUp(r.now(), since, credentials, r.Config.gracePeriod(), mayHaveRun)
+	if cpo.nothingMade && !hcpGone {
+		ctrl.LoggerFrom(ctx).Info(neverCreatedWhy + "; not waiting for its cleanup")
 	}
 	if len(remaining) > 0 {
 		requeue, err := r.awaitPrivateLinkCleanup(ctx, s, remaining, cpo, deleting)
@@ -234,6 +252,21 @@ func (r *Reconciler) deleteControlPlane(ctx context.Context, s *scope, ns *corev
 	return true, 0, nil
 }
 
+// mayHaveRunControlPlaneOperator applies controlPlaneOperatorMayHaveRun
+// to the cluster, reading its control-plane operator's Deployment only
+// when the status does not already answer.
+func (r *Reconciler) mayHaveRunControlPlaneOperator(ctx context.Context, s *scope, privateLink []platform.Object) (bool, error) {
+	if controlPlaneOperatorMayHaveRun(s.hc, false, privateLink) {
+		return true, nil
+	}
+	key := client.ObjectKey{Namespace: s.namespace, Name: ControlPlaneOperatorName}
+	err := r.Client.Get(ctx, key, &appsv1.Deployment{})
+	if client.IgnoreNotFound(err) != nil {
+		return false, fmt.Errorf("reading Deployment %s: %w", key, err)
+	}
+	return controlPlaneOperatorMayHaveRun(s.hc, err == nil, privateLink), nil
+}
+
 // awaitPrivateLinkCleanup waits for the private-link objects' finalizers,
 // giving up those of a component whose escape hatch is open: the
 // control-plane operator's (cpo) or the operator's own. It returns when to
@@ -290,7 +323,7 @@ func (r *Reconciler) awaitPrivateLinkCleanup(ctx context.Context, s *scope, rema
 // when deletion may go on.
 func (r *Reconciler) awaitFinalSweep(ctx context.Context, s *scope, p *platform.Platform, hcp *hcplinkv1beta1.HostedControlPlane, cpo giveUp, deleting func(reason, message string)) (wait bool, requeue time.Duration) {
 	complete := findCondition(hcp.Status.Conditions, hcplinkv1beta1.CloudCleanupCompleteCondition)
-	if complete != nil && complete.Status == metav1.ConditionTrue {
+	if (complete != nil && complete.Status == metav1.ConditionTrue) || cpo.nothingMade {
 		return false, 0
 	}
 	state := "not reported yet"

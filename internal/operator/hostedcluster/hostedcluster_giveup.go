@@ -17,8 +17,9 @@ package hostedcluster
 //     CloudCleanupComplete) when the HostedControlPlane reports
 //     ValidCloudCredentials=False for the grace period, or never reported
 //     it for the grace period since the deletion (or since the
-//     HostedControlPlane was recreated): a control-plane operator that never
-//     ran must not hold deletion forever;
+//     HostedControlPlane was recreated): a control-plane operator that was
+//     created but never reported (it could not start, or crashed) must not
+//     hold deletion forever;
 //   - the operator's part (its finalizer) when its own management
 //     credentials, as its credentials check reports them
 //     (Config.ManagementCredentials), are invalid for the grace period.
@@ -26,6 +27,11 @@ package hostedcluster
 // Valid or Unknown credentials never give up. Giving up sets
 // CloudResourcesMayHaveLeaked and emits a Warning event naming what may
 // remain.
+//
+// A control-plane operator that was never created (the cluster was deleted
+// before the operator got to its Deployment) never ran, so it made nothing
+// in the customer's account: its part is neither waited for nor given up,
+// and nothing may have leaked (controlPlaneOperatorMayHaveRun).
 
 import (
 	"fmt"
@@ -33,6 +39,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/operator/platform"
 )
 
@@ -46,6 +53,31 @@ type giveUp struct {
 	deadline time.Time
 	// why says why it may be given up, for conditions and events.
 	why string
+	// nothingMade: the component never ran, so there is nothing of its to
+	// wait for; its part is skipped at once and nothing may have leaked.
+	nothingMade bool
+}
+
+// neverCreatedWhy says why the control-plane operator's part is skipped.
+const neverCreatedWhy = "the control-plane operator was never started, so it made nothing in the customer's account"
+
+// controlPlaneOperatorMayHaveRun reports whether the cluster's
+// control-plane operator may have run, and so may have made something in
+// the customer's account: the operator recorded that it went to create it
+// (status.controlPlaneOperatorCreationTime, written before the Deployment
+// can exist), its Deployment exists (made by an operator from before that
+// field), or a private-link object carries its finalizer (which only a
+// running control-plane operator adds).
+func controlPlaneOperatorMayHaveRun(hc *hcplinkv1beta1.HostedCluster, deploymentExists bool, privateLink []platform.Object) bool {
+	if hc.Status.ControlPlaneOperatorCreationTime != nil || deploymentExists {
+		return true
+	}
+	for _, o := range privateLink {
+		if contains(o.Object.GetFinalizers(), hcplinkv1beta1.ControlPlaneFinalizer) {
+			return true
+		}
+	}
+	return false
 }
 
 // later is the later of two times.
@@ -59,13 +91,17 @@ func later(a, b time.Time) time.Time {
 // controlPlaneGiveUp applies the escape hatch to the control-plane
 // operator's cleanup (its finalizers, and the wait for its final sweep):
 // only when the HostedControlPlane reports ValidCloudCredentials=False, or
-// never reported it at all (the control-plane operator never ran), for the
-// grace period counted from the later of since (the deletion request, or
-// the HostedControlPlane's creation) and the credentials' last transition.
-// Valid or Unknown credentials never give up: the cleanup may still work.
-func controlPlaneGiveUp(now, since time.Time, credentials *metav1.Condition, grace time.Duration) giveUp {
+// never reported it at all (the control-plane operator may have run but
+// never got as far), for the grace period counted from the later of since
+// (the deletion request, or the HostedControlPlane's creation) and the
+// credentials' last transition. Valid or Unknown credentials never give
+// up: the cleanup may still work. A control-plane operator that cannot
+// have run (mayHaveRun false, and no report) is skipped at once.
+func controlPlaneGiveUp(now, since time.Time, credentials *metav1.Condition, grace time.Duration, mayHaveRun bool) giveUp {
 	var g giveUp
 	switch {
+	case credentials == nil && !mayHaveRun:
+		return giveUp{nothingMade: true, why: neverCreatedWhy}
 	case credentials == nil:
 		g.deadline = since.Add(grace)
 		g.why = "the control-plane operator never reported whether its cloud credentials work"

@@ -44,7 +44,7 @@ func TestControlPlaneGiveUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := controlPlaneGiveUp(tt.now, deletion, tt.credentials, grace)
+			got := controlPlaneGiveUp(tt.now, deletion, tt.credentials, grace, true)
 			if got.now != tt.giveUp || !got.deadline.Equal(tt.deadline) {
 				t.Fatalf("giveUp/deadline = %v/%s, want %v/%s", got.now, got.deadline, tt.giveUp, tt.deadline)
 			}
@@ -53,6 +53,55 @@ func TestControlPlaneGiveUp(t *testing.T) {
 			}
 			if tt.deadline.IsZero() && got.waitMessage("x") != "" {
 				t.Errorf("waitMessage = %q without a deadline", got.waitMessage("x"))
+			}
+		})
+	}
+}
+
+// A control-plane operator that cannot have run is skipped at once, with
+// no deadline and nothing to report; once it reported its credentials it
+// ran, and the escape hatch applies as to any other.
+func TestControlPlaneGiveUpNeverCreated(t *testing.T) {
+	deletion := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	grace := 10 * time.Minute
+	got := controlPlaneGiveUp(deletion, deletion, nil, grace, false)
+	if !got.nothingMade || got.now || !got.deadline.IsZero() || !strings.Contains(got.why, "never started") {
+		t.Errorf("never created: %+v, want nothingMade at once, no give-up, no deadline, why saying it never started", got)
+	}
+	if m := got.waitMessage("x"); m != "" {
+		t.Errorf("waitMessage = %q, want none", m)
+	}
+	invalid := cond(hcplinkv1beta1.ValidCloudCredentialsCondition, metav1.ConditionFalse, "InvalidCredentials", "AWS refused the role: AccessDenied")
+	invalid.LastTransitionTime = metav1.NewTime(deletion)
+	got = controlPlaneGiveUp(deletion.Add(grace), deletion, &invalid, grace, false)
+	if got.nothingMade || !got.now || !got.deadline.Equal(deletion.Add(grace)) {
+		t.Errorf("reported invalid credentials: %+v, want the escape hatch at %s", got, deletion.Add(grace))
+	}
+}
+
+func TestControlPlaneOperatorMayHaveRun(t *testing.T) {
+	created := metav1.NewTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	held := func(finalizers ...string) []platform.Object {
+		return []platform.Object{{Object: &hcplinkv1beta1.AWSEndpointService{ObjectMeta: metav1.ObjectMeta{Name: "private-router", Finalizers: finalizers}}}}
+	}
+	tests := []struct {
+		name        string
+		created     *metav1.Time
+		deployment  bool
+		privateLink []platform.Object
+		want        bool
+	}{
+		{name: "never created", want: false},
+		{name: "a private-link object held only by the operator's finalizer", privateLink: held(hcplinkv1beta1.OperatorFinalizer), want: false},
+		{name: "created", created: &created, want: true},
+		{name: "its Deployment exists (made before the status recorded it)", deployment: true, want: true},
+		{name: "its finalizer on a private-link object", privateLink: held(hcplinkv1beta1.OperatorFinalizer, hcplinkv1beta1.ControlPlaneFinalizer), want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hc := &hcplinkv1beta1.HostedCluster{Status: hcplinkv1beta1.HostedClusterStatus{ControlPlaneOperatorCreationTime: tt.created}}
+			if got := controlPlaneOperatorMayHaveRun(hc, tt.deployment, tt.privateLink); got != tt.want {
+				t.Errorf("controlPlaneOperatorMayHaveRun = %v, want %v", got, tt.want)
 			}
 		})
 	}
