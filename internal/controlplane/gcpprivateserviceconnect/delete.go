@@ -124,7 +124,7 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope) outcome.Outcome {
 			return outcome.FromError(fmt.Errorf("deleting the api and *.apps records: %w", err))
 		}
 	}
-	if err := s.cloud.Zones.Delete(ctx, name, s.owner); err != nil {
+	if err := s.cloud.Zones.Delete(ctx, zone, s.owner); err != nil {
 		return outcome.FromError(err)
 	}
 	r.Events.Deleted(s.cr, "private DNS zone", name)

@@ -1,0 +1,68 @@
+package gcpprivateserviceconnect
+
+import (
+	"testing"
+	"time"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
+	"github.com/hcplink/hcplink/internal/outcome"
+)
+
+// TestDeletionUnderQuotaWaitsForTheWindow deletes a cluster under per-minute
+// rate quotas far smaller than its deletion needs (Compute Engine: 2 reads
+// and 1 write a minute for the project; Cloud DNS: 2 reads and 1 write a
+// minute). A refused pass looks again once the quota's window has refilled
+// (the next minute, plus a little jitter so that a fleet does not come back
+// at once), however often it was refused before: a deletion that makes
+// progress each minute takes the minutes the quota requires, not delays
+// doubling to the policy's cap.
+func TestDeletionUnderQuotaWaitsForTheWindow(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("quota-gone", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	c.until("available", available)
+	if err := env.Client.Delete(w.ctx, c.get()); err != nil {
+		t.Fatal(err)
+	}
+	w.f.Server.Faults.Set(sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{
+		"compute.googleapis.com": {NonMutating: sim.Limit{Burst: 2}, Mutating: sim.Limit{Burst: 1}},
+		"dns.googleapis.com":     {NonMutating: sim.Limit{Burst: 2}, Mutating: sim.Limit{Burst: 1}},
+	}}})
+	start := w.clock.Now()
+	throttled := 0
+	for passes := 1; ; passes++ {
+		if passes > 60 {
+			t.Fatalf("never finished deleting; left %v", w.customerResources())
+		}
+		wait := c.reconcileGone()
+		if wait < 0 {
+			break
+		}
+		if cr := c.get(); condition(cr, hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition).Reason == hcplinkv1beta1.ThrottledReason {
+			throttled++
+			checkMessages(t, cr)
+			// The window refills at the next minute; the jitter spreads a
+			// fleet over the first part of it.
+			untilNext := w.clock.Now().Truncate(time.Minute).Add(time.Minute).Sub(w.clock.Now())
+			if wait < untilNext || wait > untilNext+outcome.DefaultPolicy.QuotaRefillSpread {
+				t.Errorf("throttled pass %d at %s requeued after %v; the quota refills in %v", passes,
+					w.clock.Now().Format("15:04:05"), wait, untilNext)
+			}
+		}
+		w.clock.Advance(max(wait, time.Second))
+	}
+	if throttled < 2 {
+		t.Fatalf("the quotas refused %d passes: the test proves nothing", throttled)
+	}
+	took := w.clock.Now().Sub(start)
+	w.f.Server.Faults.Set(sim.FaultConfig{}) // the project's quota is the test's too
+	if got := w.customerResources(); len(got) != 0 {
+		t.Fatalf("after deletion the customer project holds %v", got)
+	}
+	// Six writes (records, zone, endpoint, address, and each one's wait
+	// reads) at one write a minute per service: about four windows.
+	if took > 5*time.Minute {
+		t.Errorf("the deletion took %v under the quota; its calls fit in about four minutes", took)
+	}
+	t.Logf("deleted in %v, %d passes throttled", took, throttled)
+}
