@@ -55,6 +55,9 @@ type Outcome struct {
 	// refused a call; the Tracker waits for the next window instead of
 	// growing the delay.
 	quotaWindow time.Duration
+	// progressed: the pass changed something before it stopped; delays
+	// that grew while nothing moved start over.
+	progressed bool
 }
 
 // growth is how a repeated outcome's delay grows: from the outcome's After
@@ -110,6 +113,17 @@ func Poll(reason, message string, first, most time.Duration) Outcome {
 // state): Unknown with a reason, looked at again after the delay.
 func Unknown(reason, message string, after time.Duration) Outcome {
 	return Outcome{Status: metav1.ConditionUnknown, Reason: reason, Message: bound(message), After: after}
+}
+
+// AfterProgress marks o as the end of a pass that changed something in the
+// cloud (deleted a resource, saw an operation finish) before it stopped:
+// the Tracker starts o's delay over, however often its reason came before,
+// so that a deletion moving one resource a pass is not held back by delays
+// that grew while it moved. Only what the pass did itself counts: finding
+// something already gone is no progress.
+func (o Outcome) AfterProgress() Outcome {
+	o.progressed = true
+	return o
 }
 
 // Grows reports whether the outcome's delay grows while it repeats.

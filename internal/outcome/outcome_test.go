@@ -245,3 +245,23 @@ func TestQuotaWindowWaitsForTheNextWindow(t *testing.T) {
 		t.Errorf("a server error waits for a quota window")
 	}
 }
+
+// A pass that made progress starts its delay over; one that did not keeps
+// growing it.
+func TestProgressStartsTheDelayOver(t *testing.T) {
+	tr := &Tracker{}
+	dep := FromError(cloudErr(cloud.ClassDependency, 0))
+	var grown time.Duration
+	for range 5 {
+		grown = tr.Resolve("uid-1", dep).After
+	}
+	if grown <= DefaultPolicy.Dependency.Base+DefaultPolicy.Dependency.Spread {
+		t.Fatalf("the repeated dependency did not grow: %v", grown)
+	}
+	if o := tr.Resolve("uid-1", dep.AfterProgress()); o.After > DefaultPolicy.Dependency.Base+DefaultPolicy.Dependency.Spread {
+		t.Errorf("after progress the delay is %v, want its first step again", o.After)
+	}
+	if o := tr.Resolve("uid-1", dep); o.After > 2*(DefaultPolicy.Dependency.Base+DefaultPolicy.Dependency.Spread)*11/10 {
+		t.Errorf("the repeat after progress grew from %v, not from the first step", o.After)
+	}
+}

@@ -35,7 +35,8 @@ type repeat struct {
 // (Ready, Continue, a fixed wait) clears key. A call refused by a rate
 // quota of synchronized windows waits for the next window, however often
 // it was refused: the quota refills each window, so a longer wait only
-// loses its calls (and clears key too).
+// loses its calls (and clears key too). An outcome after progress starts
+// its delay over.
 func (t *Tracker) Resolve(key string, o Outcome) Outcome {
 	if o.failed {
 		metrics.ReconcileError(o.Reason)
@@ -55,7 +56,7 @@ func (t *Tracker) Resolve(key string, o Outcome) Outcome {
 		t.repeats = map[string]repeat{}
 	}
 	r := t.repeats[key]
-	if r.reason != o.Reason {
+	if r.reason != o.Reason || o.progressed {
 		r = repeat{reason: o.Reason}
 	}
 	o.After = grown(o.After, o.grow.cap, r.count, r.last)

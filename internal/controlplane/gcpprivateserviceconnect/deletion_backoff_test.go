@@ -1,10 +1,12 @@
 package gcpprivateserviceconnect
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	gcpsim "github.com/hcplink/hcplink/internal/cloudsim/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/outcome"
 )
@@ -65,4 +67,45 @@ func TestDeletionUnderQuotaWaitsForTheWindow(t *testing.T) {
 		t.Errorf("the deletion took %v under the quota; its calls fit in about four minutes", took)
 	}
 	t.Logf("deleted in %v, %d passes throttled", took, throttled)
+}
+
+// TestDeletionProgressStartsTheWaitOver deletes a cluster whose Compute
+// Engine operations take 90 s: the polls of the endpoint's deletion grow
+// while it runs, and once it is done the address's deletion, started in
+// the same pass, is first looked at after the first poll again, not after
+// a delay grown on the endpoint.
+func TestDeletionProgressStartsTheWaitOver(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("slow-gone", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	c.until("available", available)
+	w.f.Server.GCP.SetDelays(gcpsim.Delays{Operation: sim.Duration(90 * time.Second)})
+	if err := env.Client.Delete(w.ctx, c.get()); err != nil {
+		t.Fatal(err)
+	}
+	var endpointPolls []time.Duration
+	for passes := 1; ; passes++ {
+		if passes > 40 {
+			t.Fatalf("never finished deleting; left %v", w.customerResources())
+		}
+		wait := c.reconcileGone()
+		if wait < 0 {
+			break
+		}
+		msg := condition(c.get(), hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition).Message
+		switch {
+		case strings.Contains(msg, "Private Service Connect endpoint"):
+			endpointPolls = append(endpointPolls, wait)
+		case strings.Contains(msg, "Waiting for address"):
+			if len(endpointPolls) < 3 || endpointPolls[len(endpointPolls)-1] <= endpointPolls[0] {
+				t.Fatalf("the endpoint's polls %v did not grow: the test proves nothing", endpointPolls)
+			}
+			if wait > operationPoll {
+				t.Fatalf("the address's deletion is first looked at after %v (the endpoint's polls: %v); want the first poll, %v",
+					wait, endpointPolls, operationPoll)
+			}
+			return
+		}
+		w.clock.Advance(max(wait, time.Second))
+	}
+	t.Fatal("the deletion never waited on the address's operation")
 }
