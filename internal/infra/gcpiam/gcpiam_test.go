@@ -422,3 +422,27 @@ func TestDestroyReadsEveryPageOfAccounts(t *testing.T) {
 		t.Fatalf("the shared pool after destroying one of two clusters: %+v, %v; want it ACTIVE", pool, err)
 	}
 }
+
+// A permission IAM will not put in a custom role (support level
+// NOT_SUPPORTED) refuses the role; create says which predefined role to
+// bind instead, as hcplink permissions gcp --explain does.
+func TestCreateNamesThePredefinedRoleWhenIAMRefusesAPermission(t *testing.T) {
+	f := cloudsimtest.StartGCP(t, cloudsim.Options{})
+	admin := clients(t, f, cloudsimtest.GCPAdminTokens())
+	f.Server.GCP.SetCustomRolesSupport("compute.forwardingRules.pscCreate", "NOT_SUPPORTED")
+	_, err := gcpiam.Create(ctx, admin, io.Discard, clusterOptions("refused-x1", "refused"))
+	if err == nil {
+		t.Fatal("IAM refused a permission of the role, and create succeeded")
+	}
+	for _, want := range []string{"compute.forwardingRules.pscCreate is not valid", "compute.forwardingRules.pscCreate: roles/compute.networkAdmin on the customer's project"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("create's error does not say %q:\n%v", want, err)
+		}
+	}
+	// Another refusal (not the role's content) says nothing of roles.
+	err = gcpiam.Destroy(ctx, clients(t, f, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: f.Server.GCP.IssueToken("user:nobody@example.com")})),
+		io.Discard, clusterOptions("refused-x1", "refused"))
+	if err == nil || strings.Contains(err.Error(), "bind instead") {
+		t.Fatalf("a denied destroy: %v", err)
+	}
+}
