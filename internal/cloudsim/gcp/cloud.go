@@ -70,10 +70,10 @@ type state struct {
 	// notInCustomRoles are permissions whose custom-role support level is
 	// NOT_SUPPORTED (SetCustomRolesSupport).
 	notInCustomRoles map[string]bool
-	tokens          map[string]*accessToken
-	evaluations     sim.EvaluationLog
-	nextID          uint64
-	nextConnection  uint64
+	tokens           map[string]*accessToken
+	evaluations      sim.EvaluationLog
+	nextID           uint64
+	nextConnection   uint64
 }
 
 // Deps are what a Cloud shares with the rest of cloudsim.
