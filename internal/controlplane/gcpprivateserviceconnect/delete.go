@@ -89,10 +89,32 @@ func (r *Reconciler) deleteEach(ctx context.Context, s *scope, moved *bool) outc
 	})
 }
 
+// stepDNS names the records-and-zone step of a deletion (the Compute
+// Engine steps are named by their operation's step).
+const stepDNS = "dns"
+
+// gone reports whether an earlier pass of this deletion found step's
+// resource gone, and so it is not asked again: under a rate quota each
+// read counts, and a fleet's deletion otherwise spends one per finished
+// step per pass. A restart forgets it, which costs one read.
+func (r *Reconciler) gone(s *scope, step string) bool {
+	_, ok := r.deleted.Load(opKey{s.cr.UID, step})
+	return ok
+}
+
+// foundGone records that step's resource is gone (or is not ours, and
+// left alone) for the rest of the deletion.
+func (r *Reconciler) foundGone(s *scope, step string) {
+	r.deleted.Store(opKey{s.cr.UID, step}, struct{}{})
+}
+
 // deleteCompute deletes one Compute Engine resource of ours through del
 // (which answers the zero Operation once it is gone) and waits on the
 // operation. One of the name that is not ours is left alone.
 func (r *Reconciler) deleteCompute(ctx context.Context, s *scope, moved *bool, step, what, name string, del func() (gcpcloud.Operation, error)) outcome.Outcome {
+	if r.gone(s, step) {
+		return outcome.Continue()
+	}
 	waiting := "Waiting for " + what + " " + name + " to be deleted"
 	_, wasRunning := r.kept(s.cr, step)
 	if o, still := r.awaitKept(ctx, s, step, hcplinkv1beta1.DeletingReason, waiting); still {
@@ -102,13 +124,15 @@ func (r *Reconciler) deleteCompute(ctx context.Context, s *scope, moved *bool, s
 	op, err := del()
 	if isNotOurs(err) {
 		ctrl.LoggerFrom(ctx).Info("Left a resource of our name that is not ours", "kind", what, "name", name)
+		r.foundGone(s, step)
 		return outcome.Continue()
 	}
 	if err != nil {
 		return outcome.FromError(err)
 	}
 	if op.IsZero() {
-		return outcome.Continue() // gone
+		r.foundGone(s, step)
+		return outcome.Continue()
 	}
 	*moved = true
 	done, err := r.await(ctx, s, step, op)
@@ -118,6 +142,7 @@ func (r *Reconciler) deleteCompute(ctx context.Context, s *scope, moved *bool, s
 	if !done {
 		return outcome.Poll(hcplinkv1beta1.DeletingReason, waiting, r.poll(), mostPoll)
 	}
+	r.foundGone(s, step)
 	r.Events.Deleted(s.cr, what, name)
 	return outcome.Continue()
 }
@@ -125,12 +150,16 @@ func (r *Reconciler) deleteCompute(ctx context.Context, s *scope, moved *bool, s
 // deleteDNS deletes our A records, then our zone. A zone of the name that
 // is not ours is left as it is, records and all.
 func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, moved *bool) outcome.Outcome {
+	if r.gone(s, stepDNS) {
+		return outcome.Continue()
+	}
 	name := gcpcloud.ZoneName(s.owner.InfraID)
 	zone, err := s.cloud.Zones.Get(ctx, name)
 	if err != nil {
 		return outcome.FromError(err)
 	}
 	if zone == nil || !ZoneIsOurs(zone, s.owner) {
+		r.foundGone(s, stepDNS)
 		return outcome.Continue()
 	}
 	have, err := s.cloud.Records.List(ctx, name)
@@ -147,6 +176,7 @@ func (r *Reconciler) deleteDNS(ctx context.Context, s *scope, moved *bool) outco
 		return outcome.FromError(err)
 	}
 	*moved = true
+	r.foundGone(s, stepDNS)
 	r.Events.Deleted(s.cr, "private DNS zone", name)
 	return outcome.Continue()
 }

@@ -109,3 +109,111 @@ func TestDeletionProgressStartsTheWaitOver(t *testing.T) {
 	}
 	t.Fatal("the deletion never waited on the address's operation")
 }
+
+// TestFleetDeletionUnderQuota deletes four clusters of one customer
+// project at once under per-minute rate quotas the fleet shares (Compute
+// Engine: 4 reads and 2 writes a minute for the project; Cloud DNS: 4
+// reads and 2 writes a minute for the control-plane operator's account),
+// each cluster looked at again when its controller asked: the fleet is gone
+// in about 6 to 7 minutes (11 to 18 when refusals doubled their delays and
+// every pass read again what it had deleted), not 9.
+func TestFleetDeletionUnderQuota(t *testing.T) {
+	w := newWorld(t)
+	w.nats = append(w.nats, w.natSubnet("psc-nat-c", "10.1.0.32/28"), w.natSubnet("psc-nat-d", "10.1.0.48/28"))
+	var fleet []*cluster
+	for _, name := range []string{"fleet-a", "fleet-b", "fleet-c", "fleet-d"} {
+		c := w.newCluster(name, hcplinkv1beta1.GCPEndpointAccessPrivate)
+		c.until("available", available)
+		fleet = append(fleet, c)
+	}
+	for _, c := range fleet {
+		if err := env.Client.Delete(w.ctx, c.get()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.f.Server.Faults.Set(sim.FaultConfig{Throttling: sim.Throttling{Enabled: true, Services: map[string]sim.ServiceLimits{
+		"compute.googleapis.com": {NonMutating: sim.Limit{Burst: 4}, Mutating: sim.Limit{Burst: 2}},
+		"dns.googleapis.com":     {NonMutating: sim.Limit{Burst: 4}, Mutating: sim.Limit{Burst: 2}},
+	}}})
+	start := w.clock.Now()
+	next := map[*cluster]time.Time{}
+	gone := map[*cluster]bool{}
+	for step := 0; len(gone) < len(fleet); step++ {
+		if step > 400 {
+			t.Fatalf("%d of %d clusters deleted after %v", len(gone), len(fleet), w.clock.Now().Sub(start))
+		}
+		now := w.clock.Now()
+		soonest := now.Add(time.Hour)
+		for _, c := range fleet {
+			if gone[c] {
+				continue
+			}
+			if at, ok := next[c]; ok && at.After(now) {
+				if at.Before(soonest) {
+					soonest = at
+				}
+				continue
+			}
+			wait := c.reconcileGone()
+			if wait < 0 {
+				gone[c] = true
+				continue
+			}
+			next[c] = now.Add(max(wait, time.Second))
+			if next[c].Before(soonest) {
+				soonest = next[c]
+			}
+		}
+		if len(gone) < len(fleet) && soonest.After(now) {
+			w.clock.Advance(soonest.Sub(now))
+		}
+	}
+	took := w.clock.Now().Sub(start)
+	throttled := int64(0)
+	for _, n := range w.f.Server.GCP.PrincipalCalls()["serviceAccount:"+w.wi.Email] {
+		throttled += n.Throttled
+	}
+	w.f.Server.Faults.Set(sim.FaultConfig{})
+	if got := w.customerResources(); len(got) != 0 {
+		t.Fatalf("after deletion the customer project holds %v", got)
+	}
+	t.Logf("4 clusters deleted in %v under the quota, %d calls refused", took, throttled)
+	if took > 9*time.Minute {
+		t.Errorf("the fleet's deletion took %v; its calls fit in about 7 at the quota's pace", took)
+	}
+}
+
+// TestDeletionReadsWhatIsGoneOnce deletes a cluster whose Compute Engine
+// operations take 90 s, over many passes: the zone is read once (it is
+// deleted in that pass), the forwarding rule and the address twice each
+// (before their deletion, and once to find them gone), however many
+// passes the operations take.
+func TestDeletionReadsWhatIsGoneOnce(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("read-gone", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	c.until("available", available)
+	w.f.Server.GCP.SetDelays(gcpsim.Delays{Operation: sim.Duration(90 * time.Second)})
+	if err := env.Client.Delete(w.ctx, c.get()); err != nil {
+		t.Fatal(err)
+	}
+	before := w.f.Server.GCP.PrincipalCalls()["serviceAccount:"+w.wi.Email]
+	passes := 0
+	for ; ; passes++ {
+		if passes > 40 {
+			t.Fatalf("never finished deleting; left %v", w.customerResources())
+		}
+		wait := c.reconcileGone()
+		if wait < 0 {
+			break
+		}
+		w.clock.Advance(max(wait, time.Second))
+	}
+	after := w.f.Server.GCP.PrincipalCalls()["serviceAccount:"+w.wi.Email]
+	for op, want := range map[string]int64{"dns.googleapis.com:managedZones.get": 1, "compute.googleapis.com:forwardingRules.get": 2,
+		"compute.googleapis.com:addresses.get": 2} {
+		got := after[op].Total - before[op].Total
+		if got != want {
+			t.Errorf("%s: %d calls in %d passes of the deletion, want %d", op, got, passes, want)
+		}
+	}
+}
