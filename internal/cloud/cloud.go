@@ -64,6 +64,11 @@ type Error struct {
 	// RetryAfter is the cloud's own hint (Azure's Retry-After); zero when
 	// it gave none.
 	RetryAfter time.Duration
+	// QuotaWindow: a throttled call was refused by a rate quota that
+	// counts calls in synchronized windows of this length and refills at
+	// the start of the next (Google's per-minute quotas); zero when the
+	// cloud says nothing of its windows.
+	QuotaWindow time.Duration
 	// Err is the SDK's error.
 	Err error
 }

@@ -51,6 +51,13 @@ type Outcome struct {
 	// grow: After is the first step of a delay that grows while the same
 	// reason repeats for the same object.
 	grow growth
+	// quotaWindow: a rate quota of synchronized windows of this length
+	// refused a call; the Tracker waits for the next window instead of
+	// growing the delay.
+	quotaWindow time.Duration
+	// progressed: the pass changed something before it stopped; delays
+	// that grew while nothing moved start over.
+	progressed bool
 }
 
 // growth is how a repeated outcome's delay grows: from the outcome's After
@@ -108,6 +115,17 @@ func Unknown(reason, message string, after time.Duration) Outcome {
 	return Outcome{Status: metav1.ConditionUnknown, Reason: reason, Message: bound(message), After: after}
 }
 
+// AfterProgress marks o as the end of a pass that changed something in the
+// cloud (deleted a resource, saw an operation finish) before it stopped:
+// the Tracker starts o's delay over, however often its reason came before,
+// so that a deletion moving one resource a pass is not held back by delays
+// that grew while it moved. Only what the pass did itself counts: finding
+// something already gone is no progress.
+func (o Outcome) AfterProgress() Outcome {
+	o.progressed = true
+	return o
+}
+
 // Grows reports whether the outcome's delay grows while it repeats.
 func (o Outcome) Grows() bool { return o.grow.cap > 0 }
 
@@ -142,6 +160,12 @@ type Policy struct {
 	// (refused, or the cloud did not answer); retried within seconds so
 	// that a fix or the cloud's return shows soon, then every few minutes.
 	Credentials Step
+	// QuotaRefillSpread: a call refused by a rate quota of synchronized
+	// windows is tried again within this long after the next window
+	// opens, never before it (the quota is empty until then) and never a
+	// window later (it is full again): a fleet refused together spreads
+	// over the first third of a minute.
+	QuotaRefillSpread time.Duration
 }
 
 // DefaultPolicy is the policy of every controller.
@@ -152,6 +176,8 @@ var DefaultPolicy = Policy{
 	NotFound:    Step{Base: 5 * time.Second, Spread: 10 * time.Second, Cap: 5 * time.Minute},
 	Person:      Step{Base: 15 * time.Second, Spread: 5 * time.Second, Cap: 10 * time.Minute},
 	Credentials: Step{Base: 5 * time.Second, Spread: time.Second, Cap: 5 * time.Minute},
+
+	QuotaRefillSpread: 20 * time.Second,
 }
 
 // FromError is the outcome of an error. A classified cloud error gets the
@@ -193,7 +219,19 @@ func FromError(err error) Outcome {
 		o.After = ce.RetryAfter
 	}
 	o.grow = growth{cap: step.Cap, announce: true}
+	if ce.Class == cloud.ClassThrottled {
+		o.quotaWindow = ce.QuotaWindow
+	}
 	return o
+}
+
+// UntilRefill is the wait, from now, for a rate quota of synchronized
+// windows of length window to refill: the rest of the current window, plus
+// a moment of at least a second and at most DefaultPolicy.QuotaRefillSpread
+// into the next.
+func UntilRefill(now time.Time, window time.Duration) time.Duration {
+	rest := now.Truncate(window).Add(window).Sub(now)
+	return rest + Between(time.Second, DefaultPolicy.QuotaRefillSpread)
 }
 
 // contextOf joins what the callers were doing, outermost first, from the

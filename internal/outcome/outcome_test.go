@@ -213,3 +213,55 @@ func TestJitterLaterNeverComesEarly(t *testing.T) {
 		}
 	}
 }
+
+// A call refused by a rate quota of synchronized windows waits for the
+// next window however often it was refused; one without a window (AWS,
+// Azure, a bare 429) grows as before.
+func TestQuotaWindowWaitsForTheNextWindow(t *testing.T) {
+	now := time.Date(2026, 11, 23, 10, 0, 15, 0, time.UTC)
+	tr := &Tracker{Now: func() time.Time { return now }}
+	windowed := FromError(&cloud.Error{Doing: "deleting address a", Class: cloud.ClassThrottled, Code: "rateLimitExceeded",
+		Message: "a rate quota was reached.", QuotaWindow: time.Minute})
+	for i := range 6 {
+		o := tr.Resolve("uid-1", windowed)
+		// The quota refills at 10:01:00 (Google's example).
+		if lo, hi := 45*time.Second+time.Second, 45*time.Second+DefaultPolicy.QuotaRefillSpread; o.After < lo || o.After > hi {
+			t.Fatalf("refusal %d waits %v, want the next window: [%v, %v]", i+1, o.After, lo, hi)
+		}
+		if !strings.Contains(o.Message, "Next check at 10:01:") {
+			t.Errorf("message %q does not say when the next check is", o.Message)
+		}
+	}
+	bare := FromError(cloudErr(cloud.ClassThrottled, 0))
+	var last time.Duration
+	for range 4 {
+		last = tr.Resolve("uid-2", bare).After
+	}
+	if last < 4*DefaultPolicy.Throttled.Base {
+		t.Errorf("a throttle without a window stopped growing: %v after 4 refusals", last)
+	}
+	// Only a throttle has a window.
+	if o := FromError(&cloud.Error{Class: cloud.ClassServerError, QuotaWindow: time.Minute}); o.quotaWindow != 0 {
+		t.Errorf("a server error waits for a quota window")
+	}
+}
+
+// A pass that made progress starts its delay over; one that did not keeps
+// growing it.
+func TestProgressStartsTheDelayOver(t *testing.T) {
+	tr := &Tracker{}
+	dep := FromError(cloudErr(cloud.ClassDependency, 0))
+	var grown time.Duration
+	for range 5 {
+		grown = tr.Resolve("uid-1", dep).After
+	}
+	if grown <= DefaultPolicy.Dependency.Base+DefaultPolicy.Dependency.Spread {
+		t.Fatalf("the repeated dependency did not grow: %v", grown)
+	}
+	if o := tr.Resolve("uid-1", dep.AfterProgress()); o.After > DefaultPolicy.Dependency.Base+DefaultPolicy.Dependency.Spread {
+		t.Errorf("after progress the delay is %v, want its first step again", o.After)
+	}
+	if o := tr.Resolve("uid-1", dep); o.After > 2*(DefaultPolicy.Dependency.Base+DefaultPolicy.Dependency.Spread)*11/10 {
+		t.Errorf("the repeat after progress grew from %v, not from the first step", o.After)
+	}
+}

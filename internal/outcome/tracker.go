@@ -32,13 +32,22 @@ type repeat struct {
 
 // Resolve returns o with its delay grown for the count of times key has
 // had o's reason in a row, and records it. An outcome that does not grow
-// (Ready, Continue, a fixed wait) clears key.
+// (Ready, Continue, a fixed wait) clears key. A call refused by a rate
+// quota of synchronized windows waits for the next window, however often
+// it was refused: the quota refills each window, so a longer wait only
+// loses its calls (and clears key too). An outcome after progress starts
+// its delay over.
 func (t *Tracker) Resolve(key string, o Outcome) Outcome {
 	if o.failed {
 		metrics.ReconcileError(o.Reason)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if o.quotaWindow > 0 {
+		delete(t.repeats, key)
+		o.After = UntilRefill(t.now(), o.quotaWindow)
+		return t.announced(o)
+	}
 	if !o.Grows() {
 		delete(t.repeats, key)
 		return o
@@ -47,15 +56,21 @@ func (t *Tracker) Resolve(key string, o Outcome) Outcome {
 		t.repeats = map[string]repeat{}
 	}
 	r := t.repeats[key]
-	if r.reason != o.Reason {
+	if r.reason != o.Reason || o.progressed {
 		r = repeat{reason: o.Reason}
 	}
 	o.After = grown(o.After, o.grow.cap, r.count, r.last)
 	r.count, r.last = r.count+1, o.After
 	t.repeats[key] = r
 	if o.grow.announce {
-		o.Message = bound(o.Message + " Next check at " + t.now().Add(o.After).UTC().Format("15:04:05") + " UTC.")
+		return t.announced(o)
 	}
+	return o
+}
+
+// announced is o with its message saying when the next check is.
+func (t *Tracker) announced(o Outcome) Outcome {
+	o.Message = bound(o.Message + " Next check at " + t.now().Add(o.After).UTC().Format("15:04:05") + " UTC.")
 	return o
 }
 

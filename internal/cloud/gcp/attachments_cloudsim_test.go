@@ -185,12 +185,13 @@ func TestNothingItDidNotMakeIsDeleted(t *testing.T) {
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
 	_, err = c.addresses.Reserve(w.ctx, owner, w.workers.SelfLink)
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
-	if _, err := w.f.DNS(t, cloudsimtest.GCPAdminTokens()).ManagedZones.Create(customerProject, &dns.ManagedZone{Name: gcpcloud.ZoneName(owner.InfraID),
+	foreignZone, err := w.f.DNS(t, cloudsimtest.GCPAdminTokens()).ManagedZones.Create(customerProject, &dns.ManagedZone{Name: gcpcloud.ZoneName(owner.InfraID),
 		DnsName: gcpcloud.ZoneDNSName("demo"), Visibility: "private", Labels: owner.Labels(), // the cluster's labels, but not created-by
-		PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: w.customerNetwork}}}}).Do(); err != nil {
+		PrivateVisibilityConfig: &dns.ManagedZonePrivateVisibilityConfig{Networks: []*dns.ManagedZonePrivateVisibilityConfigNetwork{{NetworkUrl: w.customerNetwork}}}}).Do()
+	if err != nil {
 		t.Fatal(err)
 	}
-	err = c.zones.Delete(w.ctx, gcpcloud.ZoneName(owner.InfraID), owner)
+	err = c.zones.Delete(w.ctx, foreignZone, owner)
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")
 	_, _, err = c.zones.Create(w.ctx, gcpcloud.ZoneSpec{Owner: owner, HCPName: "demo", Network: w.customerNetwork})
 	wantClass(t, err, cloud.ClassClientError, "not made by hcplink")

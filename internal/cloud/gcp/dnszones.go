@@ -17,7 +17,7 @@ import (
 type ZonesAPI interface {
 	Get(ctx context.Context, name string) (*dns.ManagedZone, error)
 	Create(ctx context.Context, spec ZoneSpec) (zone *dns.ManagedZone, made bool, err error)
-	Delete(ctx context.Context, name string, owner Owner) error
+	Delete(ctx context.Context, zone *dns.ManagedZone, owner Owner) error
 	Bind(ctx context.Context, zone *dns.ManagedZone, network string, owner Owner) error
 }
 
@@ -82,23 +82,24 @@ func (z *Zones) Create(ctx context.Context, spec ZoneSpec) (zone *dns.ManagedZon
 	return created, true, nil
 }
 
-// Delete deletes the zone when hcplink created it for owner (its labels);
-// one already gone is done, another's is refused (CodeNotOurs).
-func (z *Zones) Delete(ctx context.Context, name string, owner Owner) error {
-	zone, err := z.Get(ctx, name)
-	if err != nil || zone == nil {
-		return err
-	}
+// Delete deletes zone, as the caller read it in this pass, when hcplink
+// created it for owner (its labels); one already gone is done, another's is
+// refused (CodeNotOurs). It takes the zone read rather than reading it
+// again: Cloud DNS's rate quota counts each read per user and minute
+// (https://cloud.google.com/dns/quotas), and a deletion pass that spent one
+// read more than it needed could, under a small quota, never reach the
+// delete.
+func (z *Zones) Delete(ctx context.Context, zone *dns.ManagedZone, owner Owner) error {
 	if !CreatedByHcplink(zone.Labels) || !owner.OwnsLabels(zone.Labels) {
-		return notOurs("deleting DNS zone "+name, "DNS zone", name)
+		return notOurs("deleting DNS zone "+zone.Name, "DNS zone", zone.Name)
 	}
 	ctx, cancel := z.Timeouts.call(ctx)
 	defer cancel()
-	err = z.DNS.ManagedZones.Delete(z.Project, name).Context(ctx).Do()
+	err := z.DNS.ManagedZones.Delete(z.Project, zone.Name).Context(ctx).Do()
 	if IsNotFound(err) {
 		return nil
 	}
-	return Wrap("deleting DNS zone "+name, err)
+	return Wrap("deleting DNS zone "+zone.Name, err)
 }
 
 // Bind makes the zone, read as zone, visible to network again

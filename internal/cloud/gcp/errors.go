@@ -240,7 +240,7 @@ func Classify(err error) cloud.Class {
 
 // RetryAfter is the wait Google asked for in a Retry-After header (seconds
 // or an HTTP date), zero when none. Compute Engine's rate quotas refill per
-// minute and seldom say so; the shared backoff covers that.
+// minute and seldom say so; QuotaWindow covers that.
 func RetryAfter(err error) time.Duration {
 	ge, ok := APIError(err)
 	if !ok || ge.Header == nil {
@@ -284,9 +284,29 @@ func Wrap(doing string, err error) error {
 		return err
 	}
 	class := Classify(err)
-	var retryAfter time.Duration
+	var retryAfter, window time.Duration
 	if class == cloud.ClassThrottled {
-		retryAfter = RetryAfter(err)
+		retryAfter, window = RetryAfter(err), QuotaWindow(err)
 	}
-	return &cloud.Error{Doing: doing, Class: class, Code: Reason(err), Message: ErrorMessage(err), RetryAfter: retryAfter, Err: err}
+	return &cloud.Error{Doing: doing, Class: class, Code: Reason(err), Message: ErrorMessage(err), RetryAfter: retryAfter,
+		QuotaWindow: window, Err: err}
+}
+
+// rateQuotaWindow is the window of Google's rate quotas. Compute Engine
+// counts each quota group per project per minute and refills it "at the
+// start of the next synchronized interval": a limit reached at 10:00:15
+// refills at 10:01:00 (https://cloud.google.com/compute/api-quota). Cloud
+// DNS counts per IAM user "within a one-minute time period"
+// (https://cloud.google.com/dns/quotas).
+const rateQuotaWindow = time.Minute
+
+// QuotaWindow is the window of the rate quota that refused err (Google's
+// rateLimitExceeded and userRateLimitExceeded answers, and an operation's
+// RATE_LIMIT_EXCEEDED), zero for any other answer, a 429 without a reason
+// above all: nothing says how that one refills.
+func QuotaWindow(err error) time.Duration {
+	if throttledReasons[Reason(err)] || operationCode(err) == "RATE_LIMIT_EXCEEDED" {
+		return rateQuotaWindow
+	}
+	return 0
 }

@@ -87,7 +87,7 @@ func TestConflictsAndResourcesInUseAreDependencies(t *testing.T) {
 	_, err := c.addresses.Delete(w.ctx, gcpcloud.EndpointAddressName(owner), owner)
 	wantClass(t, err, cloud.ClassDependency, "resourceInUseByAnotherResource")
 
-	err = c.zones.Delete(w.ctx, zone.Name, owner)
+	err = c.zones.Delete(w.ctx, zone, owner)
 	wantClass(t, err, cloud.ClassDependency, "containerNotEmpty")
 
 	_ = endpoint

@@ -117,3 +117,27 @@ func TestWrap(t *testing.T) {
 		t.Fatal("a classified error was wrapped again")
 	}
 }
+
+// Google's rate quotas refill each minute; only their answers say so.
+func TestQuotaWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want time.Duration
+	}{
+		{"Compute Engine's 403 rateLimitExceeded", googleErr(403, gcpcloud.ReasonRateLimitExceeded, "Quota exceeded"), time.Minute},
+		{"Cloud DNS's 429 rateLimitExceeded", googleErr(429, gcpcloud.ReasonRateLimitExceeded, "Quota exceeded"), time.Minute},
+		{"userRateLimitExceeded", googleErr(403, gcpcloud.ReasonUserRateLimitExceeded, "Quota exceeded"), time.Minute},
+		{"an operation's RATE_LIMIT_EXCEEDED", &gcpcloud.OperationError{Operation: "op", Code: "RATE_LIMIT_EXCEEDED", HTTPStatus: 403}, time.Minute},
+		{"a bare 429", &googleapi.Error{Code: 429}, 0},
+		{"a resource quota", googleErr(403, gcpcloud.ReasonQuotaExceeded, "Quota 'FORWARDING_RULES' exceeded"), 0},
+		{"a denial", googleErr(403, gcpcloud.ReasonForbidden, "Required 'compute.addresses.create' permission"), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ce, _ := cloud.AsError(gcpcloud.Wrap("doing", tc.err))
+			if ce.QuotaWindow != tc.want {
+				t.Errorf("QuotaWindow = %v, want %v", ce.QuotaWindow, tc.want)
+			}
+		})
+	}
+}

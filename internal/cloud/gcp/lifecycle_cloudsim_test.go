@@ -223,7 +223,7 @@ func runLifecycle(w *world) {
 	if _, err := c.records.Change(w.ctx, zone.Name, nil, gcpcloud.OwnRecords(records, zone.DnsName)); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.zones.Delete(w.ctx, zone.Name, owner); err != nil {
+	if err := c.zones.Delete(w.ctx, zone, owner); err != nil {
 		t.Fatal(err)
 	}
 	if z, err := c.zones.Get(w.ctx, zone.Name); z != nil || err != nil {
@@ -250,7 +250,7 @@ func runLifecycle(w *world) {
 			t.Fatalf("deleting what is gone: %+v, %v", op, err)
 		}
 	}
-	if err := c.zones.Delete(w.ctx, zone.Name, owner); err != nil {
+	if err := c.zones.Delete(w.ctx, zone, owner); err != nil {
 		t.Fatalf("deleting a zone that is gone: %v", err)
 	}
 	w.assertNothingLeft()

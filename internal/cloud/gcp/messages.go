@@ -85,7 +85,7 @@ func googleMessage(err error) string {
 func explanation(class cloud.Class) string {
 	switch class {
 	case cloud.ClassThrottled:
-		return "a rate quota was reached; retrying with backoff."
+		return "a rate quota was reached; retrying once it refills."
 	case cloud.ClassNotFound:
 		return "the resource does not exist."
 	case cloud.ClassAccessDenied:

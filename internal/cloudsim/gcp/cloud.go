@@ -67,10 +67,13 @@ type state struct {
 	pools           map[string]*Pool           // by full pool name
 	lros            map[string]*lro            // IAM's long-running operations, by name
 	customRoles     map[string]Role            // by "projects/{p}/roles/{id}"
-	tokens          map[string]*accessToken
-	evaluations     sim.EvaluationLog
-	nextID          uint64
-	nextConnection  uint64
+	// notInCustomRoles are permissions whose custom-role support level is
+	// NOT_SUPPORTED (SetCustomRolesSupport).
+	notInCustomRoles map[string]bool
+	tokens           map[string]*accessToken
+	evaluations      sim.EvaluationLog
+	nextID           uint64
+	nextConnection   uint64
 }
 
 // Deps are what a Cloud shares with the rest of cloudsim.

@@ -22,12 +22,20 @@ import (
 // Changes to the lists affect new and pending connections only: ACCEPTED
 // and REJECTED ones keep their status. An attachment with
 // reconcileConnections decides them again as well, as a new connection
-// would be: one whose consumer left the accept list goes back to PENDING
-// (it no longer carries traffic; the producer may then reject it), one
+// would be: one whose consumer was put on the reject list is REJECTED, one
 // whose consumer was taken off the reject list and is on the accept list
-// is ACCEPTED (the field's definition in
-// https://cloud.google.com/compute/docs/reference/rest/v1/serviceAttachments;
-// https://cloud.google.com/vpc/docs/manage-private-service-connect-services).
+// is ACCEPTED, and one whose consumer left the accept list goes back to
+// PENDING (it no longer carries traffic; the producer may then reject it).
+// Google's definition of the field
+// (https://cloud.google.com/compute/docs/reference/rest/v1/serviceAttachments)
+// states the reject-list case only ("an ACCEPTED PSC endpoint will be
+// moved to REJECTED if its project is added to the reject list") and says
+// the update "will affect both PENDING and ACCEPTED/REJECTED PSC
+// endpoints"; PENDING for a consumer taken off the accept list is this
+// model's reading of that, not a documented statement (the section of
+// https://cloud.google.com/vpc/docs/manage-private-service-connect-services
+// on reconciliation could not be read). hcplink does not depend on it: it
+// puts a foreign project on the reject list, which is documented.
 
 // Limits are Private Service Connect's limits a fleet meets. A limit of 0
 // is not enforced.

@@ -75,6 +75,14 @@ func createServiceAccount(x *call) (any, *Error) {
 	return renderAccount(sa), nil
 }
 
+// Service accounts are listed a page at a time: "The default is 20, and the
+// maximum is 100"
+// (https://cloud.google.com/iam/docs/reference/rest/v1/projects.serviceAccounts/list).
+const (
+	accountsPageDefault = 20
+	accountsPageMost    = 100
+)
+
 func listServiceAccounts(x *call) (any, *Error) {
 	var out []any
 	for _, k := range sortedKeys(x.c.st.serviceAccounts) {
@@ -82,7 +90,7 @@ func listServiceAccounts(x *call) (any, *Error) {
 			out = append(out, renderAccount(sa))
 		}
 	}
-	return map[string]any{"accounts": out}, nil
+	return x.iamPage("accounts", out, accountsPageDefault, accountsPageMost)
 }
 
 // account finds the path's service account and checks permission on it.

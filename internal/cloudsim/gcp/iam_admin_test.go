@@ -254,3 +254,38 @@ func TestPoolsAndProvidersOverTheWire(t *testing.T) {
 		t.Fatal("signed in through a deleted pool")
 	}
 }
+
+// serviceAccounts.list pages as IAM does: 20 a page by default, up to 100
+// on request, the next page by its token; the Go client's Pages follows it.
+func TestServiceAccountsListPages(t *testing.T) {
+	e := start(t)
+	p := cloudsimtest.ManagementProject
+	admin := e.f.IAM(t, cloudsimtest.GCPAdminTokens())
+	for i := range 25 {
+		if _, err := e.f.Server.GCP.AddServiceAccount(p, "account-"+string(rune('a'+i)), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := admin.Projects.ServiceAccounts.List("projects/" + p).Do()
+	if err != nil || len(first.Accounts) != 20 || first.NextPageToken == "" {
+		t.Fatalf("first page: %d accounts, token %q, %v; want 20 and a token", len(first.Accounts), first.NextPageToken, err)
+	}
+	rest, err := admin.Projects.ServiceAccounts.List("projects/" + p).PageToken(first.NextPageToken).Do()
+	if err != nil || len(rest.Accounts) != 5 || rest.NextPageToken != "" {
+		t.Fatalf("second page: %d accounts, token %q, %v; want the other 5 and no token", len(rest.Accounts), rest.NextPageToken, err)
+	}
+	if all, err := admin.Projects.ServiceAccounts.List("projects/" + p).PageSize(500).Do(); err != nil || len(all.Accounts) != 25 {
+		t.Fatalf("pageSize 500 (capped at 100): %d accounts, %v", len(all.Accounts), err)
+	}
+	var seen []string
+	if err := admin.Projects.ServiceAccounts.List("projects/"+p).PageSize(7).Pages(t.Context(), func(page *iam.ListServiceAccountsResponse) error {
+		for _, sa := range page.Accounts {
+			seen = append(seen, sa.Email)
+		}
+		return nil
+	}); err != nil || len(slices.Compact(slices.Sorted(slices.Values(seen)))) != 25 {
+		t.Fatalf("Pages: %d accounts (%d distinct), %v", len(seen), len(slices.Compact(slices.Sorted(slices.Values(seen)))), err)
+	}
+	_, err = admin.Projects.ServiceAccounts.List("projects/" + p).PageToken("not-a-token").Do()
+	wantError(t, err, http.StatusBadRequest, "invalid")
+}

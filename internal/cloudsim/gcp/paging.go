@@ -51,3 +51,36 @@ func (x *call) pageAs(kind, field string, items []any) (any, *Error) {
 	}
 	return out, nil
 }
+
+// iamPage answers one page of items under field as IAM's admin API lists
+// do: at most pageSize items (def when unset, at most most), and a
+// nextPageToken while more follow. A pageToken is opaque to clients; here
+// it is the next item's position.
+func (x *call) iamPage(field string, items []any, def, most int) (any, *Error) {
+	q := x.r.URL.Query()
+	size := def
+	if v := q.Get("pageSize"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, errInvalid("Invalid value for field 'pageSize': '%s'. Must be a non-negative integer.", v)
+		}
+		if n > 0 {
+			size = min(n, most)
+		}
+	}
+	start := 0
+	if tok := q.Get("pageToken"); tok != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(tok)
+		n, convErr := strconv.Atoi(string(raw))
+		if err != nil || convErr != nil || n < 0 || n > len(items) {
+			return nil, errInvalid("Invalid value for field 'pageToken': '%s'.", tok)
+		}
+		start = n
+	}
+	end := min(start+size, len(items))
+	out := map[string]any{field: items[start:end]}
+	if end < len(items) {
+		out["nextPageToken"] = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(end)))
+	}
+	return out, nil
+}

@@ -84,6 +84,9 @@ type Reconciler struct {
 	// ruleTried remembers the CRs whose forwarding rule this process has
 	// tried to make or read: only the first try goes without a read.
 	ruleTried sync.Map // types.UID → struct{}
+	// deleted remembers, per CR being deleted, the steps whose resource
+	// this process found gone (delete.go).
+	deleted sync.Map // opKey → struct{}
 }
 
 type opKey struct {
@@ -178,12 +181,14 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 	r.converged.Delete(cr.UID)
 	r.reserved.Delete(cr.UID)
 	r.ruleTried.Delete(cr.UID)
-	r.operations.Range(func(k, _ any) bool {
-		if k.(opKey).uid == cr.UID {
-			r.operations.Delete(k)
-		}
-		return true
-	})
+	for _, m := range []*sync.Map{&r.operations, &r.deleted} {
+		m.Range(func(k, _ any) bool {
+			if k.(opKey).uid == cr.UID {
+				m.Delete(k)
+			}
+			return true
+		})
+	}
 }
 
 // SetupWithManager registers the controller: GCPPrivateServiceConnects

@@ -12,7 +12,8 @@ import (
 // than a cluster's creation needs (Compute Engine: 3 reads and 2 writes a
 // minute for the project; Cloud DNS: 2 requests a minute): each refused
 // pass stops at its first refusal, says so in a clean condition, comes
-// back after seconds, not at once, and the path still converges.
+// back once the quota has refilled (the next minute), not before, and the
+// path still converges.
 func TestQuotaConverges(t *testing.T) {
 	w := newWorld(t)
 	c := w.newCluster("quota", hcplinkv1beta1.GCPEndpointAccessPrivate)
@@ -30,8 +31,9 @@ func TestQuotaConverges(t *testing.T) {
 		if got := condition(cr, hcplinkv1beta1.GCPPrivateServiceConnectAvailableCondition); got.Reason == hcplinkv1beta1.ThrottledReason {
 			throttledPasses++
 			checkMessages(t, cr)
-			if res.RequeueAfter < 10*time.Second {
-				t.Errorf("throttled pass requeued after %v", res.RequeueAfter)
+			// Not before the quota refills, at the next minute.
+			if refill := w.clock.Now().Truncate(time.Minute).Add(time.Minute); w.clock.Now().Add(res.RequeueAfter).Before(refill) {
+				t.Errorf("throttled pass requeued after %v, before the quota refills at %s", res.RequeueAfter, refill.Format("15:04:05"))
 			}
 		}
 		w.clock.Advance(max(res.RequeueAfter, time.Second))

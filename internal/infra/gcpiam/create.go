@@ -2,11 +2,13 @@ package gcpiam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	crm "google.golang.org/api/cloudresourcemanager/v1"
+	iam "google.golang.org/api/iam/v1"
 
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 )
@@ -123,15 +125,13 @@ func Destroy(ctx context.Context, c Clients, log io.Writer, o Options) error {
 // deleteSharedWhenUnused deletes the shared role, provider and pool once
 // no hcplink control-plane operator account is left in the project.
 func deleteSharedWhenUnused(ctx context.Context, c Clients, log io.Writer, o Options) error {
-	list, err := c.IAM.Projects.ServiceAccounts.List("projects/" + o.ProjectID).Context(ctx).Do()
+	user, err := controlPlaneAccount(ctx, c, o.ProjectID)
 	if err != nil {
-		return gcpcloud.Wrap("listing project "+o.ProjectID+"'s service accounts", err)
+		return err
 	}
-	for _, sa := range list.Accounts {
-		if strings.HasPrefix(sa.Description, madeBy+": control-plane operator of ") {
-			logf(log, "the pool, provider and role stay: %s still uses them", sa.Email)
-			return nil
-		}
+	if user != "" {
+		logf(log, "the pool, provider and role stay: %s still uses them", user)
+		return nil
 	}
 	for _, project := range o.projects() {
 		if err := deleteRoleWhenUnbound(ctx, c, log, project); err != nil {
@@ -148,6 +148,32 @@ func deleteSharedWhenUnused(ctx context.Context, c Clients, log io.Writer, o Opt
 	}
 	return deleteProviderAndPool(ctx, c, log, "projects/"+number+"/locations/global/workloadIdentityPools/"+o.Pool, o.Provider)
 }
+
+// controlPlaneAccount is the email of a control-plane operator account
+// hcplink made in project, "" when none is left. It reads every page: IAM
+// lists 20 accounts a page unless asked for more
+// (https://cloud.google.com/iam/docs/reference/rest/v1/projects.serviceAccounts/list),
+// and an account missed on a later page would have its pool deleted under
+// it.
+func controlPlaneAccount(ctx context.Context, c Clients, project string) (string, error) {
+	var found string
+	err := c.IAM.Projects.ServiceAccounts.List("projects/"+project).Context(ctx).Pages(ctx, func(page *iam.ListServiceAccountsResponse) error {
+		for _, sa := range page.Accounts {
+			if strings.HasPrefix(sa.Description, madeBy+": control-plane operator of ") {
+				found = sa.Email
+				return errFound
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errFound) {
+		return "", gcpcloud.Wrap("listing project "+project+"'s service accounts", err)
+	}
+	return found, nil
+}
+
+// errFound stops a listing once what it looks for is found.
+var errFound = errors.New("found")
 
 // projectNumber is the project's number, which pools are named by.
 func projectNumber(ctx context.Context, c Clients, project string) (string, error) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -381,5 +382,67 @@ func TestTrustIsWhatCreateFinds(t *testing.T) {
 		if n := calls["iam.googleapis.com:"+op].Total; n != 1 {
 			t.Errorf("%s called %d times; want once, by Trust", op, n)
 		}
+	}
+}
+
+// A project with more service accounts than IAM lists in one page (20):
+// destroying one cluster's identity keeps the shared pool, provider and
+// role while another cluster's account, on the second page, still uses
+// them.
+func TestDestroyReadsEveryPageOfAccounts(t *testing.T) {
+	f := cloudsimtest.StartGCP(t, cloudsim.Options{})
+	p := cloudsimtest.CustomerProject
+	admin := clients(t, f, cloudsimtest.GCPAdminTokens())
+	first, second := clusterOptions("paged-x1", "paged1"), clusterOptions("paged-x2", "paged2")
+	for _, o := range []gcpiam.Options{first, second} {
+		if _, err := gcpiam.Create(ctx, admin, io.Discard, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Accounts of the customer's whose emails sort before hcplink's, so
+	// that the second cluster's is on the second page.
+	for i := range 20 {
+		if _, err := f.Server.GCP.AddServiceAccount(p, "aaa-"+strconv.Itoa(100+i), "the customer's"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := admin.IAM.Projects.ServiceAccounts.List("projects/" + p).Do()
+	if err != nil || page.NextPageToken == "" {
+		t.Fatalf("the first page of %d accounts has no next page (%v): the test proves nothing", len(page.Accounts), err)
+	}
+	if err := gcpiam.Destroy(ctx, admin, io.Discard, first); err != nil {
+		t.Fatal(err)
+	}
+	role, err := admin.IAM.Projects.Roles.Get("projects/" + p + "/roles/" + gcpcloud.RoleID(gcpcloud.ControlPlaneOperator)).Do()
+	if err != nil || role.Deleted {
+		t.Fatalf("the shared role after destroying one of two clusters: %+v, %v; want it kept for the other", role, err)
+	}
+	pool, err := admin.IAM.Projects.Locations.WorkloadIdentityPools.Get("projects/" + cloudsimtest.CustomerProjectNumber + "/locations/global/workloadIdentityPools/hcplink").Do()
+	if err != nil || pool.State != "ACTIVE" {
+		t.Fatalf("the shared pool after destroying one of two clusters: %+v, %v; want it ACTIVE", pool, err)
+	}
+}
+
+// A permission IAM will not put in a custom role (support level
+// NOT_SUPPORTED) refuses the role; create says which predefined role to
+// bind instead, as hcplink permissions gcp --explain does.
+func TestCreateNamesThePredefinedRoleWhenIAMRefusesAPermission(t *testing.T) {
+	f := cloudsimtest.StartGCP(t, cloudsim.Options{})
+	admin := clients(t, f, cloudsimtest.GCPAdminTokens())
+	f.Server.GCP.SetCustomRolesSupport("compute.forwardingRules.pscCreate", "NOT_SUPPORTED")
+	_, err := gcpiam.Create(ctx, admin, io.Discard, clusterOptions("refused-x1", "refused"))
+	if err == nil {
+		t.Fatal("IAM refused a permission of the role, and create succeeded")
+	}
+	for _, want := range []string{"compute.forwardingRules.pscCreate is not valid", "compute.forwardingRules.pscCreate: roles/compute.networkAdmin on the customer's project"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("create's error does not say %q:\n%v", want, err)
+		}
+	}
+	// Another refusal (not the role's content) says nothing of roles.
+	err = gcpiam.Destroy(ctx, clients(t, f, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: f.Server.GCP.IssueToken("user:nobody@example.com")})),
+		io.Discard, clusterOptions("refused-x1", "refused"))
+	if err == nil || strings.Contains(err.Error(), "bind instead") {
+		t.Fatalf("a denied destroy: %v", err)
 	}
 }

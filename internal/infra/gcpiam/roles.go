@@ -9,6 +9,7 @@ import (
 
 	iam "google.golang.org/api/iam/v1"
 
+	"github.com/hcplink/hcplink/internal/cloud"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
 )
 
@@ -26,7 +27,7 @@ func ensureRole(ctx context.Context, c Clients, log io.Writer, project string, c
 		_, err = c.IAM.Projects.Roles.Create("projects/"+project, &iam.CreateRoleRequest{RoleId: gcpcloud.RoleID(component), Role: &iam.Role{
 			Title: want.Title, Description: want.Description, Stage: want.Stage, IncludedPermissions: want.IncludedPermissions}}).Context(ctx).Do()
 		if err != nil {
-			return "", gcpcloud.Wrap("creating the custom role "+name, err)
+			return "", withFallbacks(component, gcpcloud.Wrap("creating the custom role "+name, err))
 		}
 		logf(log, "custom role %s: created", name)
 		return name, nil
@@ -49,10 +50,33 @@ func ensureRole(ctx context.Context, c Clients, log io.Writer, project string, c
 	_, err = c.IAM.Projects.Roles.Patch(name, &iam.Role{Etag: got.Etag, IncludedPermissions: want.IncludedPermissions, Stage: want.Stage}).
 		UpdateMask("includedPermissions,stage").Context(ctx).Do()
 	if err != nil {
-		return "", gcpcloud.Wrap("updating the custom role "+name, err)
+		return "", withFallbacks(component, gcpcloud.Wrap("updating the custom role "+name, err))
 	}
 	logf(log, "custom role %s: permissions set to the table", name)
 	return name, nil
+}
+
+// withFallbacks adds to IAM's refusal of the component's custom role, when
+// it refused the role's content (invalid input), the predefined role to
+// bind instead for each permission whose custom-role support hcplink could
+// not read from Google's list (gcpcloud.CustomRoleCaveats): IAM refuses a
+// permission whose support level is NOT_SUPPORTED in any custom role.
+func withFallbacks(component gcpcloud.Component, err error) error {
+	if cloud.ClassOf(err) != cloud.ClassInvalidInput {
+		return err
+	}
+	var instead []string
+	for _, cv := range gcpcloud.CustomRoleCaveats {
+		if cv.Component == component {
+			instead = append(instead, cv.Permission+": "+cv.Instead)
+		}
+	}
+	if len(instead) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\nIf IAM refused one of these permissions in a custom role (its custom-role support level is NOT_SUPPORTED), "+
+		"make the role without it with your own tooling (hcplink permissions gcp prints it) and bind instead:\n  %s",
+		err, strings.Join(instead, "\n  "))
 }
 
 // deleteRole deletes the component's custom role when hcplink made it.
