@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -84,6 +85,10 @@ type Reconciler struct {
 	// ruleTried remembers the CRs whose forwarding rule this process has
 	// tried to make or read: only the first try goes without a read.
 	ruleTried sync.Map // types.UID → struct{}
+	// accepted remembers, per CR, the endpoint this process last read
+	// accepted (see reported.go): while the operator reports that
+	// connection ACCEPTED, drift passes do not read it.
+	accepted sync.Map // types.UID → acceptedEndpoint
 }
 
 type opKey struct {
@@ -178,6 +183,7 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 	r.converged.Delete(cr.UID)
 	r.reserved.Delete(cr.UID)
 	r.ruleTried.Delete(cr.UID)
+	r.accepted.Delete(cr.UID)
 	r.operations.Range(func(k, _ any) bool {
 		if k.(opKey).uid == cr.UID {
 			r.operations.Delete(k)
@@ -190,7 +196,10 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 // (their spec, deletion and the operator's attachment URI), the
 // HostedControlPlane (its spec) and the ExternalName Services it owns. Our
 // own status writes do not bring a CR back; the operator's attachment URI
-// does, so that it is acted on at once.
+// and its report of the endpoint's connection do, so that they are acted
+// on at once (an endpoint deleted or rejected behind our back is read and
+// repaired when the operator's listing shows it, not at our next drift
+// check).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
@@ -200,7 +209,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For:  &hcplinkv1beta1.GCPPrivateServiceConnect{},
 		List: &hcplinkv1beta1.GCPPrivateServiceConnectList{},
 		StatusChanged: reconcilekit.StatusOf(func(o, n *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
-			return o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI
+			return o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI ||
+				!equality.Semantic.DeepEqual(o.Status.EndpointConnection, n.Status.EndpointConnection)
 		}),
 		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)
