@@ -190,7 +190,7 @@ type GCPPrivateServiceConnectSpec struct {
 
 // GCPPrivateServiceConnectStatus is the observed state of the private
 // path. The operator writes forwardingRuleName, natSubnets,
-// serviceAttachmentName, serviceAttachmentURI and
+// serviceAttachmentName, serviceAttachmentURI, endpointConnection and
 // GCPServiceAttachmentAvailable; the control-plane operator writes the
 // rest.
 type GCPPrivateServiceConnectStatus struct {
@@ -251,6 +251,16 @@ type GCPPrivateServiceConnectStatus struct {
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="endpointIP must be an IPv4 or IPv6 address"
 	EndpointIP string `json:"endpointIP,omitempty"`
 
+	// endpointConnection is the connection of the endpoint status.endpointName
+	// names, as the service attachment reports it among its connected
+	// endpoints; absent when the attachment shows no connection from it.
+	// Written by the management operator from its listing of the
+	// attachments, so that the control-plane operator need not read its
+	// endpoint every drift pass.
+	//
+	// +optional
+	EndpointConnection *GCPEndpointConnection `json:"endpointConnection,omitempty"`
+
 	// dnsZoneName is the name of the private Cloud DNS managed zone, kept
 	// so that deletion does not need the HostedControlPlane.
 	//
@@ -266,6 +276,36 @@ type GCPPrivateServiceConnectStatus struct {
 	// +kubebuilder:validation:MaxItems=10
 	// +kubebuilder:validation:items:MaxLength=253
 	DNSRecords []string `json:"dnsRecords,omitempty"`
+}
+
+// GCPEndpointConnection is one connected endpoint of a service attachment
+// (its connectedEndpoints[]), as Google reports it. The forwarding rule and
+// the connection ID say which endpoint it is: an endpoint deleted and made
+// again under the same name has a new connection ID.
+type GCPEndpointConnection struct {
+	// forwardingRule is the endpoint's forwarding rule, as a relative name:
+	// projects/<project>/regions/<region>/forwardingRules/<name>.
+	//
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	ForwardingRule string `json:"forwardingRule"`
+
+	// pscConnectionID is Google's ID of the connection (a 64-bit unsigned
+	// number, in decimal).
+	//
+	// +optional
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^[0-9]*$`
+	PSCConnectionID string `json:"pscConnectionID,omitempty"`
+
+	// status is the connection's status as Google spells it: ACCEPTED,
+	// PENDING, REJECTED, CLOSED or NEEDS_ATTENTION.
+	//
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	Status string `json:"status"`
 }
 
 // GCPPrivateServiceConnect is the private path of a GCP hosted cluster:

@@ -214,6 +214,13 @@ func EndpointName(o Owner) string {
 	return boundName(o.InfraID+"-"+o.Name+"-psc", MaxNameLength)
 }
 
+// EndpointRelativeName is the relative name of the PSC endpoint name in
+// project and region, as an attachment's connected endpoints name it
+// (once made relative: RelativeName).
+func EndpointRelativeName(project, region, name string) string {
+	return "projects/" + project + "/regions/" + region + "/forwardingRules/" + name
+}
+
 // ZoneName is the Cloud DNS managed zone of the cluster infraID (a managed
 // zone's name follows the same rules as Compute names).
 func ZoneName(infraID string) string { return boundName("hcplink-"+infraID, MaxNameLength) }

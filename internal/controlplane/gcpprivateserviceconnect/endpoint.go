@@ -15,9 +15,11 @@ import (
 
 // reconcileEndpoint makes the PSC endpoint exist, target the attachment
 // the operator published and be accepted, and returns its address. The
-// forwarding rule is read first (except the first time this process
-// makes it): while it exists its IPAddress is the address's, so the
-// address is read only when the rule must be made.
+// forwarding rule is not read while the operator reports the connection
+// this process last read accepted still ACCEPTED (endpointReported);
+// otherwise it is read first (except the first time this process makes
+// it): while it exists its IPAddress is the address's, so the address is
+// read only when the rule must be made.
 func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, outcome.Outcome) {
 	cr := s.cr
 	name := gcpcloud.EndpointName(s.owner)
@@ -28,6 +30,10 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, o
 	if o, waiting := r.awaitKept(ctx, s, opRuleInsert, ProvisioningReason, "Creating Private Service Connect endpoint "+name); waiting {
 		return "", o
 	}
+	if r.endpointReported(cr) {
+		return cr.Status.EndpointIP, outcome.Continue()
+	}
+	r.accepted.Delete(cr.UID) // proved again only by a read that finds it accepted
 	var rule *compute.ForwardingRule
 	if _, tried := r.ruleTried.LoadOrStore(cr.UID, struct{}{}); !tried && cr.Status.EndpointIP == "" {
 		// Never made (no address in status) and not yet tried by this
@@ -68,6 +74,7 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (string, o
 		return "", o
 	}
 	cr.Status.EndpointIP = rule.IPAddress
+	r.proveAccepted(cr, rule)
 	return rule.IPAddress, outcome.Continue()
 }
 

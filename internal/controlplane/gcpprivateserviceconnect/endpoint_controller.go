@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -87,6 +88,10 @@ type Reconciler struct {
 	// deleted remembers, per CR being deleted, the steps whose resource
 	// this process found gone (delete.go).
 	deleted sync.Map // opKey → struct{}
+	// accepted remembers, per CR, the endpoint this process last read
+	// accepted (see reported.go): while the operator reports that
+	// connection ACCEPTED, drift passes do not read it.
+	accepted sync.Map // types.UID → acceptedEndpoint
 }
 
 type opKey struct {
@@ -181,6 +186,7 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 	r.converged.Delete(cr.UID)
 	r.reserved.Delete(cr.UID)
 	r.ruleTried.Delete(cr.UID)
+	r.accepted.Delete(cr.UID)
 	for _, m := range []*sync.Map{&r.operations, &r.deleted} {
 		m.Range(func(k, _ any) bool {
 			if k.(opKey).uid == cr.UID {
@@ -195,7 +201,10 @@ func (r *Reconciler) forget(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
 // (their spec, deletion and the operator's attachment URI), the
 // HostedControlPlane (its spec) and the ExternalName Services it owns. Our
 // own status writes do not bring a CR back; the operator's attachment URI
-// does, so that it is acted on at once.
+// and its report of the endpoint's connection do, so that they are acted
+// on at once (an endpoint deleted or rejected behind our back is read and
+// repaired when the operator's listing shows it, not at our next drift
+// check).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
@@ -205,7 +214,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For:  &hcplinkv1beta1.GCPPrivateServiceConnect{},
 		List: &hcplinkv1beta1.GCPPrivateServiceConnectList{},
 		StatusChanged: reconcilekit.StatusOf(func(o, n *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
-			return o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI
+			return o.Status.ServiceAttachmentURI != n.Status.ServiceAttachmentURI ||
+				!equality.Semantic.DeepEqual(o.Status.EndpointConnection, n.Status.EndpointConnection)
 		}),
 		Workers: reconcilekit.WorkersOr(r.MaxConcurrentReconciles, DefaultMaxConcurrentReconciles),
 	}.Setup(mgr, r)

@@ -11,8 +11,10 @@ import (
 
 // reconcileNormal runs the phases in order: the attachment's URI, the
 // endpoint (address, forwarding rule, its connection), the zone and its
-// records, the ExternalName Services. At steady state a pass reads three
-// things: the forwarding rule, the zone and the zone's record sets.
+// records, the ExternalName Services. At steady state a pass reads two
+// things, the zone and the zone's record sets; the forwarding rule too
+// when the operator does not report its connection ACCEPTED
+// (reported.go).
 func (r *Reconciler) reconcileNormal(ctx context.Context, s *scope) passResult {
 	var res passResult
 	cr := s.cr
@@ -59,6 +61,7 @@ func (r *Reconciler) readyOutcome(cr *hcplinkv1beta1.GCPPrivateServiceConnect, i
 // stays the earlier requeue.
 func (r *Reconciler) stillConverged(ctx context.Context, s *scope) passResult {
 	cr := s.cr
+	r.noteReport(cr)
 	res := passResult{ip: cr.Status.EndpointIP, dnsRan: true}
 	if err := reconcilekit.ExternalNames(ctx, r.Client, cr, "GCPPrivateServiceConnect", hcplinkv1beta1.GCPExternalNames(s.hcp), externalNameTarget(s.hcp.Name)); err != nil {
 		res.overall = outcome.FromError(fmt.Errorf("writing the ExternalName Services: %w", err))

@@ -10,12 +10,16 @@ import (
 
 // A Ready pass is remembered, with what it was Ready for, so that the
 // passes events bring soon after (the ExternalName Services it created,
-// the HostedControlPlane's changes) ask nothing of Google Cloud: the drift
-// check that pass scheduled reads the cloud at its time.
+// the HostedControlPlane's changes, the operator's first report of the
+// endpoint accepted) ask nothing of Google Cloud: the drift check that
+// pass scheduled reads the cloud at its time. A report of the endpoint
+// that is not that (reportStillReady) reads at once.
 
 type readyProof struct {
 	input string
 	at    time.Time
+	// report is the operator's report of the endpoint then (reportOf).
+	report string
 }
 
 // readyInput is what a Ready pass proved the path for: the attachment, the
@@ -40,7 +44,7 @@ func (r *Reconciler) now() time.Time {
 }
 
 func (r *Reconciler) proveReady(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
-	r.converged.Store(cr.UID, readyProof{input: readyInput(cr), at: r.now()})
+	r.converged.Store(cr.UID, readyProof{input: readyInput(cr), at: r.now(), report: r.reportOf(cr)})
 }
 
 // stillReady reports whether a Ready pass proved the path for cr's current
@@ -51,5 +55,19 @@ func (r *Reconciler) stillReady(cr *hcplinkv1beta1.GCPPrivateServiceConnect) boo
 		return false
 	}
 	p := v.(readyProof)
-	return p.input == readyInput(cr) && r.now().Sub(p.at) < r.convergedFor()
+	return p.input == readyInput(cr) && r.now().Sub(p.at) < r.convergedFor() && reportStillReady(p.report, r.reportOf(cr))
+}
+
+// noteReport records in the Ready proof a report of the endpoint accepted
+// that came after the Ready pass (the operator's first report): a later
+// report of none then means the endpoint went, and is read at once.
+func (r *Reconciler) noteReport(cr *hcplinkv1beta1.GCPPrivateServiceConnect) {
+	v, ok := r.converged.Load(cr.UID)
+	if !ok {
+		return
+	}
+	if p := v.(readyProof); p.report != reportAccepted && r.reportOf(cr) == reportAccepted {
+		p.report = reportAccepted
+		r.converged.Store(cr.UID, p)
+	}
 }

@@ -40,6 +40,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -199,17 +200,22 @@ type ownedStatus struct {
 	NATSubnets            []string
 	ServiceAttachmentName string
 	ServiceAttachmentURI  string
+	// EndpointConnection is the cluster's endpoint's connection as the
+	// attachment reports it (endpoint_connection.go).
+	EndpointConnection *hcplinkv1beta1.GCPEndpointConnection
 }
 
 func ownedStatusOf(cr *hcplinkv1beta1.GCPPrivateServiceConnect) ownedStatus {
 	st := cr.Status
 	return ownedStatus{ForwardingRuleName: st.ForwardingRuleName, NATSubnets: slices.Clone(st.NATSubnets),
-		ServiceAttachmentName: st.ServiceAttachmentName, ServiceAttachmentURI: st.ServiceAttachmentURI}
+		ServiceAttachmentName: st.ServiceAttachmentName, ServiceAttachmentURI: st.ServiceAttachmentURI,
+		EndpointConnection: st.EndpointConnection.DeepCopy()}
 }
 
 func (s ownedStatus) equal(o ownedStatus) bool {
 	return s.ForwardingRuleName == o.ForwardingRuleName && slices.Equal(s.NATSubnets, o.NATSubnets) &&
-		s.ServiceAttachmentName == o.ServiceAttachmentName && s.ServiceAttachmentURI == o.ServiceAttachmentURI
+		s.ServiceAttachmentName == o.ServiceAttachmentName && s.ServiceAttachmentURI == o.ServiceAttachmentURI &&
+		equality.Semantic.DeepEqual(s.EndpointConnection, o.EndpointConnection)
 }
 
 // Reconcile publishes one GCPPrivateServiceConnect's router as a service
@@ -291,6 +297,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, s *scope) error {
 		"natSubnets":            nats,
 		"serviceAttachmentName": orNil(s.status.ServiceAttachmentName),
 		"serviceAttachmentURI":  orNil(s.status.ServiceAttachmentURI),
+		"endpointConnection":    connectionFields(s.status.EndpointConnection),
 	}
 	if err := kubepatch.Merge(ctx, r.Client, s.cr, true, map[string]any{"status": fields}); err != nil {
 		return fmt.Errorf("writing the service attachment status: %w", err)

@@ -121,6 +121,7 @@ func (r *Reconciler) ensureAttachment(ctx context.Context, s *scope) outcome.Out
 	if err != nil {
 		return outcome.FromError(err)
 	}
+	s.status.EndpointConnection = endpointConnection(sa, s.cr)
 	if sa == nil {
 		if s.status.ServiceAttachmentName != "" {
 			log.Info("the service attachment recorded in status no longer exists; creating it again", "serviceAttachment", name)
