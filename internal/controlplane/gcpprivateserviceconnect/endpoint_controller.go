@@ -92,6 +92,9 @@ type Reconciler struct {
 	// accepted (see reported.go): while the operator reports that
 	// connection ACCEPTED, drift passes do not read it.
 	accepted sync.Map // types.UID → acceptedEndpoint
+	// reportTrust is how long after a read the operator's report is
+	// taken instead (zero: defaultReportTrust); tests shorten it.
+	reportTrust time.Duration
 }
 
 type opKey struct {

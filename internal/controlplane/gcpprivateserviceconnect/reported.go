@@ -2,6 +2,7 @@ package gcpprivateserviceconnect
 
 import (
 	"strconv"
+	"time"
 
 	"google.golang.org/api/compute/v1"
 
@@ -19,13 +20,22 @@ import (
 // and the first pass of this process read it; a change of the report
 // wakes the controller (SetupWithManager), so an endpoint deleted or
 // rejected behind our back is repaired once the operator's listing shows
-// it.
+// it. The report stands in for a read for defaultReportTrust at most: were the
+// operator stopped, its last report would say ACCEPTED for ever, so the
+// endpoint is read again that long after the last read.
+
+// defaultReportTrust is how long after its last read of the endpoint this
+// process takes the operator's report instead of reading it: one read an
+// hour (1/12 of a call per 5-minute drift pass) bounds the repair of an
+// endpoint deleted while the operator is stopped.
+const defaultReportTrust = time.Hour
 
 // acceptedEndpoint is what a read of the endpoint proved: the connection
 // accepted, for this attachment, address and spec.
 type acceptedEndpoint struct {
 	rule, connectionID, attachmentURI, ip string
 	generation                            int64
+	readAt                                time.Time
 }
 
 // proveAccepted remembers rule, just read accepted, as cr's endpoint.
@@ -34,12 +44,13 @@ func (r *Reconciler) proveAccepted(cr *hcplinkv1beta1.GCPPrivateServiceConnect, 
 		return // nothing to match a report against
 	}
 	r.accepted.Store(cr.UID, acceptedEndpoint{rule: endpointRelativeName(cr), connectionID: strconv.FormatUint(rule.PscConnectionId, 10),
-		attachmentURI: cr.Status.ServiceAttachmentURI, ip: rule.IPAddress, generation: cr.Generation})
+		attachmentURI: cr.Status.ServiceAttachmentURI, ip: rule.IPAddress, generation: cr.Generation, readAt: r.now()})
 }
 
 // endpointReported reports whether the endpoint need not be read this
 // pass: it was read accepted for cr's current attachment, address and
-// spec, and the operator reports that same connection ACCEPTED.
+// spec less than trustReportFor ago, and the operator reports that same
+// connection ACCEPTED.
 func (r *Reconciler) endpointReported(cr *hcplinkv1beta1.GCPPrivateServiceConnect) bool {
 	v, ok := r.accepted.Load(cr.UID)
 	if !ok {
@@ -47,7 +58,7 @@ func (r *Reconciler) endpointReported(cr *hcplinkv1beta1.GCPPrivateServiceConnec
 	}
 	p := v.(acceptedEndpoint)
 	return p.attachmentURI == cr.Status.ServiceAttachmentURI && p.ip != "" && p.ip == cr.Status.EndpointIP &&
-		p.generation == cr.Generation && reportIs(cr.Status.EndpointConnection, p, gcpcloud.PSCAccepted)
+		p.generation == cr.Generation && r.now().Sub(p.readAt) < r.trustReportFor() && reportIs(cr.Status.EndpointConnection, p, gcpcloud.PSCAccepted)
 }
 
 // reportIs reports whether the operator's report names p's connection
@@ -86,4 +97,13 @@ func reportStillReady(atReady, now string) bool {
 // endpointRelativeName is cr's endpoint as the operator's report names it.
 func endpointRelativeName(cr *hcplinkv1beta1.GCPPrivateServiceConnect) string {
 	return gcpcloud.EndpointRelativeName(cr.Spec.Project, cr.Spec.Region, cr.Status.EndpointName)
+}
+
+// trustReportFor is how long a read of the endpoint lets the operator's
+// report stand in for the next reads.
+func (r *Reconciler) trustReportFor() time.Duration {
+	if r.reportTrust > 0 {
+		return r.reportTrust
+	}
+	return defaultReportTrust
 }

@@ -96,6 +96,42 @@ func TestDriftPassTrustsTheOperatorsReportOfTheEndpoint(t *testing.T) {
 	}
 }
 
+// The operator's report stands in for a read for a while at most (an
+// hour; 20 minutes here, so that the test stays within the credentials'
+// lifetime): were the operator stopped, its last ACCEPTED would stand for
+// ever, and an endpoint deleted meanwhile would never be read missing.
+// The first drift pass past it reads the rule, and the while starts over.
+func TestTheReportStandsInForAReadForAWhileOnly(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("trust-limit", hcplinkv1beta1.GCPEndpointAccessPrivate)
+	c.r.reportTrust = 20 * time.Minute
+	c.until("available", available)
+	c.report(reportOfRule(w.rule(gcpcloud.EndpointName(c.ownerHere()))))
+	c.reconcile()
+	lastRead, reads := w.clock.Now(), 0 // no later than the last read
+	for pass := 1; pass <= 8; pass++ {  // 46 minutes: two reads at least
+		_, ruleReads, _ := c.driftPass()
+		since := w.clock.Now().Sub(lastRead)
+		switch {
+		case ruleReads == 1:
+			reads++
+		case ruleReads > 1:
+			t.Fatalf("drift pass %d read the forwarding rule %d times", pass, ruleReads)
+		case since >= c.r.reportTrust+DefaultDriftInterval*115/100:
+			t.Fatalf("drift pass %d, %v after the last read, took the report; want a read %v after it at most", pass, since, c.r.reportTrust)
+		}
+		if ruleReads == 1 {
+			if since < c.r.reportTrust {
+				t.Fatalf("drift pass %d read the forwarding rule %v after the last read; the report stands in for %v", pass, since, c.r.reportTrust)
+			}
+			lastRead = w.clock.Now()
+		}
+	}
+	if reads < 2 {
+		t.Fatalf("%d reads of the forwarding rule in 8 drift passes (46 minutes); want one at least every %v", reads, c.r.reportTrust)
+	}
+}
+
 // A report the controller must not take for its endpoint's: another
 // connection ID (the endpoint made again by someone else under its name),
 // another project's forwarding rule, another status. Each drift pass
