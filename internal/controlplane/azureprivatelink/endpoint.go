@@ -121,6 +121,7 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 	}
 	cr.Status.PrivateEndpointIP = v.IP
 	r.prove(cr, stepEndpoint, cr.Status.PrivateLinkServiceAlias, "")
+	r.prove(cr, stepEndpointRead, cr.Status.PrivateLinkServiceAlias, "")
 	r.rejections.Delete(cr.UID)
 	return v, outcome.Continue()
 }
@@ -128,8 +129,9 @@ func (r *Reconciler) reconcileEndpoint(ctx context.Context, s *scope) (endpointV
 // endpointKnown reports whether the endpoint need not be read this pass:
 // no operation of it is in flight, and it was proved approved at its
 // address for the current alias, either within this convergence or before
-// while the management side, which lists the service's connections every
-// drift interval, reports its connection Approved.
+// (less than trustReportFor ago) while the management side, which lists
+// the service's connections every drift interval, reports its connection
+// Approved.
 func (r *Reconciler) endpointKnown(cr *hcplinkv1beta1.AzurePrivateLinkService) bool {
 	st, alias := cr.Status, cr.Status.PrivateLinkServiceAlias
 	if st.PrivateEndpointIP == "" || st.PrivateEndpointID == "" || r.token(cr, opEndpointCreate) != "" || r.token(cr, opEndpointDelete) != "" {
@@ -139,7 +141,7 @@ func (r *Reconciler) endpointKnown(cr *hcplinkv1beta1.AzurePrivateLinkService) b
 		return true
 	}
 	provedFor, ok := r.provenOnce(cr, stepEndpointApproved)
-	return ok && provedFor == alias && strings.EqualFold(st.PrivateEndpointConnectionState, connectionApproved)
+	return ok && provedFor == alias && strings.EqualFold(st.PrivateEndpointConnectionState, connectionApproved) && r.readRecently(cr, alias)
 }
 
 // CodeInvalidPrivateLinkServiceID is what ARM answers for a while after a

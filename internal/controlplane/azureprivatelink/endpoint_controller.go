@@ -75,6 +75,10 @@ type Reconciler struct {
 	tokens sync.Map // tokenKey → string
 	// proofs are what recent passes proved (see proven.go).
 	proofs sync.Map // proofKey → proof
+	// reportTrust is how long after a read of the endpoint the management
+	// side's report is taken instead (zero: defaultReportTrust); tests
+	// shorten it.
+	reportTrust time.Duration
 	// rejections pace the replacement of a rejected or disconnected
 	// endpoint, per CR (see endpoint.go).
 	rejections sync.Map // types.UID → rejection

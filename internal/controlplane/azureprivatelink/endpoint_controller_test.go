@@ -447,3 +447,39 @@ func (c *cluster) reportConnection(state string) {
 		c.w.t.Fatal(err)
 	}
 }
+
+// The management side's report of the connection stands in for a read of
+// the endpoint for a while at most (an hour; 20 minutes here): were the
+// operator stopped, its last Approved would stand for ever, and an
+// endpoint deleted meanwhile would never be read missing. The first drift
+// check past it reads the endpoint (3 calls instead of 2), and the while
+// starts over.
+func TestTheReportStandsInForAReadForAWhileOnly(t *testing.T) {
+	w := newWorld(t)
+	c := w.newCluster("trust", hcplinkv1beta1.AzureTopologyPrivate, w.cpoIdentity())
+	c.r.reportTrust = 20 * time.Minute
+	c.until("available", available)
+	c.driftCalls() // reads the endpoint
+	lastRead := w.clk.Now()
+	c.reportConnection("Approved")
+	reads := 0
+	for pass := 1; pass <= 12; pass++ { // 51 minutes: two reads at least
+		calls := c.driftCalls()
+		since := w.clk.Now().Sub(lastRead)
+		switch {
+		case calls == 3:
+			if since < c.r.reportTrust {
+				t.Fatalf("drift check %d read the endpoint %v after the last read; the report stands in for %v", pass, since, c.r.reportTrust)
+			}
+			reads++
+			lastRead = w.clk.Now()
+		case calls != 2:
+			t.Fatalf("drift check %d made %d calls; want 2 (the link, the records) or 3 (the endpoint too)", pass, calls)
+		case since >= c.r.reportTrust+DefaultDriftInterval:
+			t.Fatalf("drift check %d, %v after the last read, took the report; want a read %v after it at most", pass, since, c.r.reportTrust)
+		}
+	}
+	if reads < 2 {
+		t.Fatalf("%d reads of the endpoint in 12 drift checks; want one at least every %v", reads, c.r.reportTrust)
+	}
+}

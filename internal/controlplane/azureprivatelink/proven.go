@@ -26,6 +26,10 @@ const (
 	// for; drift checks trust it while the management side reports the
 	// connection Approved.
 	stepEndpointApproved = "endpoint-approved"
+	// stepEndpointRead: when the endpoint was last read. The management
+	// side's report stands in for a read for reportTrust at most: were the
+	// operator stopped, its last Approved would stand for ever.
+	stepEndpointRead = "endpoint-read"
 	stepLink             = "link"
 	// stepZoneCreated: this convergence created the zone, so it has no
 	// link to read yet.
@@ -42,6 +46,31 @@ const (
 	// nothing to ask Azure; the drift check comes at its time.
 	stepConverged = "converged"
 )
+
+// defaultReportTrust is how long after the last read of the endpoint the
+// management side's report of its connection is taken instead of reading
+// it: one read an hour (1/12 of a call per 5-minute drift pass) bounds the
+// repair of an endpoint deleted while the operator is stopped.
+const defaultReportTrust = time.Hour
+
+// trustReportFor is defaultReportTrust, or the test's.
+func (r *Reconciler) trustReportFor() time.Duration {
+	if r.reportTrust > 0 {
+		return r.reportTrust
+	}
+	return defaultReportTrust
+}
+
+// readRecently reports whether the endpoint was read for alias less than
+// trustReportFor ago.
+func (r *Reconciler) readRecently(cr *hcplinkv1beta1.AzurePrivateLinkService, alias string) bool {
+	v, ok := r.proofs.Load(proofKey{cr.UID, stepEndpointRead})
+	if !ok {
+		return false
+	}
+	p := v.(proof)
+	return p.input == alias && r.now().Sub(p.at) < r.trustReportFor()
+}
 
 // convergedFor is how long a Ready pass's proof spares later passes their
 // cloud reads: less than the shortest jittered drift interval (-15 %), so
