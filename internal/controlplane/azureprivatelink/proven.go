@@ -30,7 +30,7 @@ const (
 	// side's report stands in for a read for reportTrust at most: were the
 	// operator stopped, its last Approved would stand for ever.
 	stepEndpointRead = "endpoint-read"
-	stepLink             = "link"
+	stepLink         = "link"
 	// stepZoneCreated: this convergence created the zone, so it has no
 	// link to read yet.
 	stepZoneCreated = "zone-created"
