@@ -78,6 +78,11 @@ const (
 	jobTokenExchange  = "web-identity token exchange"
 	jobCPOSweep       = "sweep (control-plane operator)"
 	jobOperatorSweep  = "sweep (operator)"
+	// jobEndpointReread is the control-plane operator's read of its
+	// endpoint once the management operator's report of it has stood in
+	// for reads for intervals.EndpointReportTrust (Azure, GCP): hourly,
+	// longer than any quiet window, so modelled.
+	jobEndpointReread = "endpoint read past the operator's report (control-plane operator)"
 )
 
 const (

@@ -22,7 +22,7 @@ const (
 	entraTokenLifetime = time.Hour
 )
 
-const azureSteadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window (every ARM call there is a drift check's), Entra ID tokens modelled at one per identity per token lifetime (cloudsim counts ARM calls, not token requests); the credentials checks ask azidentity for a token it holds, no call"
+const azureSteadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window (every ARM call there is a drift check's), Entra ID tokens modelled at one per identity per token lifetime (cloudsim counts ARM calls, not token requests), the endpoint's hourly read past the operator's report at one per control-plane operator; the credentials checks ask azidentity for a token it holds, no call"
 
 // azureAccounting counts as ARM throttles: per subscription, principal and
 // kind (reads, writes, deletes), plus each subscription's global buckets.
@@ -31,7 +31,8 @@ func azureAccounting(limits sim.ServiceLimits, delays azure.Delays, management s
 		management: management,
 		jobs:       func(in SteadyInput) []Job { return azureSteadyState(in, management) },
 		jobOf:      func(account, _ string) string { return azureJobOf(account, management) },
-		modelled:   map[string]string{jobEntraToken: "Entra ID token requests (modelled)"},
+		modelled: map[string]string{jobEntraToken: "Entra ID token requests (modelled)",
+			jobEndpointReread: "Microsoft.Network:privateEndpoints/read (modelled)"},
 		buckets: func(all, _ Snapshot, byPrincipal PrincipalSnapshot, _ int) []Bucket {
 			return armBuckets(all, byPrincipal, limits)
 		},
@@ -79,6 +80,8 @@ func azureSteadyState(in SteadyInput, management string) []Job {
 			Source: "none: the check asks azidentity for a token it already holds"},
 		{Job: jobEntraToken, Period: entraTokenLifetime.String(), CallsPerRun: 1 + 1/n, RunsPerHour: runsPerHour(entraTokenLifetime),
 			Source: "modelled (one token per control-plane operator, and the operator's shared by the clusters)"},
+		{Job: jobEndpointReread, Period: intervals.EndpointReportTrust.String(), CallsPerRun: 1, RunsPerHour: runsPerHour(intervals.EndpointReportTrust),
+			Source: "modelled (one endpoint read per control-plane operator per period)"},
 	}
 	for i := range jobs {
 		jobs[i].PerClusterHour = jobs[i].CallsPerRun * jobs[i].RunsPerHour

@@ -39,7 +39,7 @@ const (
 	quotaWindow = time.Minute
 )
 
-const gcpSteadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window (every Compute Engine and Cloud DNS call there is a drift check's: the management project's the operator's, the others' the control-plane operators'), tokens modelled at one STS exchange and one impersonation per control-plane operator and one OAuth 2.0 token for the operator (shared by the clusters) per token lifetime; the credentials checks ask the credentials library for a token it holds, no call"
+const gcpSteadyAccounting = "each periodic job at its production period: Σ jobs (calls per run per cluster × runs per hour); drift observed in the quiet window (every Compute Engine and Cloud DNS call there is a drift check's: the management project's the operator's, the others' the control-plane operators'), tokens modelled at one STS exchange and one impersonation per control-plane operator and one OAuth 2.0 token for the operator (shared by the clusters) per token lifetime; the endpoint's hourly read past the operator's report modelled at one per control-plane operator; the credentials checks ask the credentials library for a token it holds, no call"
 
 // gcpAccounting counts as Google's rate quotas: Compute Engine's per
 // project and per-minute window, reads and writes apart.
@@ -52,6 +52,7 @@ func gcpAccounting(quotas map[string]sim.ServiceLimits, delays gcp.Delays, manag
 			jobGCPExchange:      gcpSTSExchange + " (modelled)",
 			jobGCPImpersonation: gcpImpersonation + " (modelled)",
 			jobGCPOperatorToken: gcpOAuthToken + " (modelled)",
+			jobEndpointReread:   "compute.googleapis.com:forwardingRules.get (modelled)",
 		},
 		buckets: func(all, _ Snapshot, _ PrincipalSnapshot, _ int) []Bucket {
 			return gcpQuotaWindows(all, quotas)
@@ -111,6 +112,8 @@ func gcpSteadyState(in SteadyInput, management string) []Job {
 		{Job: jobGCPImpersonation, Period: googleTokenLifetime.String(), CallsPerRun: 1, RunsPerHour: runsPerHour(googleTokenLifetime), Source: tokens},
 		{Job: jobGCPOperatorToken, Period: googleTokenLifetime.String(), CallsPerRun: 1 / n, RunsPerHour: runsPerHour(googleTokenLifetime),
 			Source: tokens + ", one for the management cluster"},
+		{Job: jobEndpointReread, Period: intervals.EndpointReportTrust.String(), CallsPerRun: 1, RunsPerHour: runsPerHour(intervals.EndpointReportTrust),
+			Source: "modelled (one forwarding-rule read per control-plane operator per period)"},
 	}
 	for i := range jobs {
 		jobs[i].PerClusterHour = jobs[i].CallsPerRun * jobs[i].RunsPerHour

@@ -70,9 +70,13 @@ func TestGCPSteadyStateCountsDriftAtItsPeriodAndModelsTokens(t *testing.T) {
 	if !near(byJob[jobCPOCredentials].PerClusterHour, 0) || !near(byJob[jobOperatorCreds].PerClusterHour, 0) {
 		t.Errorf("credentials checks cost calls: %+v %+v", byJob[jobCPOCredentials], byJob[jobOperatorCreds])
 	}
+	// The endpoint read once an hour past the operator's report.
+	if j := byJob[jobEndpointReread]; !near(j.PerClusterHour, 1) {
+		t.Errorf("endpoint re-read = %+v, want 1 per cluster-hour", j)
+	}
 	total := totalPerClusterHour(jobs)
-	if !near(total, 41.25) {
-		t.Errorf("total = %v, want 41.25", total)
+	if !near(total, 42.25) {
+		t.Errorf("total = %v, want 42.25", total)
 	}
 	acct := gcpAccounting(gcp.DefaultQuotas(), gcp.FastDelays(), gcpMgmt)
 	rows := spreadOverOperations(in, jobs, acct.jobOf, acct.modelled)

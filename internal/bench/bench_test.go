@@ -321,16 +321,20 @@ func TestAzureJobsCountDriftAtItsPeriodAndModelTokens(t *testing.T) {
 	if !near(byJob[jobCPOCredentials].PerClusterHour, 0) || !near(byJob[jobOperatorCreds].PerClusterHour, 0) {
 		t.Errorf("credentials checks cost calls: %+v %+v", byJob[jobCPOCredentials], byJob[jobOperatorCreds])
 	}
-	if got := totalPerClusterHour(jobs); !near(got, 49.25) {
-		t.Errorf("total = %v, want 49.25", got)
+	// The endpoint read once an hour past the operator's report.
+	if j := byJob[jobEndpointReread]; !near(j.PerClusterHour, 1) {
+		t.Errorf("endpoint re-read = %+v, want 1 per cluster-hour", j)
 	}
-	rows := spreadOverOperations(in, jobs, func(a, _ string) string { return azureJobOf(a, mgmt) }, map[string]string{jobEntraToken: "tokens"})
+	if got := totalPerClusterHour(jobs); !near(got, 50.25) {
+		t.Errorf("total = %v, want 50.25", got)
+	}
+	rows := spreadOverOperations(in, jobs, func(a, _ string) string { return azureJobOf(a, mgmt) }, map[string]string{jobEntraToken: "tokens", jobEndpointReread: "endpoint re-read"})
 	var sum float64
 	for _, r := range rows {
 		sum += r.Calls
 	}
-	if !near(sum, 49.25) {
-		t.Errorf("by-operation rows sum to %v, not the jobs' 49.25: %+v", sum, rows)
+	if !near(sum, 50.25) {
+		t.Errorf("by-operation rows sum to %v, not the jobs' 50.25: %+v", sum, rows)
 	}
 }
 
@@ -484,9 +488,10 @@ func TestAzureReportHasTheSameKeysAndLeavesOutTheStandIn(t *testing.T) {
 	if v, _ := az["createCallsPerClusterWithLoadBalancer"].(float64); !near(v, 3) {
 		t.Errorf("createCallsPerClusterWithLoadBalancer = %v, want 3", az["createCallsPerClusterWithLoadBalancer"])
 	}
-	// drift 8 ÷ 2 clusters ÷ 4 runs × 12/h, plus the modelled tokens (1 + ½ per hour).
-	if v, _ := az["steadyCallsPerClusterHour"].(float64); !near(v, 1*12+1.5) {
-		t.Errorf("steadyCallsPerClusterHour = %v, want 13.5", az["steadyCallsPerClusterHour"])
+	// drift 8 ÷ 2 clusters ÷ 4 runs × 12/h, plus the modelled tokens (1 + ½
+	// per hour) and the endpoint's hourly read past the operator's report.
+	if v, _ := az["steadyCallsPerClusterHour"].(float64); !near(v, 1*12+1.5+1) {
+		t.Errorf("steadyCallsPerClusterHour = %v, want 14.5", az["steadyCallsPerClusterHour"])
 	}
 	if v, _ := az["steadyCallsPerClusterPerPass"].(float64); !near(v, 1) {
 		t.Errorf("steadyCallsPerClusterPerPass = %v, want 1 (8 reads in 4 passes of 2 clusters)", az["steadyCallsPerClusterPerPass"])

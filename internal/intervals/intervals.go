@@ -38,3 +38,12 @@ const (
 	// or expired ones.
 	OperatorCredentialsRecheck = 30 * time.Minute
 )
+
+// EndpointReportTrust is how long after its own last read of its endpoint
+// a control-plane operator takes the management operator's report of the
+// endpoint's connection (listed with the fleet's services every drift
+// check) instead of reading the endpoint, on Azure and GCP: were the
+// operator stopped, its last report would stand for ever, so the endpoint
+// is read at least this often — one read an hour, 1/12 of a call per
+// 5-minute drift check.
+const EndpointReportTrust = time.Hour

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
+	"github.com/hcplink/hcplink/internal/intervals"
 )
 
 // Proofs: what the passes of one convergence already proved (the endpoint
@@ -48,10 +49,8 @@ const (
 )
 
 // defaultReportTrust is how long after the last read of the endpoint the
-// management side's report of its connection is taken instead of reading
-// it: one read an hour (1/12 of a call per 5-minute drift pass) bounds the
-// repair of an endpoint deleted while the operator is stopped.
-const defaultReportTrust = time.Hour
+// operator's report is taken instead (intervals.EndpointReportTrust).
+const defaultReportTrust = intervals.EndpointReportTrust
 
 // trustReportFor is defaultReportTrust, or the test's.
 func (r *Reconciler) trustReportFor() time.Duration {

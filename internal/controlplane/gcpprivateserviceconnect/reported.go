@@ -8,6 +8,7 @@ import (
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	gcpcloud "github.com/hcplink/hcplink/internal/cloud/gcp"
+	"github.com/hcplink/hcplink/internal/intervals"
 )
 
 // The operator reads the fleet's service attachments once per drift
@@ -24,11 +25,9 @@ import (
 // operator stopped, its last report would say ACCEPTED for ever, so the
 // endpoint is read again that long after the last read.
 
-// defaultReportTrust is how long after its last read of the endpoint this
-// process takes the operator's report instead of reading it: one read an
-// hour (1/12 of a call per 5-minute drift pass) bounds the repair of an
-// endpoint deleted while the operator is stopped.
-const defaultReportTrust = time.Hour
+// defaultReportTrust is how long after the last read of the endpoint the
+// operator's report is taken instead (intervals.EndpointReportTrust).
+const defaultReportTrust = intervals.EndpointReportTrust
 
 // acceptedEndpoint is what a read of the endpoint proved: the connection
 // accepted, for this attachment, address and spec.
