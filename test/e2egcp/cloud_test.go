@@ -46,13 +46,21 @@ type resource struct {
 func (r resource) String() string { return r.kind + " " + r.project + "/" + r.name }
 
 // customerProjects are the customer projects scenarios made for
-// themselves (AddGCPCustomer), beside devenv's; leftovers lists theirs too.
+// themselves (AddGCPCustomer), beside devenv's; allProjects lists them.
 var customerProjects sync.Map // project ID → struct{}
 
-// leftovers lists what is in the management project and every customer
-// project besides devenv's fixtures (networks and subnetworks):
-// forwarding rules, service attachments, addresses and private zones.
-func leftovers(ctx context.Context) ([]resource, error) {
+// allProjects are the management project and every customer project.
+func allProjects() []string {
+	projects := []string{devenv.GCPManagementProject, devenv.GCPCustomerProject}
+	customerProjects.Range(func(p, _ any) bool { projects = append(projects, p.(string)); return true })
+	return projects
+}
+
+// leftovers lists what is in the projects besides devenv's fixtures
+// (networks and subnetworks): forwarding rules, service attachments,
+// addresses and private zones. A scenario reads only its own projects:
+// these reads count in cloudsim's counters and rate quotas.
+func leftovers(ctx context.Context, projects ...string) ([]resource, error) {
 	c, err := computeClient(ctx)
 	if err != nil {
 		return nil, err
@@ -62,8 +70,6 @@ func leftovers(ctx context.Context) ([]resource, error) {
 		return nil, err
 	}
 	var out []resource
-	projects := []string{devenv.GCPManagementProject, devenv.GCPCustomerProject}
-	customerProjects.Range(func(p, _ any) bool { projects = append(projects, p.(string)); return true })
 	for _, project := range projects {
 		if err := c.ForwardingRules.List(project, devenv.GCPRegion).Pages(ctx, func(l *compute.ForwardingRuleList) error {
 			for _, r := range l.Items {

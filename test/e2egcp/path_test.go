@@ -241,9 +241,10 @@ func (c *cluster) checkExternalNames(ctx context.Context, private bool) error {
 }
 
 // deleteAndCheckNothingLeft deletes the cluster and checks that neither
-// project holds anything of it: what is named for its infra ID, its zone,
-// the router's forwarding rule. (Scenarios run in parallel; TestMain
-// checks that nothing at all is left at the end.)
+// the management project nor the cluster's holds anything of it: what is
+// named for its infra ID, its zone, the router's forwarding rule.
+// (Scenarios run in parallel; TestMain checks that nothing at all is left
+// at the end.)
 func (c *cluster) deleteAndCheckNothingLeft(t *testing.T) {
 	t.Helper()
 	c.deleteAndCheckNothingLeftBut(t)
@@ -258,7 +259,7 @@ func (c *cluster) deleteAndCheckNothingLeftBut(t *testing.T, others ...string) {
 	// The router's forwarding rule goes with the control-plane namespace,
 	// which ends after the HostedCluster.
 	suite.Eventually(t, e2eutil.ShortWait, "nothing of "+c.Name+" left in the cloud", func(ctx context.Context) error {
-		left, err := leftovers(ctx)
+		left, err := leftovers(ctx, devenv.GCPManagementProject, c.fixture.Project)
 		if err != nil {
 			return err
 		}

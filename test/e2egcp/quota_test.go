@@ -13,6 +13,7 @@ import (
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 	"github.com/hcplink/hcplink/internal/cloudsim/cloudsimtest"
 	simgcp "github.com/hcplink/hcplink/internal/cloudsim/gcp"
+	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
 	"github.com/hcplink/hcplink/internal/outcome"
 	"github.com/hcplink/hcplink/test/e2eutil"
@@ -50,13 +51,37 @@ func (c computeCalls) String() string {
 
 // computeCallsOf reads cloudsim's counters of the project.
 func computeCallsOf(project string) computeCalls {
+	return sumCompute(computeCalls{}, env.Cloud.Counters.Snapshot()[project])
+}
+
+// computeCallsBy reads cloudsim's counters of the clusters' control-plane
+// operators (each its own service account): when they equal the
+// project's, nobody else's calls are in a measurement.
+func computeCallsBy(clusters ...*cluster) computeCalls {
+	byPrincipal := env.Cloud.GCP.PrincipalCalls()
 	var out computeCalls
-	for op, n := range env.Cloud.Counters.Snapshot()[project] {
+	for _, c := range clusters {
+		out = sumCompute(out, byPrincipal["serviceAccount:"+c.fixture.ControlPlaneOperatorServiceAccount])
+	}
+	return out
+}
+
+func sumCompute(out computeCalls, byOperation map[string]sim.CallCount) computeCalls {
+	for op, n := range byOperation {
 		if strings.HasPrefix(op, "compute.googleapis.com:") {
 			out.total, out.writes, out.refused = out.total+n.Total, out.writes+n.Mutating, out.refused+n.Throttled
 		}
 	}
 	return out
+}
+
+// checkOnlyClusters fails the measurement if the project's calls are not
+// all the clusters' own (another scenario or a check read the project).
+func checkOnlyClusters(t *testing.T, project, clusters computeCalls) {
+	t.Helper()
+	if project != clusters {
+		t.Errorf("the project had %v, its clusters' control-plane operators %v: other calls are in the measurement", project, clusters)
+	}
 }
 
 // Several clusters created at once in a project whose Compute Engine rate
@@ -101,13 +126,14 @@ func TestRateQuotaUnderLoadConverges(t *testing.T) {
 	for i := range clusters {
 		clusters[i] = prepareClusterIn(t, customer, fmt.Sprintf("quota-%d", i))
 	}
-	before, start := computeCallsOf(quotaProject), time.Now()
+	before, beforeByClusters, start := computeCallsOf(quotaProject), computeCallsBy(clusters...), time.Now()
 	for _, c := range clusters {
 		c.create(t, hcplinkv1beta1.GCPEndpointAccessPrivate)
 	}
 	watch := watchUnderQuota(t, clusters)
 	end := time.Now()
 	loaded := computeCallsOf(quotaProject).minus(before)
+	checkOnlyClusters(t, loaded, computeCallsBy(clusters...).minus(beforeByClusters))
 	elapsed := end.Sub(start)
 	windows := int(end.Truncate(time.Minute).Sub(start.Truncate(time.Minute))/time.Minute) + 1
 	t.Logf("%d clusters Available %v after their creation, over %d of the quota's minutes: %v", quotaClusters, elapsed.Round(time.Second), windows, loaded)
@@ -173,8 +199,9 @@ func quotaBaseline(t *testing.T, customer devenv.GCPCustomerNetwork) (create, dr
 	before := computeCallsOf(quotaProject)
 	c.create(t, hcplinkv1beta1.GCPEndpointAccessPrivate)
 	c.waitAvailable(t)
-	available := computeCallsOf(quotaProject)
+	available, availableByCluster := computeCallsOf(quotaProject), computeCallsBy(c)
 	create = available.minus(before)
+	checkOnlyClusters(t, create, availableByCluster)
 	// One drift check: the longest jittered interval and the pass itself.
 	since := time.Now()
 	suite.Eventually(t, oneDriftCheck+e2eutil.ShortWait, "one drift check of the baseline cluster", func(context.Context) error {
@@ -184,6 +211,7 @@ func quotaBaseline(t *testing.T, customer devenv.GCPCustomerNetwork) (create, dr
 		return nil
 	})
 	drift = computeCallsOf(quotaProject).minus(available)
+	checkOnlyClusters(t, drift, computeCallsBy(c).minus(availableByCluster))
 	c.waitPath(t, c.fixture.Subnet)
 	c.deleteAndCheckNothingLeft(t)
 	return create, drift
