@@ -159,9 +159,10 @@ func TestRateQuotaUnderLoadConverges(t *testing.T) {
 	// was; and for every refused call, a pass that stopped there and is
 	// done again (at most callsPerPass calls). Refused calls themselves
 	// are bounded by the outcome policy: a refused pass stops at its
-	// refusal and the next comes DefaultPolicy.Throttled.Base later at the
-	// soonest, so a cluster is refused at most a minute / Base times per
-	// minute.
+	// refusal, and the next look comes Throttled's first delay (Base) or
+	// more later, or, for a quota of per-minute windows, in the next
+	// minute; either way a cluster is refused at most a minute / Base
+	// times a minute.
 	refusedBound := int64(quotaClusters * windows * int(time.Minute/outcome.DefaultPolicy.Throttled.Base))
 	// The shortest drift interval: Jitter spreads it over ±15 %.
 	driftChecks := watch.driftChecks(end, driftInterval*85/100)
@@ -172,7 +173,7 @@ func TestRateQuotaUnderLoadConverges(t *testing.T) {
 		t.Errorf("%v for %d clusters, more than the work bounds (%d): the control-plane operators call more than the quota's refusals justify", loaded, quotaClusters, bound)
 	}
 	if loaded.refused > refusedBound {
-		t.Errorf("%d refused calls over %d minutes for %d clusters, more than the outcome policy allows (%d): a pass retries sooner than Throttled's first delay", loaded.refused, windows, quotaClusters, refusedBound)
+		t.Errorf("%d refused calls over %d minutes for %d clusters, more than the outcome policy allows (%d): a refused pass is tried again too soon", loaded.refused, windows, quotaClusters, refusedBound)
 	}
 
 	// The path of each, read back once the quota is lifted (the reads
@@ -182,6 +183,12 @@ func TestRateQuotaUnderLoadConverges(t *testing.T) {
 	for _, c := range clusters {
 		c.waitPath(t, c.fixture.Subnet)
 		c.checkNoDuplicates(t, map[string]int{"serviceAttachments": 1})
+	}
+	for _, c := range clusters { // all at once, then each checked
+		hc := &hcplinkv1beta1.HostedCluster{ObjectMeta: metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name}}
+		if err := env.Client.Delete(ctx, hc); err != nil {
+			t.Fatalf("deleting HostedCluster %s: %v", c.Name, err)
+		}
 	}
 	for _, c := range clusters {
 		c.deleteAndCheckNothingLeft(t)
