@@ -15,7 +15,6 @@ import (
 	simgcp "github.com/hcplink/hcplink/internal/cloudsim/gcp"
 	"github.com/hcplink/hcplink/internal/cloudsim/sim"
 	"github.com/hcplink/hcplink/internal/devenv"
-	"github.com/hcplink/hcplink/internal/outcome"
 	"github.com/hcplink/hcplink/test/e2eutil"
 )
 
@@ -159,11 +158,10 @@ func TestRateQuotaUnderLoadConverges(t *testing.T) {
 	// was; and for every refused call, a pass that stopped there and is
 	// done again (at most callsPerPass calls). Refused calls themselves
 	// are bounded by the outcome policy: a refused pass stops at its
-	// refusal, and the next look comes Throttled's first delay (Base) or
-	// more later, or, for a quota of per-minute windows, in the next
-	// minute; either way a cluster is refused at most a minute / Base
-	// times a minute.
-	refusedBound := int64(quotaClusters * windows * int(time.Minute/outcome.DefaultPolicy.Throttled.Base))
+	// refusal, and a refusal by a quota of per-minute windows is looked at
+	// again only once the next minute has started (outcome.UntilRefill),
+	// so a cluster is refused at most once in each of the quota's minutes.
+	refusedBound := int64(quotaClusters * windows)
 	// The shortest drift interval: Jitter spreads it over ±15 %.
 	driftChecks := watch.driftChecks(end, driftInterval*85/100)
 	bound := quotaClusters*perCluster.total + driftChecks*perDrift.total + loaded.refused*callsPerPass
@@ -173,7 +171,7 @@ func TestRateQuotaUnderLoadConverges(t *testing.T) {
 		t.Errorf("%v for %d clusters, more than the work bounds (%d): the control-plane operators call more than the quota's refusals justify", loaded, quotaClusters, bound)
 	}
 	if loaded.refused > refusedBound {
-		t.Errorf("%d refused calls over %d minutes for %d clusters, more than the outcome policy allows (%d): a refused pass is tried again too soon", loaded.refused, windows, quotaClusters, refusedBound)
+		t.Errorf("%d refused calls over %d minutes for %d clusters, more than the outcome policy allows (%d): a refused pass is tried again before the quota's next minute", loaded.refused, windows, quotaClusters, refusedBound)
 	}
 
 	// The path of each, read back once the quota is lifted (the reads
