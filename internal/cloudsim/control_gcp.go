@@ -1,6 +1,7 @@
 package cloudsim
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/hcplink/hcplink/internal/cloudsim/gcp"
@@ -18,6 +19,11 @@ import (
 //	GET  /_cloudsim/gcp/limits            Private Service Connect limits (gcp.Limits; 0 is not enforced)
 //	PUT  /_cloudsim/gcp/limits            replace them
 //	POST /_cloudsim/gcp/projects          {"projectId", "projectNumber"?} → the project
+//	GET  /_cloudsim/gcp/quotas            every project's rate quota overrides ([gcp.ProjectQuotaOverride])
+//	PUT  /_cloudsim/gcp/projects/{project}/quotas
+//	                                      replace the project's overrides ([gcp.QuotaOverride]: {"service"?,
+//	                                      "group"?, "perMinute"}); its calls get these figures, other projects keep theirs
+//	DELETE /_cloudsim/gcp/projects/{project}/quotas  drop them: the project follows the fault configuration again
 //	POST /_cloudsim/gcp/bindings          {"projectId", "role", "member", "condition"?}: grant on the project
 //	POST /_cloudsim/gcp/roles             {"projectId", "roleId", "includedPermissions"} → the custom role
 //	POST /_cloudsim/gcp/serviceAccounts   {"projectId", "name", "displayName"?, "bindings"?: [{"role", "member"}]}
@@ -63,6 +69,18 @@ func (s *Server) registerGCPControl(mux *http.ServeMux) {
 			return
 		}
 		writeJSON(w, p)
+	})
+	mux.HandleFunc("GET /_cloudsim/gcp/quotas", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.GCP.QuotaOverrides()) })
+	mux.HandleFunc("PUT /_cloudsim/gcp/projects/{project}/quotas", func(w http.ResponseWriter, r *http.Request) {
+		var overrides []gcp.QuotaOverride
+		if err := decodeStrict(r, &overrides); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.setGCPQuotaOverrides(w, r.PathValue("project"), overrides)
+	})
+	mux.HandleFunc("DELETE /_cloudsim/gcp/projects/{project}/quotas", func(w http.ResponseWriter, r *http.Request) {
+		s.setGCPQuotaOverrides(w, r.PathValue("project"), nil)
 	})
 	mux.HandleFunc("POST /_cloudsim/gcp/bindings", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
@@ -135,6 +153,23 @@ func (s *Server) registerGCPControl(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("GET /_cloudsim/gcp/evaluations", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.GCP.AllEvaluations()) })
 	mux.HandleFunc("GET /_cloudsim/gcp/calls", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.GCP.PrincipalCalls()) })
+}
+
+// setGCPQuotaOverrides answers with the project's overrides in force, 404
+// for a project cloudsim does not have, 400 for an override it cannot apply.
+func (s *Server) setGCPQuotaOverrides(w http.ResponseWriter, project string, overrides []gcp.QuotaOverride) {
+	if err := s.GCP.SetQuotaOverrides(project, overrides); err != nil {
+		status := http.StatusBadRequest
+		if errors.Is(err, gcp.ErrNoProject) {
+			status = http.StatusNotFound
+		}
+		http.Error(w, err.Error(), status)
+		return
+	}
+	if overrides == nil {
+		overrides = []gcp.QuotaOverride{}
+	}
+	writeJSON(w, overrides)
 }
 
 func (s *Server) controlAddGCPServiceAccount(w http.ResponseWriter, r *http.Request) {

@@ -78,8 +78,27 @@ type GCPClusterFixture struct {
 // from the Deployment the operator renders from those fields. It is
 // idempotent.
 func (e *Env) PrepareGCPCluster(ctx context.Context, namespace, name, infraID string) (GCPClusterFixture, error) {
+	return e.PrepareGCPClusterIn(ctx, e.GCPCustomer, namespace, name, infraID)
+}
+
+// PrepareGCPClusterIn is PrepareGCPCluster in another customer's project,
+// one AddGCPCustomer made.
+func (e *Env) PrepareGCPClusterIn(ctx context.Context, customer GCPCustomerNetwork, namespace, name, infraID string) (GCPClusterFixture, error) {
 	if e.gcp == nil {
 		return GCPClusterFixture{}, fmt.Errorf("devenv runs %s, not GCP: start it with Platform: PlatformGCP", e.Platform)
 	}
-	return e.gcp.prepareCluster(ctx, namespace, name, infraID)
+	return e.gcp.prepareCluster(ctx, customer, namespace, name, infraID)
+}
+
+// AddGCPCustomer registers another customer's project (project ID and
+// number) with what devenv's customer project has: the network with the
+// workers' subnetworks and the workload identity pool provider trusting
+// the management cluster's issuer. A test whose clusters must not share
+// the customer project with the others' (its own rate quotas, its own
+// counters) makes one.
+func (e *Env) AddGCPCustomer(ctx context.Context, project, number string) (GCPCustomerNetwork, error) {
+	if e.gcp == nil {
+		return GCPCustomerNetwork{}, fmt.Errorf("devenv runs %s, not GCP: start it with Platform: PlatformGCP", e.Platform)
+	}
+	return e.gcp.addCustomer(ctx, project, number)
 }

@@ -42,7 +42,8 @@ type gcpEnv struct {
 	cloudURL string
 	admin    *compute.Service
 	signer   *sim.Signer
-	customer GCPCustomerNetwork
+	// customers are the customer projects' networks, by project ID.
+	customers map[string]GCPCustomerNetwork
 
 	// operatorEmail is the management operator's service account and
 	// operatorKeyFile the path of its key file.
@@ -70,7 +71,8 @@ func newGCPEnv(ctx context.Context, server *cloudsim.Server) (*gcpEnv, error) {
 			return nil, fmt.Errorf("registering project %s: %w", p[0], err)
 		}
 	}
-	g := &gcpEnv{server: server, cloudURL: server.URL(), signer: sim.NewSigner(), clusters: map[string]GCPClusterFixture{}}
+	g := &gcpEnv{server: server, cloudURL: server.URL(), signer: sim.NewSigner(), clusters: map[string]GCPClusterFixture{},
+		customers: map[string]GCPCustomerNetwork{}}
 	server.GCP.SetIssuerKeys(gcpIssuer, g.signer.JWKS())
 	var err error
 	g.admin, err = compute.NewService(ctx, option.WithEndpoint(g.computeEndpoint()), option.WithTokenSource(gcpAdminTokens()))
@@ -115,37 +117,61 @@ func (g *gcpEnv) managementOperator(ctx context.Context, workDir string) error {
 
 // customerTrust makes, as create iam gcp does with a project's first
 // cluster, the customer project's pool and its provider trusting the
-// management cluster's issuer: at start, with cloudsim's fast delays, so
-// that no cluster waits on the pool's operations (the bench prepares its
-// clusters under its own delays).
-func (g *gcpEnv) customerTrust(ctx context.Context) error {
-	_, err := gcpiam.Trust(ctx, g.iam, io.Discard, gcpiam.Options{ProjectID: GCPCustomerProject, IssuerURL: gcpIssuer,
+// management cluster's issuer: before any cluster of the project, with
+// cloudsim's fast delays, so that no cluster waits on the pool's
+// operations (the bench prepares its clusters under its own delays).
+func (g *gcpEnv) customerTrust(ctx context.Context, project string) error {
+	_, err := gcpiam.Trust(ctx, g.iam, io.Discard, gcpiam.Options{ProjectID: project, IssuerURL: gcpIssuer,
 		Pool: gcpPool, Provider: gcpPoolProvider})
 	if err != nil {
-		return fmt.Errorf("making the customer's workload identity pool provider: %w", err)
+		return fmt.Errorf("making the workload identity pool provider of %s: %w", project, err)
 	}
 	return nil
 }
 
-// prepareCluster makes the cluster's control-plane operator identity as a
-// user would, with hcplink create iam gcp over cloudsim's IAM API (the
-// pool and provider, made at start, are found): the control-plane
-// operator's custom role, and the service account
-// cpo-<infraID> holding it, which only the cluster's control-plane-operator
-// ServiceAccount may impersonate.
-func (g *gcpEnv) prepareCluster(ctx context.Context, namespace, name, infraID string) (GCPClusterFixture, error) {
+// addCustomer registers a customer's project and makes in it what
+// devenv's customer project has: the network with the workers'
+// subnetworks, and the pool provider trusting the management cluster's
+// issuer.
+func (g *gcpEnv) addCustomer(ctx context.Context, project, number string) (GCPCustomerNetwork, error) {
+	if _, err := g.server.GCP.AddProject(project, number); err != nil {
+		return GCPCustomerNetwork{}, fmt.Errorf("registering project %s: %w", project, err)
+	}
+	c, err := seedGCPCustomerNetwork(ctx, g.admin, project, number)
+	if err != nil {
+		return c, err
+	}
+	if err := g.customerTrust(ctx, project); err != nil {
+		return c, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.customers[project] = c
+	return c, nil
+}
+
+// prepareCluster makes the cluster's control-plane operator identity in
+// the customer's project as a user would, with hcplink create iam gcp
+// over cloudsim's IAM API (the pool and provider, made with the project,
+// are found): the control-plane operator's custom role, and the service
+// account cpo-<infraID> holding it, which only the cluster's
+// control-plane-operator ServiceAccount may impersonate.
+func (g *gcpEnv) prepareCluster(ctx context.Context, customer GCPCustomerNetwork, namespace, name, infraID string) (GCPClusterFixture, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if f, ok := g.clusters[namespace+"/"+name]; ok {
 		return f, nil
 	}
+	if _, ok := g.customers[customer.Project]; !ok {
+		return GCPClusterFixture{}, fmt.Errorf("project %s is not one of devenv's customer projects", customer.Project)
+	}
 	out, err := gcpiam.Create(ctx, g.iam, io.Discard, gcpiam.Options{InfraID: infraID, Namespace: namespace, Name: name,
-		IssuerURL: gcpIssuer, ProjectID: GCPCustomerProject, Pool: gcpPool, Provider: gcpPoolProvider})
+		IssuerURL: gcpIssuer, ProjectID: customer.Project, Pool: gcpPool, Provider: gcpPoolProvider})
 	if err != nil {
 		return GCPClusterFixture{}, fmt.Errorf("making the control-plane operator's identity: %w", err)
 	}
-	f := GCPClusterFixture{Project: GCPCustomerProject, Region: GCPRegion, Network: g.customer.Network,
-		Subnet: g.customer.Subnets[0], SecondSubnet: g.customer.Subnets[1], PoolProvider: out.PoolProvider,
+	f := GCPClusterFixture{Project: customer.Project, Region: GCPRegion, Network: customer.Network,
+		Subnet: customer.Subnets[0], SecondSubnet: customer.Subnets[1], PoolProvider: out.PoolProvider,
 		ControlPlaneOperatorServiceAccount: out.ServiceAccount}
 	g.clusters[namespace+"/"+name] = f
 	return f, nil

@@ -46,28 +46,35 @@ func gcpNATSubnetCIDR(i int) string {
 
 // seedGCPNetworks makes, as cloudsim's administrator, the management
 // network (its nodes subnetwork and natSubnets PSC NAT subnetworks) and the
-// customer's network with the workers' subnetworks.
+// customer's network with the workers' subnetworks in GCPCustomerProject.
 func seedGCPNetworks(ctx context.Context, admin *compute.Service, natSubnets int) (GCPManagementNetwork, GCPCustomerNetwork, error) {
 	m := GCPManagementNetwork{Project: GCPManagementProject, ProjectNumber: GCPManagementProjectNumber, Network: gcpManagementNetwork,
 		NetworkPath: "projects/" + GCPManagementProject + "/global/networks/" + gcpManagementNetwork, NodesSubnet: gcpNodesSubnet}
-	c := GCPCustomerNetwork{Project: GCPCustomerProject, ProjectNumber: GCPCustomerProjectNumber, Network: gcpCustomerNetwork}
 	subnets := [][3]string{{gcpNodesSubnet, gcpNodesCIDR, ""}}
 	for i := 1; i <= natSubnets; i++ {
 		m.NATSubnets = append(m.NATSubnets, gcpNATSubnetName(i))
 		subnets = append(subnets, [3]string{gcpNATSubnetName(i), gcpNATSubnetCIDR(i), gcpcloud.PurposePrivateServiceConnect})
 	}
 	if err := createGCPNetwork(ctx, admin, m.Project, m.Network, subnets); err != nil {
-		return m, c, fmt.Errorf("management network: %w", err)
+		return m, GCPCustomerNetwork{}, fmt.Errorf("management network: %w", err)
 	}
-	subnets = nil
+	c, err := seedGCPCustomerNetwork(ctx, admin, GCPCustomerProject, GCPCustomerProjectNumber)
+	return m, c, err
+}
+
+// seedGCPCustomerNetwork makes, as cloudsim's administrator, a customer's
+// network with the workers' subnetworks in the project.
+func seedGCPCustomerNetwork(ctx context.Context, admin *compute.Service, project, number string) (GCPCustomerNetwork, error) {
+	c := GCPCustomerNetwork{Project: project, ProjectNumber: number, Network: gcpCustomerNetwork}
+	var subnets [][3]string
 	for _, s := range gcpCustomerSubnets {
 		c.Subnets = append(c.Subnets, s[0])
 		subnets = append(subnets, [3]string{s[0], s[1], ""})
 	}
 	if err := createGCPNetwork(ctx, admin, c.Project, c.Network, subnets); err != nil {
-		return m, c, fmt.Errorf("customer network: %w", err)
+		return c, fmt.Errorf("customer network: %w", err)
 	}
-	return m, c, nil
+	return c, nil
 }
 
 // createGCPNetwork makes a custom-mode network with subnetworks (name,

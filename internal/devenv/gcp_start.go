@@ -34,11 +34,11 @@ func (e *Env) startGCP(ctx context.Context, natSubnets int) error {
 	if e.GCPManagement, e.GCPCustomer, err = seedGCPNetworks(ctx, g.admin, natSubnets); err != nil {
 		return fmt.Errorf("seeding the GCP networks: %w", err)
 	}
-	g.customer = e.GCPCustomer
+	g.customers[GCPCustomerProject] = e.GCPCustomer
 	if err := g.managementOperator(ctx, e.workDir); err != nil {
 		return err
 	}
-	if err := g.customerTrust(ctx); err != nil {
+	if err := g.customerTrust(ctx, GCPCustomerProject); err != nil {
 		return err
 	}
 	e.GCPOperatorServiceAccount, e.GCPIssuerURL = g.operatorEmail, gcpIssuer

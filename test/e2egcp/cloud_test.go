@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/api/compute/v1"
@@ -44,10 +45,22 @@ type resource struct {
 
 func (r resource) String() string { return r.kind + " " + r.project + "/" + r.name }
 
-// leftovers lists what is in either project besides devenv's fixtures
+// customerProjects are the customer projects scenarios made for
+// themselves (AddGCPCustomer), beside devenv's; allProjects lists them.
+var customerProjects sync.Map // project ID → struct{}
+
+// allProjects are the management project and every customer project.
+func allProjects() []string {
+	projects := []string{devenv.GCPManagementProject, devenv.GCPCustomerProject}
+	customerProjects.Range(func(p, _ any) bool { projects = append(projects, p.(string)); return true })
+	return projects
+}
+
+// leftovers lists what is in the projects besides devenv's fixtures
 // (networks and subnetworks): forwarding rules, service attachments,
-// addresses and private zones.
-func leftovers(ctx context.Context) ([]resource, error) {
+// addresses and private zones. A scenario reads only its own projects:
+// these reads count in cloudsim's counters and rate quotas.
+func leftovers(ctx context.Context, projects ...string) ([]resource, error) {
 	c, err := computeClient(ctx)
 	if err != nil {
 		return nil, err
@@ -57,7 +70,7 @@ func leftovers(ctx context.Context) ([]resource, error) {
 		return nil, err
 	}
 	var out []resource
-	for _, project := range []string{devenv.GCPManagementProject, devenv.GCPCustomerProject} {
+	for _, project := range projects {
 		if err := c.ForwardingRules.List(project, devenv.GCPRegion).Pages(ctx, func(l *compute.ForwardingRuleList) error {
 			for _, r := range l.Items {
 				out = append(out, resource{kind: "forwarding rule", project: project, name: r.Name, labels: r.Labels, description: r.Description})
@@ -110,7 +123,7 @@ func deleteARecord(ctx context.Context, zone, fqdn string) error {
 		return err
 	}
 	for {
-		ips, err := aRecord(ctx, d, zone, fqdn)
+		ips, err := aRecord(ctx, d, devenv.GCPCustomerProject, zone, fqdn)
 		if err != nil || ips == nil {
 			return err
 		}

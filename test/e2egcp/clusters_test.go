@@ -33,16 +33,38 @@ func createCluster(t *testing.T, prefix string, access hcplinkv1beta1.GCPEndpoin
 // customer changing what was prepared would.
 func createClusterWith(t *testing.T, prefix string, access hcplinkv1beta1.GCPEndpointAccessType, beforeCreate func(c *cluster)) *cluster {
 	t.Helper()
-	ctx := context.Background()
-	c := &cluster{Cluster: e2eutil.NewCluster(suite, suite.CreateNamespace(t, prefix), prefix)}
-	c.infraID = c.Name + "-" + e2eutil.RandomSuffix(5)
-	var err error
-	if c.fixture, err = env.PrepareGCPCluster(ctx, c.Namespace, c.Name, c.infraID); err != nil {
-		t.Fatalf("preparing the customer's project: %v", err)
-	}
+	return createClusterIn(t, env.GCPCustomer, prefix, access, beforeCreate)
+}
+
+// createClusterIn is createClusterWith in a customer's project of the
+// scenario's own (env.AddGCPCustomer).
+func createClusterIn(t *testing.T, customer devenv.GCPCustomerNetwork, prefix string, access hcplinkv1beta1.GCPEndpointAccessType, beforeCreate func(c *cluster)) *cluster {
+	t.Helper()
+	c := prepareClusterIn(t, customer, prefix)
 	if beforeCreate != nil {
 		beforeCreate(c)
 	}
+	c.create(t, access)
+	return c
+}
+
+// prepareClusterIn names a cluster and prepares the customer's side in
+// the customer's project; create makes its HostedCluster.
+func prepareClusterIn(t *testing.T, customer devenv.GCPCustomerNetwork, prefix string) *cluster {
+	t.Helper()
+	c := &cluster{Cluster: e2eutil.NewCluster(suite, suite.CreateNamespace(t, prefix), prefix)}
+	c.infraID = c.Name + "-" + e2eutil.RandomSuffix(5)
+	var err error
+	if c.fixture, err = env.PrepareGCPClusterIn(context.Background(), customer, c.Namespace, c.Name, c.infraID); err != nil {
+		t.Fatalf("preparing the customer's project: %v", err)
+	}
+	return c
+}
+
+// create makes the prepared cluster's HostedCluster with the given
+// endpoint access.
+func (c *cluster) create(t *testing.T, access hcplinkv1beta1.GCPEndpointAccessType) {
+	t.Helper()
 	domain := c.Name + ".example.test"
 	route := func(s hcplinkv1beta1.ServiceType, host string) hcplinkv1beta1.ServicePublishingStrategyMapping {
 		m := hcplinkv1beta1.ServicePublishingStrategyMapping{Service: s,
@@ -78,10 +100,9 @@ func createClusterWith(t *testing.T, prefix string, access hcplinkv1beta1.GCPEnd
 			},
 		},
 	}
-	if err := env.Client.Create(ctx, hc); err != nil {
+	if err := env.Client.Create(context.Background(), hc); err != nil {
 		t.Fatalf("creating HostedCluster %s: %v", c.Name, err)
 	}
-	return c
 }
 
 // waitAvailable waits until the cluster is Available with its private path.

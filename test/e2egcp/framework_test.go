@@ -69,7 +69,7 @@ func checkNothingLeft() int {
 	ctx, cancel := context.WithTimeout(context.Background(), e2eutil.ShortWait)
 	defer cancel()
 	for {
-		left, err := leftovers(ctx)
+		left, err := leftovers(ctx, allProjects()...)
 		if err == nil && len(left) == 0 {
 			return 0
 		}

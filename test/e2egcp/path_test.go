@@ -50,10 +50,10 @@ func (c *cluster) checkPath(ctx context.Context, extraProjects []string, endpoin
 	if p.rule, err = c.checkRouterRule(ctx, cc, cr); err != nil {
 		return nil, err
 	}
-	if p.attachment, err = checkAttachment(ctx, cc, cr, p.rule, extraProjects); err != nil {
+	if p.attachment, err = checkAttachment(ctx, cc, cr, p.rule, append([]string{c.fixture.Project}, extraProjects...)); err != nil {
 		return nil, err
 	}
-	if p.endpoint, err = checkEndpoint(ctx, cc, cr, p.attachment, endpointSubnet); err != nil {
+	if p.endpoint, err = checkEndpoint(ctx, cc, cr, p.attachment, c.fixture.Project, endpointSubnet); err != nil {
 		return nil, err
 	}
 	p.zone, err = c.checkDNS(ctx, cr)
@@ -99,7 +99,7 @@ func (c *cluster) checkRouterRule(ctx context.Context, cc *compute.Service, cr *
 	return rule, nil
 }
 
-func checkAttachment(ctx context.Context, cc *compute.Service, cr *hcplinkv1beta1.GCPPrivateServiceConnect, rule *compute.ForwardingRule, extra []string) (*compute.ServiceAttachment, error) {
+func checkAttachment(ctx context.Context, cc *compute.Service, cr *hcplinkv1beta1.GCPPrivateServiceConnect, rule *compute.ForwardingRule, accept []string) (*compute.ServiceAttachment, error) {
 	if cr.Status.ServiceAttachmentName == "" {
 		return nil, fmt.Errorf("no service attachment in status")
 	}
@@ -113,7 +113,7 @@ func checkAttachment(ctx context.Context, cc *compute.Service, cr *hcplinkv1beta
 	if sa.ConnectionPreference != "ACCEPT_MANUAL" {
 		return nil, fmt.Errorf("attachment %s: connection preference %s, want ACCEPT_MANUAL", sa.Name, sa.ConnectionPreference)
 	}
-	if err := checkAcceptList(sa, extra); err != nil {
+	if err := checkAcceptList(sa, accept); err != nil {
 		return nil, err
 	}
 	if len(sa.NatSubnets) != 1 || !slices.Contains(env.GCPManagement.NATSubnets, lastSegment(sa.NatSubnets[0])) {
@@ -122,11 +122,10 @@ func checkAttachment(ctx context.Context, cc *compute.Service, cr *hcplinkv1beta
 	return sa, nil
 }
 
-// checkAcceptList: the attachment accepts the customer's project and
-// extra, and no other.
-func checkAcceptList(sa *compute.ServiceAttachment, extra []string) error {
-	want := append([]string{devenv.GCPCustomerProject}, extra...)
-	slices.Sort(want)
+// checkAcceptList: the attachment accepts the projects of accept (the
+// customer's and any additional ones), and no other.
+func checkAcceptList(sa *compute.ServiceAttachment, accept []string) error {
+	want := slices.Sorted(slices.Values(accept))
 	var got []string
 	for _, e := range sa.ConsumerAcceptLists {
 		got = append(got, e.ProjectIdOrNum)
@@ -138,11 +137,11 @@ func checkAcceptList(sa *compute.ServiceAttachment, extra []string) error {
 	return nil
 }
 
-func checkEndpoint(ctx context.Context, cc *compute.Service, cr *hcplinkv1beta1.GCPPrivateServiceConnect, sa *compute.ServiceAttachment, subnet string) (*compute.ForwardingRule, error) {
+func checkEndpoint(ctx context.Context, cc *compute.Service, cr *hcplinkv1beta1.GCPPrivateServiceConnect, sa *compute.ServiceAttachment, project, subnet string) (*compute.ForwardingRule, error) {
 	if cr.Status.EndpointName == "" {
 		return nil, fmt.Errorf("no endpoint in status")
 	}
-	ep, err := cc.ForwardingRules.Get(devenv.GCPCustomerProject, devenv.GCPRegion, cr.Status.EndpointName).Context(ctx).Do()
+	ep, err := cc.ForwardingRules.Get(project, devenv.GCPRegion, cr.Status.EndpointName).Context(ctx).Do()
 	if err != nil {
 		return nil, fmt.Errorf("reading the PSC endpoint: %w", err)
 	}
@@ -157,7 +156,7 @@ func checkEndpoint(ctx context.Context, cc *compute.Service, cr *hcplinkv1beta1.
 	}
 	// A PSC endpoint names its network; its address resource names the
 	// subnetwork.
-	addrs, err := cc.Addresses.List(devenv.GCPCustomerProject, devenv.GCPRegion).Context(ctx).Do()
+	addrs, err := cc.Addresses.List(project, devenv.GCPRegion).Context(ctx).Do()
 	if err != nil {
 		return nil, fmt.Errorf("listing the customer's addresses: %w", err)
 	}
@@ -183,7 +182,7 @@ func (c *cluster) checkDNS(ctx context.Context, cr *hcplinkv1beta1.GCPPrivateSer
 	if cr.Status.DNSZoneName == "" {
 		return nil, fmt.Errorf("no zone in status")
 	}
-	zone, err := d.ManagedZones.Get(devenv.GCPCustomerProject, cr.Status.DNSZoneName).Context(ctx).Do()
+	zone, err := d.ManagedZones.Get(c.fixture.Project, cr.Status.DNSZoneName).Context(ctx).Do()
 	if err != nil {
 		return nil, fmt.Errorf("reading the zone: %w", err)
 	}
@@ -195,11 +194,11 @@ func (c *cluster) checkDNS(ctx context.Context, cr *hcplinkv1beta1.GCPPrivateSer
 	for _, n := range zone.PrivateVisibilityConfig.Networks {
 		networks = append(networks, lastSegment(n.NetworkUrl))
 	}
-	if !slices.Equal(networks, []string{env.GCPCustomer.Network}) {
-		return nil, fmt.Errorf("zone %s is visible to %v, want the customer's %s only", zone.Name, networks, env.GCPCustomer.Network)
+	if !slices.Equal(networks, []string{c.fixture.Network}) {
+		return nil, fmt.Errorf("zone %s is visible to %v, want the customer's %s only", zone.Name, networks, c.fixture.Network)
 	}
 	for _, name := range []string{"api", "*.apps"} {
-		ips, err := aRecord(ctx, d, zone.Name, name+"."+dnsName)
+		ips, err := aRecord(ctx, d, c.fixture.Project, zone.Name, name+"."+dnsName)
 		if err != nil {
 			return nil, err
 		}
@@ -211,8 +210,8 @@ func (c *cluster) checkDNS(ctx context.Context, cr *hcplinkv1beta1.GCPPrivateSer
 }
 
 // aRecord is the A record's addresses, nil when there is none.
-func aRecord(ctx context.Context, d *dns.Service, zone, fqdn string) ([]string, error) {
-	rr, err := d.ResourceRecordSets.Get(devenv.GCPCustomerProject, zone, fqdn, "A").Context(ctx).Do()
+func aRecord(ctx context.Context, d *dns.Service, project, zone, fqdn string) ([]string, error) {
+	rr, err := d.ResourceRecordSets.Get(project, zone, fqdn, "A").Context(ctx).Do()
 	if isNotFound(err) {
 		return nil, nil
 	}
@@ -242,9 +241,10 @@ func (c *cluster) checkExternalNames(ctx context.Context, private bool) error {
 }
 
 // deleteAndCheckNothingLeft deletes the cluster and checks that neither
-// project holds anything of it: what is named for its infra ID, its zone,
-// the router's forwarding rule. (Scenarios run in parallel; TestMain
-// checks that nothing at all is left at the end.)
+// the management project nor the cluster's holds anything of it: what is
+// named for its infra ID, its zone, the router's forwarding rule.
+// (Scenarios run in parallel; TestMain checks that nothing at all is left
+// at the end.)
 func (c *cluster) deleteAndCheckNothingLeft(t *testing.T) {
 	t.Helper()
 	c.deleteAndCheckNothingLeftBut(t)
@@ -259,7 +259,7 @@ func (c *cluster) deleteAndCheckNothingLeftBut(t *testing.T, others ...string) {
 	// The router's forwarding rule goes with the control-plane namespace,
 	// which ends after the HostedCluster.
 	suite.Eventually(t, e2eutil.ShortWait, "nothing of "+c.Name+" left in the cloud", func(ctx context.Context) error {
-		left, err := leftovers(ctx)
+		left, err := leftovers(ctx, devenv.GCPManagementProject, c.fixture.Project)
 		if err != nil {
 			return err
 		}
@@ -305,7 +305,7 @@ func (c *cluster) addThenRemovePartnerProject(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return checkAcceptList(sa, extra)
+			return checkAcceptList(sa, append([]string{c.fixture.Project}, extra...))
 		})
 	}
 }

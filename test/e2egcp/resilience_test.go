@@ -128,7 +128,7 @@ func TestOperatorRestartBetweenCreateAndStatusAdopts(t *testing.T) {
 func (c *cluster) checkNoDuplicates(t *testing.T, inserts map[string]int) {
 	t.Helper()
 	ctx := context.Background()
-	for _, project := range []string{devenv.GCPManagementProject, devenv.GCPCustomerProject} {
+	for _, project := range []string{devenv.GCPManagementProject, c.fixture.Project} {
 		h, err := history(ctx, project, c.ownsName)
 		if err != nil {
 			t.Fatalf("reading the history of %s: %v", project, err)

@@ -3,6 +3,7 @@ package cloudsimtest
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -209,4 +210,22 @@ func (f *Fixture) SeedGCPManagement(t testing.TB, clk *sim.ManualClock, project,
 		t.Fatal(err)
 	}
 	return key
+}
+
+// SetGCPQuotas gives a project its own per-minute rate quotas over the
+// control API (PUT /_cloudsim/gcp/projects/{project}/quotas), replacing
+// any it had; every other project keeps the fault configuration's.
+func (f *Fixture) SetGCPQuotas(t testing.TB, project string, overrides ...gcp.QuotaOverride) {
+	t.Helper()
+	if overrides == nil {
+		overrides = []gcp.QuotaOverride{}
+	}
+	f.Control(t, http.MethodPut, "/_cloudsim/gcp/projects/"+project+"/quotas", overrides, nil)
+}
+
+// ClearGCPQuotas drops a project's own rate quotas over the control API:
+// it follows the fault configuration again.
+func (f *Fixture) ClearGCPQuotas(t testing.TB, project string) {
+	t.Helper()
+	f.Control(t, http.MethodDelete, "/_cloudsim/gcp/projects/"+project+"/quotas", nil, nil)
 }

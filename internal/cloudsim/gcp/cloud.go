@@ -149,7 +149,7 @@ func (c *Cloud) Reset() {
 		customRoles: map[string]Role{}, tokens: map[string]*accessToken{}, evaluations: sim.EvaluationLog{},
 		nextID: 1_000_000_000_000_000, nextConnection: 10_000_000,
 	}
-	c.quotas.reset()
+	c.quotas.forget()
 	c.byPrincipal.Reset()
 	c.bootstrapAdmin()
 }
