@@ -40,6 +40,19 @@ func reportOfRule(rule *compute.ForwardingRule) *hcplinkv1beta1.GCPEndpointConne
 		PSCConnectionID: strconv.FormatUint(rule.PscConnectionId, 10), Status: rule.PscConnectionStatus}
 }
 
+// reportedCluster is a Private cluster, Available, whose endpoint (name,
+// rule) the operator reports ACCEPTED, one drift pass after the report.
+func (w *world) reportedCluster(clusterName string) (c *cluster, name string, rule *compute.ForwardingRule) {
+	w.t.Helper()
+	c = w.newCluster(clusterName, hcplinkv1beta1.GCPEndpointAccessPrivate)
+	c.until("available", available)
+	name = gcpcloud.EndpointName(c.ownerHere())
+	rule = w.rule(name)
+	c.report(reportOfRule(rule))
+	c.driftPass()
+	return c, name, rule
+}
+
 // ruleReads counts the control-plane operator's forwardingRules.get calls.
 func (w *world) ruleReads() int64 {
 	var n int64
@@ -173,12 +186,7 @@ func TestAReportOfAnotherConnectionIsNotTrusted(t *testing.T) {
 // reads the rule and finds it is not ours; hcplink says so and leaves it.
 func TestAnEndpointMadeAgainBySomeoneElseIsNotMistakenForOurs(t *testing.T) {
 	w := newWorld(t)
-	c := w.newCluster("impostor", hcplinkv1beta1.GCPEndpointAccessPrivate)
-	c.until("available", available)
-	name := gcpcloud.EndpointName(c.ownerHere())
-	old := w.rule(name)
-	c.report(reportOfRule(old))
-	c.driftPass()
+	c, name, old := w.reportedCluster("impostor")
 
 	w.adminDone(w.admin.ForwardingRules.Delete(customerProject, region, name).Do())
 	w.adminDone(w.admin.ForwardingRules.Insert(customerProject, region, &compute.ForwardingRule{Name: name, Network: old.Network,
@@ -204,12 +212,7 @@ func TestAnEndpointMadeAgainBySomeoneElseIsNotMistakenForOurs(t *testing.T) {
 // again, long before the controller's own drift check.
 func TestAnEndpointReportedGoneIsMadeAgainAtOnce(t *testing.T) {
 	w := newWorld(t)
-	c := w.newCluster("regone", hcplinkv1beta1.GCPEndpointAccessPrivate)
-	c.until("available", available)
-	name := gcpcloud.EndpointName(c.ownerHere())
-	old := w.rule(name)
-	c.report(reportOfRule(old))
-	c.driftPass()
+	c, name, old := w.reportedCluster("regone")
 
 	w.adminDone(w.admin.ForwardingRules.Delete(customerProject, region, name).Do())
 	c.report(nil)
