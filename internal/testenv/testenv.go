@@ -40,8 +40,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	clientevents "k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -222,6 +224,22 @@ func (e *Env) NewNamespace(t testing.TB) string {
 		t.Fatalf("testenv: creating a namespace: %v", err)
 	}
 	return ns.Name
+}
+
+// EventRecorder records Events to the API server as component, until the
+// test ends.
+func (e *Env) EventRecorder(t testing.TB, component string) clientevents.EventRecorder {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(e.Config)
+	if err != nil {
+		t.Fatalf("testenv: a clientset for Events: %v", err)
+	}
+	b := clientevents.NewBroadcaster(&clientevents.EventSinkImpl{Interface: cs.EventsV1()})
+	if err := b.StartRecordingToSinkWithContext(t.Context()); err != nil {
+		t.Fatalf("testenv: recording Events: %v", err)
+	}
+	t.Cleanup(b.Shutdown)
+	return b.NewRecorder(e.Scheme, component)
 }
 
 // AssetsDirectory returns the directory with the kube-apiserver and etcd

@@ -7,8 +7,6 @@ import (
 
 	dns "google.golang.org/api/dns/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	"k8s.io/client-go/kubernetes"
-	clientevents "k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
@@ -32,7 +30,7 @@ func TestZoneVisibilityDriftIsRepaired(t *testing.T) {
 			w := newWorld(t)
 			w.network(customerProject, "other", "other-workers", "192.168.2.0/24")
 			c := w.newCluster("vis", hcplinkv1beta1.GCPEndpointAccessPrivate)
-			c.r.Events = events.New(newEventRecorder(t))
+			c.r.Events = events.New(env.EventRecorder(t, "hcplink-control-plane-operator-test"))
 			c.until("available", available)
 			zoneName := gcpcloud.ZoneName(c.ownerHere().InfraID)
 			customer := "projects/" + customerProject + "/global/networks/customer"
@@ -84,21 +82,6 @@ func (w *world) zone(name string) *dns.ManagedZone {
 		w.t.Fatal(err)
 	}
 	return zone
-}
-
-// newEventRecorder records Events to the test API server.
-func newEventRecorder(t *testing.T) clientevents.EventRecorder {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := clientevents.NewBroadcaster(&clientevents.EventSinkImpl{Interface: cs.EventsV1()})
-	if err := b.StartRecordingToSinkWithContext(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
-	return b.NewRecorder(env.Scheme, "hcplink-control-plane-operator-test")
 }
 
 // waitForEvent polls the API server, with a deadline, for an Event of

@@ -500,7 +500,7 @@ func TestAnAttachmentNotOursIsLeftAlone(t *testing.T) {
 func TestAForeignConnectionIsRejectedAtTheDriftPass(t *testing.T) {
 	w := newWorld(t)
 	r := w.reconciler(managerID, mgmtNetwork)
-	r.Events = events.New(newEventRecorder(t))
+	r.Events = events.New(env.EventRecorder(t, "hcplink-operator-test"))
 	c := w.cluster()
 	w.settle(r, c.cr)
 	res := w.reconcile(r, c.cr) // steady state: the fleet's listing is made
@@ -604,7 +604,7 @@ func TestAMadeAttachmentIsNotReadAgain(t *testing.T) {
 func TestARemovedProjectLosesItsConnection(t *testing.T) {
 	w := newWorld(t)
 	r := w.reconciler(managerID, mgmtNetwork)
-	r.Events = events.New(newEventRecorder(t))
+	r.Events = events.New(env.EventRecorder(t, "hcplink-operator-test"))
 	c := w.cluster(func(hc *hcplinkv1beta1.HostedCluster, _ *hcplinkv1beta1.GCPPrivateServiceConnect) {
 		hc.Spec.Platform.GCP.Private.AdditionalAllowedProjects = []string{partnerProject}
 	})

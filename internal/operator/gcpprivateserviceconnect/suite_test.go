@@ -17,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	clientevents "k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -372,21 +370,6 @@ func (w *world) endpointStatus(project, name string) string {
 		w.t.Fatal(err)
 	}
 	return fr.PscConnectionStatus
-}
-
-// newEventRecorder records Events to the test API server.
-func newEventRecorder(t *testing.T) clientevents.EventRecorder {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := clientevents.NewBroadcaster(&clientevents.EventSinkImpl{Interface: cs.EventsV1()})
-	if err := b.StartRecordingToSinkWithContext(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Shutdown)
-	return b.NewRecorder(env.Scheme, "hcplink-operator-test")
 }
 
 // eventReasons are the reasons of the Events about obj.
