@@ -88,16 +88,7 @@ func (f *gcpFleet) create(ctx context.Context, env *devenv.Env, c cluster) error
 			// The customer network's workers' subnetworks (devenv's).
 			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: "10.10.0.0/16"}}},
 			Services:   devenv.APIServerByRoute("api." + c.name + ".bench.example.com"),
-			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.GCPPlatform, GCP: &hcplinkv1beta1.GCPPlatformSpec{
-				Project: fx.Project, Region: fx.Region, Network: fx.Network, Subnet: fx.Subnet,
-				EndpointAccess: hcplinkv1beta1.GCPEndpointAccessPrivate,
-				WorkloadIdentity: &hcplinkv1beta1.GCPWorkloadIdentityConfig{
-					PoolProvider: fx.PoolProvider,
-					ServiceAccountsEmails: hcplinkv1beta1.GCPServiceAccountsEmails{
-						ControlPlaneOperator: hcplinkv1beta1.GCPServiceAccountEmail(fx.ControlPlaneOperatorServiceAccount),
-					},
-				},
-			}},
+			Platform:   fx.Platform(hcplinkv1beta1.GCPEndpointAccessPrivate),
 		},
 	}
 	if err := env.Client.Create(ctx, hc); err != nil {

@@ -159,16 +159,7 @@ func (t *gcpTour) createCluster(ctx context.Context) error {
 			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "demo.example.com"},
 			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: subnet.IpCidrRange}}},
 			Services:   azureRouteServices(), // the same Route hostnames
-			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.GCPPlatform, GCP: &hcplinkv1beta1.GCPPlatformSpec{
-				Project: f.Project, Region: f.Region, Network: f.Network, Subnet: f.Subnet,
-				EndpointAccess: hcplinkv1beta1.GCPEndpointAccessPrivate,
-				WorkloadIdentity: &hcplinkv1beta1.GCPWorkloadIdentityConfig{
-					PoolProvider: f.PoolProvider,
-					ServiceAccountsEmails: hcplinkv1beta1.GCPServiceAccountsEmails{
-						ControlPlaneOperator: hcplinkv1beta1.GCPServiceAccountEmail(f.ControlPlaneOperatorServiceAccount),
-					},
-				},
-			}},
+			Platform:   f.Platform(hcplinkv1beta1.GCPEndpointAccessPrivate),
 		},
 	}
 	if err := t.env.Client.Create(ctx, t.hc); err != nil {

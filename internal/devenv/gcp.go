@@ -3,6 +3,8 @@ package devenv
 import (
 	"context"
 	"fmt"
+
+	hcplinkv1beta1 "github.com/hcplink/hcplink/api/v1beta1"
 )
 
 // PlatformGCP runs the GCP half of cloudsim with a management project and
@@ -66,6 +68,22 @@ type GCPClusterFixture struct {
 	// both (spec.platform.gcp.workloadIdentity).
 	PoolProvider                       string
 	ControlPlaneOperatorServiceAccount string
+}
+
+// Platform is the HostedCluster's spec.platform for the fixture: the
+// cluster's project, region, network and subnetwork, the workload identity
+// its control-plane operator signs in with, and access.
+func (f GCPClusterFixture) Platform(access hcplinkv1beta1.GCPEndpointAccessType) hcplinkv1beta1.PlatformSpec {
+	return hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.GCPPlatform, GCP: &hcplinkv1beta1.GCPPlatformSpec{
+		Project: f.Project, Region: f.Region, Network: f.Network, Subnet: f.Subnet,
+		EndpointAccess: access,
+		WorkloadIdentity: &hcplinkv1beta1.GCPWorkloadIdentityConfig{
+			PoolProvider: f.PoolProvider,
+			ServiceAccountsEmails: hcplinkv1beta1.GCPServiceAccountsEmails{
+				ControlPlaneOperator: hcplinkv1beta1.GCPServiceAccountEmail(f.ControlPlaneOperatorServiceAccount),
+			},
+		},
+	}}
 }
 
 // PrepareGCPCluster makes, in the customer's project, what a private GCP

@@ -83,16 +83,7 @@ func (gcpPlatform) hostedCluster(c *cluster) *hcplinkv1beta1.HostedCluster {
 			DNS:        hcplinkv1beta1.DNSSpec{BaseDomain: "soak.example.com"},
 			Networking: hcplinkv1beta1.ClusterNetworking{MachineNetwork: []hcplinkv1beta1.MachineNetworkEntry{{CIDR: gcpMachineNetwork}}},
 			Services:   devenv.APIServerByRoute("api." + c.name + ".soak.example.com"),
-			Platform: hcplinkv1beta1.PlatformSpec{Type: hcplinkv1beta1.GCPPlatform, GCP: &hcplinkv1beta1.GCPPlatformSpec{
-				Project: fx.Project, Region: fx.Region, Network: fx.Network, Subnet: fx.Subnet,
-				EndpointAccess: hcplinkv1beta1.GCPEndpointAccessPrivate,
-				WorkloadIdentity: &hcplinkv1beta1.GCPWorkloadIdentityConfig{
-					PoolProvider: fx.PoolProvider,
-					ServiceAccountsEmails: hcplinkv1beta1.GCPServiceAccountsEmails{
-						ControlPlaneOperator: hcplinkv1beta1.GCPServiceAccountEmail(fx.ControlPlaneOperatorServiceAccount),
-					},
-				},
-			}},
+			Platform:   fx.Platform(hcplinkv1beta1.GCPEndpointAccessPrivate),
 		},
 	}
 }

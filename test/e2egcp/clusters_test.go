@@ -84,20 +84,7 @@ func (c *cluster) create(t *testing.T, access hcplinkv1beta1.GCPEndpointAccessTy
 				route(hcplinkv1beta1.APIServer, "api."+domain), route(hcplinkv1beta1.OAuthServer, "oauth."+domain),
 				route(hcplinkv1beta1.Konnectivity, ""), route(hcplinkv1beta1.Ignition, ""),
 			},
-			Platform: hcplinkv1beta1.PlatformSpec{
-				Type: hcplinkv1beta1.GCPPlatform,
-				GCP: &hcplinkv1beta1.GCPPlatformSpec{
-					Project: c.fixture.Project, Region: c.fixture.Region,
-					Network: c.fixture.Network, Subnet: c.fixture.Subnet,
-					EndpointAccess: access,
-					WorkloadIdentity: &hcplinkv1beta1.GCPWorkloadIdentityConfig{
-						PoolProvider: c.fixture.PoolProvider,
-						ServiceAccountsEmails: hcplinkv1beta1.GCPServiceAccountsEmails{
-							ControlPlaneOperator: hcplinkv1beta1.GCPServiceAccountEmail(c.fixture.ControlPlaneOperatorServiceAccount),
-						},
-					},
-				},
-			},
+			Platform: c.fixture.Platform(access),
 		},
 	}
 	if err := env.Client.Create(context.Background(), hc); err != nil {
