@@ -160,7 +160,7 @@ func (c *Cloud) QuotaOverrides() []ProjectQuotaOverride {
 // ErrNoProject: the control API was asked about a project cloudsim does not have.
 var ErrNoProject = errors.New("no such project")
 
-// quotaLimit is the per-minute figure for a call of service in group on the
+// limit is the per-minute figure for a call of service in group on the
 // project: the project's override if one covers it, else the fault
 // configuration's when throttling is on; ok false when nothing limits it.
 func (q *quotaWindows) limit(cfg sim.Throttling, projectID, service, group string) (limit int, overridden, ok bool) {
